@@ -1,0 +1,103 @@
+# The small interface between the three compiled parts of every model:
+#
+#   FeatureBank   x -> z_k, one representation per kernel k        (random features, Taylor, Nystrom, ...)
+#   ExpertBank    z_k -> f_k, and the update of expert k            (OGD, VAW, Cholesky AWV, expansion, ...)
+#   Combiner      which experts run this round, how f mixes into y_hat, and its own update
+#                 (Hedge, graph feedback, bandit samplers, second-level VAW, ...)
+#
+# The Engine (engine.pxd) runs one round through these methods with no Python objects and no
+# allocation.  Subclasses override the cdef methods; dispatch is a C function-pointer call.
+#
+# Contract of a round, in the order the engine calls it:
+#   n = combiner.select(t, rng, active, weight)        random subset (or all) and importance weights
+#   for k in active: features.transform(x, k, z_k); preds[k] = experts.predict(k, x, z_k)
+#   y_hat = combiner.combine(active, n, preds)
+#   for j, k in enumerate(active): losses[k] = experts.learn(k, x, z_k, preds[k], y, t, weight[j])
+#   combiner.learn(t, active, n, preds, losses, y_hat, y)
+# `predict` is pure (it may fill scratch that the `learn` right after it reuses); `t` counts rounds
+# from 1.  Prediction without learning uses combiner.select_predict, which never draws randomness.
+#
+# State: each component keeps everything a round changes in NumPy arrays that its Python method
+# `_state_arrays()` names; get_state/set_state (base.pyx) copy them for persistence.
+
+from numpy.random cimport bitgen_t
+from libc.math cimport sqrt, log1p, exp, fabs
+
+cdef enum:
+    LOSS_SQUARED = 0
+    LOSS_ABSOLUTE = 1
+    LOSS_LOGISTIC = 2
+    LOSS_HINGE = 3
+
+cdef enum:
+    SCHEDULE_CONSTANT = 0
+    SCHEDULE_INV_SQRT = 1
+
+ctypedef struct Schedule:
+    double scale
+    int kind
+
+
+cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
+    """Step size of round t (t >= 1): `scale` or `scale / sqrt(t)`."""
+    if s.kind == SCHEDULE_INV_SQRT:
+        return s.scale / sqrt(<double>t)
+    return s.scale
+
+
+cdef inline double loss_value(int kind, double f, double y) noexcept nogil:
+    cdef double m
+    if kind == LOSS_SQUARED:
+        return (f - y) * (f - y)
+    if kind == LOSS_ABSOLUTE:
+        return fabs(f - y)
+    if kind == LOSS_LOGISTIC:
+        m = -y * f                      # log(1 + e^m), stable for either sign of m
+        if m > 0.0:
+            return m + log1p(exp(-m))
+        return log1p(exp(m))
+    m = 1.0 - y * f                     # hinge
+    return m if m > 0.0 else 0.0
+
+
+cdef inline double loss_derivative(int kind, double f, double y) noexcept nogil:
+    """d loss / d f (a subgradient where the loss has a kink)."""
+    if kind == LOSS_SQUARED:
+        return 2.0 * (f - y)
+    if kind == LOSS_ABSOLUTE:
+        return 1.0 if f > y else (-1.0 if f < y else 0.0)
+    if kind == LOSS_LOGISTIC:
+        return -y / (1.0 + exp(y * f))
+    return -y if y * f < 1.0 else 0.0
+
+
+cdef class Component:
+    pass
+
+
+cdef class FeatureBank(Component):
+    cdef readonly int n_kernels      # how many representations (one per kernel)
+    cdef readonly int n_features     # input dimension d
+    cdef readonly int n_outputs      # length of each z_k
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil
+
+
+cdef class ExpertBank(Component):
+    cdef readonly int n_experts
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil
+    # Updates expert k from its prediction f on (x, y) with importance weight `weight`, and returns
+    # the loss the combiner sees for it.
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil
+
+
+cdef class Combiner(Component):
+    cdef readonly int n_experts
+    # Fills active[0:n] with the experts of this round and weight[0:n] with their importance
+    # weights (1/q, 1 for full information); returns n.  May draw from rng.
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil
+    # The experts used by a prediction without learning: deterministic, no randomness.
+    cdef int select_predict(self, int* active) noexcept nogil
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil

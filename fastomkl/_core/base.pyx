@@ -1,0 +1,57 @@
+"""Base classes of the compiled components (interfaces in base.pxd) and their state handling."""
+import numpy as np
+
+
+cdef class Component:
+    """A compiled part of a model whose mutable state lives in NumPy arrays."""
+
+    def _state_arrays(self):
+        """Name -> live array of everything a round may change (overridden by subclasses)."""
+        return {}
+
+    def get_state(self):
+        return {name: np.array(value, copy=True) for name, value in self._state_arrays().items()}
+
+    def set_state(self, state):
+        """Copy `state` into the live arrays; checks every name, shape and dtype before writing."""
+        live = self._state_arrays()
+        if set(state) != set(live):
+            raise ValueError(f"{type(self).__name__} state must have arrays {sorted(live)}, "
+                             f"got {sorted(state)}")
+        for name, value in state.items():
+            target = np.asarray(live[name])
+            value = np.asarray(value)
+            if value.shape != target.shape or value.dtype != target.dtype:
+                raise ValueError(f"{type(self).__name__} state '{name}' must be {target.dtype} "
+                                 f"with shape {target.shape}, got {value.dtype} {value.shape}")
+        for name, value in state.items():
+            np.asarray(live[name])[...] = value
+
+
+cdef class FeatureBank(Component):
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        pass
+
+
+cdef class ExpertBank(Component):
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        return 0.0
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        return 0.0
+
+
+cdef class Combiner(Component):
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        return 0
+
+    cdef int select_predict(self, int* active) noexcept nogil:
+        return 0
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        return 0.0
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        pass

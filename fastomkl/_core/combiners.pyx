@@ -1,0 +1,61 @@
+"""Compiled combiners that use every expert each round."""
+import numpy as np
+
+from fastomkl._core.base cimport Combiner, Schedule, schedule_at, bitgen_t
+from libc.math cimport exp
+
+
+cdef class Hedge(Combiner):
+    """Hedge / exponential weights: w_k <- w_k exp(-eta_t L_k); y_hat = sum_k w_bar_k f_k."""
+
+    def __init__(self, int n_experts, double eta_scale, int eta_kind):
+        self.n_experts = n_experts
+        self.eta.scale = eta_scale
+        self.eta.kind = eta_kind
+        self.log_w = np.zeros(n_experts)
+        self.w_bar = np.full(n_experts, 1.0 / n_experts)
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w, "w_bar": self.w_bar}
+
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        cdef int k
+        for k in range(self.n_experts):
+            active[k] = k
+            weight[k] = 1.0
+        return self.n_experts
+
+    cdef int select_predict(self, int* active) noexcept nogil:
+        cdef int k
+        for k in range(self.n_experts):
+            active[k] = k
+        return self.n_experts
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double y_hat = 0.0
+        cdef int j
+        for j in range(n_active):
+            y_hat += self.w_bar[active[j]] * preds[active[j]]
+        return y_hat
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        cdef double eta = schedule_at(self.eta, t)
+        cdef int j
+        for j in range(n_active):
+            self.log_w[active[j]] -= eta * losses[active[j]]
+        self.normalise()
+
+    cdef void normalise(self) noexcept nogil:
+        """Shift log_w so its maximum is 0 (no under/overflow) and refresh w_bar."""
+        cdef int k
+        cdef double top = self.log_w[0], total = 0.0
+        for k in range(1, self.n_experts):
+            if self.log_w[k] > top:
+                top = self.log_w[k]
+        for k in range(self.n_experts):
+            self.log_w[k] -= top
+            self.w_bar[k] = exp(self.log_w[k])
+            total += self.w_bar[k]
+        for k in range(self.n_experts):
+            self.w_bar[k] /= total

@@ -1,0 +1,15 @@
+from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
+
+cdef class Engine:
+    cdef readonly FeatureBank features
+    cdef readonly ExpertBank experts
+    cdef readonly Combiner combiner
+    cdef readonly object bit_generator   # owns the state `rng` points into
+    cdef bitgen_t* rng
+    cdef public long t                   # rounds learned so far
+    cdef readonly int n_features
+    cdef int[::1] active
+    cdef double[::1] weight, preds, losses
+    cdef double[:, ::1] z
+    cdef double predict_ptr(self, const double* x) noexcept nogil
+    cdef double step_ptr(self, const double* x, double y) noexcept nogil

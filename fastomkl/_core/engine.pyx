@@ -1,0 +1,171 @@
+"""The one compiled step of every model: features -> experts -> combiner, and the updates.
+
+The single-sample entry points validate their argument here (a NaN, a wrong length or a wrong type
+raises ValueError before anything changes); the batch entry points take arrays the Python layer has
+already validated and run their loop without the GIL.
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport isfinite
+
+from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
+
+cnp.import_array()
+
+
+cdef object _coerce_sample(object x, int n_features):
+    """x as a contiguous float64 vector of n_features finite values, or a ValueError."""
+    try:
+        if np.iscomplexobj(x):
+            raise TypeError
+        arr = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"x must be a sequence of {n_features} real numbers, got {type(x).__name__}"
+                         ) from None
+    if arr.ndim != 1:
+        raise ValueError(f"x must be one sample: a 1-D sequence of {n_features} numbers, "
+                         f"got an array of shape {arr.shape}")
+    return arr
+
+
+cdef inline const double* _sample_ptr(object x, int n_features, list keep) except NULL:
+    """Pointer to x's values after checking dtype, shape and finiteness (zero-copy fast path)."""
+    cdef cnp.ndarray arr
+    if (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
+            and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x)):
+        arr = <cnp.ndarray>x
+    else:
+        arr = _coerce_sample(x, n_features)
+        keep.append(arr)
+    if cnp.PyArray_DIM(arr, 0) != n_features:
+        raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model expects "
+                         f"{n_features}")
+    cdef const double* p = <const double*>cnp.PyArray_DATA(arr)
+    cdef int j
+    for j in range(n_features):
+        if not isfinite(p[j]):
+            raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
+    return p
+
+
+cdef inline double _target(object y) except? -1.0:
+    cdef double v
+    try:
+        v = y
+    except (TypeError, ValueError):
+        raise ValueError(f"y must be a real number, got {type(y).__name__}") from None
+    if not isfinite(v):
+        raise ValueError(f"y must be finite, got {v}")
+    return v
+
+
+cdef class Engine:
+    """Runs rounds of a model made of a FeatureBank, an ExpertBank and a Combiner."""
+
+    def __init__(self, FeatureBank features, ExpertBank experts, Combiner combiner, bit_generator):
+        if not (features.n_kernels == experts.n_experts == combiner.n_experts):
+            raise ValueError(f"features ({features.n_kernels} kernels), experts "
+                             f"({experts.n_experts}) and combiner ({combiner.n_experts}) disagree")
+        self.features = features
+        self.experts = experts
+        self.combiner = combiner
+        self.bit_generator = bit_generator
+        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.t = 0
+        self.n_features = features.n_features
+        cdef int n = experts.n_experts
+        self.active = np.zeros(n, dtype=np.intc)
+        self.weight = np.ones(n)
+        self.preds = np.zeros(n)
+        self.losses = np.zeros(n)
+        self.z = np.zeros((features.n_kernels, max(features.n_outputs, 1)))
+
+    cdef double predict_ptr(self, const double* x) noexcept nogil:
+        cdef int* active = &self.active[0]
+        cdef int n = self.combiner.select_predict(active)
+        cdef int j, k
+        for j in range(n):
+            k = active[j]
+            self.features.transform(x, k, &self.z[k, 0])
+            self.preds[k] = self.experts.predict(k, x, &self.z[k, 0])
+        return self.combiner.combine(active, n, &self.preds[0])
+
+    cdef double step_ptr(self, const double* x, double y) noexcept nogil:
+        cdef int* active = &self.active[0]
+        cdef double* preds = &self.preds[0]
+        cdef double* losses = &self.losses[0]
+        cdef long t = self.t + 1
+        cdef int n = self.combiner.select(t, self.rng, active, &self.weight[0])
+        cdef int j, k
+        cdef double y_hat
+        for j in range(n):
+            k = active[j]
+            self.features.transform(x, k, &self.z[k, 0])
+            preds[k] = self.experts.predict(k, x, &self.z[k, 0])
+        y_hat = self.combiner.combine(active, n, preds)
+        for j in range(n):
+            k = active[j]
+            losses[k] = self.experts.learn(k, x, &self.z[k, 0], preds[k], y, t, self.weight[j])
+        self.combiner.learn(t, active, n, preds, losses, y_hat, y)
+        self.t = t
+        return y_hat
+
+    # -- single samples (validated here) ---------------------------------------------------------
+    def predict_one(self, x):
+        cdef list keep = []
+        cdef const double* p = _sample_ptr(x, self.n_features, keep)
+        return self.predict_ptr(p)
+
+    def predict_learn_one(self, x, y):
+        cdef list keep = []
+        cdef const double* p = _sample_ptr(x, self.n_features, keep)
+        cdef double target = _target(y)
+        return self.step_ptr(p, target)
+
+    # -- streams (validated by the caller) -------------------------------------------------------
+    def predict_many(self, const double[:, ::1] X, double[::1] out):
+        cdef Py_ssize_t i
+        with nogil:
+            for i in range(X.shape[0]):
+                out[i] = self.predict_ptr(&X[i, 0])
+
+    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
+        cdef Py_ssize_t i
+        with nogil:
+            for i in range(X.shape[0]):
+                out[i] = self.step_ptr(&X[i, 0], y[i])
+
+    # -- state -----------------------------------------------------------------------------------
+    def get_state(self):
+        state = {"engine.t": np.array(self.t, dtype=np.int64)}
+        for prefix, part in (("features.", self.features), ("experts.", self.experts),
+                             ("combiner.", self.combiner)):
+            for name, value in part.get_state().items():
+                state[prefix + name] = value
+        return state
+
+    def set_state(self, state):
+        parts = {"features.": {}, "experts.": {}, "combiner.": {}}
+        for name, value in state.items():
+            if name == "engine.t":
+                continue
+            prefix = name[:name.index(".") + 1] if "." in name else ""
+            if prefix not in parts:
+                raise ValueError(f"unknown state entry '{name}'")
+            parts[prefix][name[len(prefix):]] = value
+        if "engine.t" not in state:
+            raise ValueError("state has no 'engine.t'")
+        for prefix, part in (("features.", self.features), ("experts.", self.experts),
+                             ("combiner.", self.combiner)):
+            part.set_state(parts[prefix])
+        self.t = int(state["engine.t"])
+
+    @property
+    def rng_state(self):
+        return self.bit_generator.state
+
+    @rng_state.setter
+    def rng_state(self, value):
+        self.bit_generator.state = value

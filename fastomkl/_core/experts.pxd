@@ -1,0 +1,11 @@
+from fastomkl._core.base cimport ExpertBank, Schedule
+
+cdef class OGDExperts(ExpertBank):
+    # One linear model theta_k per kernel, trained by online gradient descent on
+    # loss(theta_k . z_k, y) + lam * ||theta_k||^2, each step scaled by the importance weight.
+    cdef readonly double[:, ::1] theta
+    cdef readonly int dim
+    cdef readonly int loss
+    cdef readonly double lam
+    cdef Schedule eta
+    cdef readonly bint regularizer_after_update

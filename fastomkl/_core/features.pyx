@@ -1,0 +1,67 @@
+"""Compiled feature maps: random Fourier features, and their concatenation over kernels."""
+import numpy as np
+
+from fastomkl._core.base cimport FeatureBank
+from libc.math cimport sqrt
+
+
+cdef extern from "fastomkl_kernels.h" nogil:
+    void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z)
+
+
+
+def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] out):
+    """out[i, k] = z_k(X[i]) for every sample i and kernel k (validated by the caller)."""
+    cdef Py_ssize_t i
+    cdef int k
+    with nogil:
+        for i in range(X.shape[0]):
+            for k in range(bank.n_kernels):
+                bank.transform(&X[i, 0], k, &out[i, k, 0])
+
+
+cdef class RFFBank(FeatureBank):
+    """z_k(x) = [cos(W_k x); sin(W_k x)] / sqrt(D) for each kernel k (no phase)."""
+
+    def __init__(self, frequencies):
+        """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws."""
+        frequencies = np.asarray(frequencies, dtype=np.float64)
+        if frequencies.ndim != 3:
+            raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
+        self.weights = np.ascontiguousarray(frequencies.transpose(0, 2, 1))
+        self.n_kernels = frequencies.shape[0]
+        self.n_components = frequencies.shape[1]
+        self.n_features = frequencies.shape[2]
+        self.n_outputs = 2 * self.n_components
+        self.scale = 1.0 / sqrt(<double>self.n_components)
+
+    @property
+    def frequencies(self):
+        """A read-only view (n_kernels, n_components, n_features) of the frequencies."""
+        view = np.asarray(self.weights).transpose(0, 2, 1)
+        view.flags.writeable = False
+        return view
+
+    def _state_arrays(self):
+        return {"weights": self.weights}
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        fastomkl_rff(&self.weights[k, 0, 0], x, self.n_features, self.n_components, self.scale, z)
+
+
+cdef class ConcatenatedFeatures(FeatureBank):
+    """One representation made of every kernel of `inner`, side by side (for concatenated models)."""
+
+    def __init__(self, FeatureBank inner):
+        self.inner = inner
+        self.n_kernels = 1
+        self.n_features = inner.n_features
+        self.n_outputs = inner.n_kernels * inner.n_outputs
+
+    def _state_arrays(self):
+        return {"inner_" + name: value for name, value in self.inner._state_arrays().items()}
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        cdef int i
+        for i in range(self.inner.n_kernels):
+            self.inner.transform(x, i, z + i * self.inner.n_outputs)

@@ -1,0 +1,66 @@
+"""Build the compiled core.
+
+Every ``fastomkl/_core/*.pyx`` becomes an extension module.  The plain C kernels in ``src_c/`` are
+compiled once into object files with their own flags and linked into every extension: fast-math and
+OpenMP-SIMD apply to those kernels only (so NaN checks elsewhere keep their meaning), and GCC's
+``target_clones`` picks the vector width (AVX-512, AVX2 or SSE2) at run time, so one build runs on
+any x86-64 machine.
+"""
+import glob
+import os
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+C_KERNELS = sorted(glob.glob(os.path.join("src_c", "*.c")))
+# Flags for src_c only.  -ffast-math is never passed at link time: GCC would then link
+# crtfastmath.o, which switches the whole process to flush-to-zero.
+KERNEL_FLAGS = ["-O3", "-ffast-math", "-fopenmp-simd", "-fno-semantic-interposition"]
+MODULE_FLAGS = ["-O3"]
+LIBRARIES = ["mvec", "m"] if sys.platform.startswith("linux") else []
+
+
+class BuildWithKernels(build_ext):
+    """Compile ``src_c/*.c`` with kernel flags, then link the objects into every extension."""
+
+    def build_extensions(self):
+        objects = self.compiler.compile(
+            C_KERNELS,
+            output_dir=self.build_temp,
+            include_dirs=["src_c"],
+            extra_postargs=KERNEL_FLAGS,
+        )
+        for ext in self.extensions:
+            ext.extra_objects = list(objects)
+        super().build_extensions()
+
+
+extensions = [
+    Extension(
+        "fastomkl._core." + os.path.splitext(os.path.basename(path))[0],
+        [path],
+        include_dirs=[numpy.get_include(), "src_c"],
+        extra_compile_args=MODULE_FLAGS,
+        libraries=LIBRARIES,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for path in sorted(glob.glob(os.path.join("fastomkl", "_core", "*.pyx")))
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    ),
+    cmdclass={"build_ext": BuildWithKernels},
+)

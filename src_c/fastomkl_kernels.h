@@ -1,0 +1,15 @@
+/* Plain C kernels of fastomkl's hot loop.
+ *
+ * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py) so that sin/cos vectorise
+ * through glibc's libmvec, and cloned per instruction set (AVX-512, AVX2, SSE2) with the clone chosen
+ * when the library loads.  Callers validate their input: these functions assume finite values.
+ */
+#ifndef FASTOMKL_KERNELS_H
+#define FASTOMKL_KERNELS_H
+
+/* Random Fourier features of one kernel.
+ *   W: frequencies, row-major (d, D): W[l*D + j] is coordinate l of frequency j.
+ *   z: output of length 2D, z[j] = scale*cos(w_j.x), z[D+j] = scale*sin(w_j.x).  */
+void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z);
+
+#endif
