@@ -10,8 +10,8 @@ import inspect
 
 import numpy as np
 
-from fastomkl._validation import (NotFittedError, check_matrix, check_sample, check_targets,
-                                  split_random_state)
+from fastomkl._validation import (NotFittedError, check_matrix, check_sample, check_target_value,
+                                  check_targets, split_random_state)
 
 _REGISTRY: dict[str, type] = {}
 
@@ -113,8 +113,13 @@ class OnlineEstimator:
         return 0 if engine is None else engine.t
 
     # -- targets (classifiers override) ----------------------------------------------------------
-    def _encode_one(self, y):
-        return y
+    def _known_code(self, y):
+        """y as the engine's target when that needs no checks beyond the engine's, else None."""
+        return None if y is None else y
+
+    def _prepare_target(self, y):
+        """(the engine's target for y, a callable that records it); validates, changes nothing."""
+        return check_target_value(y), _nothing
 
     def _encode_many(self, y, n_samples: int) -> np.ndarray:
         return check_targets(y, n_samples)
@@ -134,9 +139,20 @@ class OnlineEstimator:
 
     def predict_learn_one(self, x, y):
         engine = self._engine
-        if engine is None:
-            engine = self._engine_for_sample(x)
-        return self._decode_one(engine.predict_learn_one(x, self._encode_one(y)))
+        code = self._known_code(y)
+        if engine is None or code is None:
+            return self._careful_predict_learn_one(x, y)
+        return self._decode_one(engine.predict_learn_one(x, code))
+
+    def _careful_predict_learn_one(self, x, y):
+        """First sample or new label: validate x and y completely before anything changes."""
+        engine = self._engine
+        x = check_sample(x, None if engine is None else engine.n_features)
+        code, commit = self._prepare_target(y)
+        engine = self._engine_for(x.shape[0])
+        y_hat = engine.predict_learn_one(x, code)
+        commit()
+        return self._decode_one(y_hat)
 
     def learn_one(self, x, y):
         self.predict_learn_one(x, y)
@@ -206,6 +222,10 @@ class OnlineEstimator:
         engine.rng_state = rng_state
 
 
+def _nothing() -> None:
+    pass
+
+
 def _same(a, b) -> bool:
     try:
         return bool(a == b) if not isinstance(a, (list, np.ndarray)) else a is b
@@ -251,13 +271,17 @@ class BinaryClassifier(OnlineEstimator):
         self._codes = codes
         self.classes_ = np.array(sorted(codes, key=codes.get))
 
-    def _encode_one(self, y):
+    def _known_code(self, y):
         codes = getattr(self, "_codes", None)
-        if codes is not None and y in codes:
-            return codes[y]
-        codes = self._learn_classes([_label(y)])
-        self._commit_classes(codes)
-        return codes[y]
+        try:
+            return None if codes is None else codes.get(y)
+        except TypeError:          # unhashable label: the careful path explains
+            return None
+
+    def _prepare_target(self, y):
+        label = _label(y)
+        codes = self._learn_classes([label])
+        return codes[label], lambda: self._commit_classes(codes)
 
     def _encode_many(self, y, n_samples: int) -> np.ndarray:
         y = np.asarray(y)

@@ -87,6 +87,16 @@ def check_sample(x, n_features: int | None = None) -> np.ndarray:
     return check_matrix(x[None, :], n_features, name="x")[0]
 
 
+def check_target_value(y) -> float:
+    """One regression target as a finite float."""
+    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (numbers.Real, np.ndarray)) or np.ndim(y):
+        raise ValueError(f"y must be a real number, got {y!r}")
+    y = float(y)
+    if not np.isfinite(y):
+        raise ValueError(f"y must be finite, got {y}")
+    return y
+
+
 def check_targets(y, n_samples: int, name: str = "y") -> np.ndarray:
     y = _as_float_array(y, name)
     if y.ndim != 1:
