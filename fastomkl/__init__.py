@@ -13,6 +13,7 @@ from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, paper000_dict
                               paper001_dictionary, paper003_dictionary)
 from fastomkl.persistence import load
 from fastomkl.raker import Raker, RakerClassifier
+from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
 
 __version__ = "0.1.0"
 
@@ -20,4 +21,5 @@ __all__ = [
     "Cauchy", "Gaussian", "Kernel", "Laplacian", "NotFittedError", "RandomFourierFeatures",
     "Raker", "RakerClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
+    "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
 ]

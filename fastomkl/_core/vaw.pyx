@@ -45,9 +45,9 @@ cdef class VAWExperts(ExpertBank):
         self.mode = MODES[mode]
         self.refresh_every = refresh_every
         eye = np.eye(dim)
-        self.P = np.ascontiguousarray(np.broadcast_to(eye / lam, (n_experts, dim, dim)))
+        self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
         if refresh_every > 0:
-            self.S = np.ascontiguousarray(np.broadcast_to(eye * lam, (n_experts, dim, dim)))
+            self.S = np.repeat((eye * lam)[None], n_experts, axis=0)
             self._work = np.zeros((dim, dim))
         else:
             self.S = np.zeros((0, 0, 0))
