@@ -18,7 +18,7 @@ cdef class VAWCombiner(FullInformation):
     # Second-level VAW (or online ridge) on the vector of expert predictions (VAW^2).
     cdef readonly int mode
     cdef readonly double lam
-    cdef double[:, ::1] P
+    cdef double[::1] P                      # packed inverse (see vaw.pxd)
     cdef double[::1] b
     cdef double[::1] u
     cdef double q

@@ -98,7 +98,8 @@ cdef class VAWCombiner(FullInformation):
             raise ValueError(f"mode must be 'vaw' or 'ridge', got {mode!r}")
         self.lam = lam
         self.mode = VAW_MODE_VAW if mode == "vaw" else VAW_MODE_RIDGE
-        self.P = np.eye(n_experts) / lam
+        from fastomkl._core.vaw import pack
+        self.P = pack(np.eye(n_experts) / lam)
         self.b = np.zeros(n_experts)
         self.u = np.zeros(n_experts)
         self.q = 0.0
@@ -111,8 +112,8 @@ cdef class VAWCombiner(FullInformation):
         return {"P": self.P, "b": self.b}
 
     def inverse(self):
-        from fastomkl._core.vaw import lower_to_full
-        return lower_to_full(self.P)
+        from fastomkl._core.vaw import unpack
+        return unpack(self.P, self.n_experts)
 
     @property
     def coef_(self):
@@ -121,13 +122,13 @@ cdef class VAWCombiner(FullInformation):
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         self.inputs(active, n_active, preds)
-        return vaw_predict(self.n_experts, &self.P[0, 0], &self.b[0], &self.xbar[0], &self.u[0],
+        return vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0],
                            &self.q, self.mode)
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
         # xbar, u and q are those of the combine() of this round (the engine calls it just before).
-        vaw_update(self.n_experts, &self.P[0, 0], &self.b[0], &self.xbar[0], &self.u[0], self.q,
+        vaw_update(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q,
                    y, 1.0)
 
 

@@ -1,22 +1,41 @@
 """Compiled Vovk-Azoury-Warmuth experts: one VAW (or online ridge) forecaster per kernel.
 
-See vaw.pxd for the round (one dsymv in predict, one dsyr in learn) and for the drift guards.
+See vaw.pxd for the round (one dspmv in predict, one dspr in learn), the packed storage and the
+drift guards.
 """
 import numpy as np
+cimport cython
 
 from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.vaw cimport vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE
-from scipy.linalg.cython_blas cimport dsyr, dsymv
-from scipy.linalg.cython_lapack cimport dpotrf, dpotri
+from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
+                                 fastomkl_spmv, fastomkl_spr)
+from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
+from scipy.linalg.cython_lapack cimport dpptrf, dpptri
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
 
 
-def lower_to_full(P):
-    """The full symmetric matrix(es) from arrays whose lower triangle (row >= column) is valid."""
+def packed_size(int dim):
+    return dim * (dim + 1) // 2
+
+
+@cython.wraparound(True)
+def pack(A):
+    """Packed storage (..., dim (dim + 1) / 2) of symmetric matrices A (..., dim, dim)."""
+    A = np.asarray(A, dtype=np.float64)
+    rows, cols = np.tril_indices(A.shape[-1])
+    return np.ascontiguousarray(A[..., rows, cols])
+
+
+@cython.wraparound(True)
+def unpack(P, int dim):
+    """Full symmetric matrices (..., dim, dim) from packed storage (..., dim (dim + 1) / 2)."""
     P = np.asarray(P)
-    low = np.tril(P)
-    return low + np.swapaxes(np.tril(P, -1), -1, -2)
+    out = np.zeros(P.shape[:-1] + (dim, dim))
+    rows, cols = np.tril_indices(dim)
+    out[..., rows, cols] = P
+    out[..., cols, rows] = P
+    return out
 
 
 cdef class VAWExperts(ExpertBank):
@@ -27,7 +46,8 @@ cdef class VAWExperts(ExpertBank):
     P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
     learn() adds the round with importance weight w (1 under full information) and returns the
     squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one dsymv and one dsyr
-    (about 3 dim^2 flops); memory dim^2 + 3 dim doubles (twice the matrices with refresh_every > 0).
+    (about 3 dim^2 flops); memory dim (dim + 1) / 2 + 3 dim doubles (the inverse is stored packed;
+    twice that with refresh_every > 0).
     """
 
     def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
@@ -44,14 +64,14 @@ cdef class VAWExperts(ExpertBank):
         self.lam = lam
         self.mode = MODES[mode]
         self.refresh_every = refresh_every
-        eye = np.eye(dim)
+        eye = pack(np.eye(dim))
         self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
         if refresh_every > 0:
             self.S = np.repeat((eye * lam)[None], n_experts, axis=0)
-            self._work = np.zeros((dim, dim))
+            self._work = np.zeros(eye.shape[0])
         else:
-            self.S = np.zeros((0, 0, 0))
-            self._work = np.zeros((0, 0))
+            self.S = np.zeros((0, 0))
+            self._work = np.zeros(0)
         self.b = np.zeros((n_experts, dim))
         self.n_updates = np.zeros(n_experts, dtype=np.int_)
         self.u = np.zeros((n_experts, dim))
@@ -69,12 +89,12 @@ cdef class VAWExperts(ExpertBank):
 
     def inverse(self):
         """(n_experts, dim, dim) copy of the inverses P_k (both triangles filled)."""
-        return lower_to_full(self.P)
+        return unpack(self.P, self.dim)
 
     def gram(self):
         """(n_experts, dim, dim) copy of S_k = P_k^{-1}, computed (or read, with refresh_every > 0)."""
         if self.refresh_every > 0:
-            return lower_to_full(self.S)
+            return unpack(self.S, self.dim)
         return np.linalg.inv(self.inverse())
 
     @property
@@ -88,42 +108,40 @@ cdef class VAWExperts(ExpertBank):
         return np.einsum("kij,kj->ki", self.inverse(), np.asarray(self.b))
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        return vaw_predict(self.dim, &self.P[k, 0, 0], &self.b[k, 0], z, &self.u[k, 0],
+        return vaw_predict(self.dim, &self.P[k, 0], &self.b[k, 0], z, &self.u[k, 0],
                            &self.q[k], self.mode)
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
         cdef char uplo = b'U'
         cdef int inc = 1, D = self.dim
-        vaw_update(self.dim, &self.P[k, 0, 0], &self.b[k, 0], z, &self.u[k, 0], self.q[k], y,
+        vaw_update(self.dim, &self.P[k, 0], &self.b[k, 0], z, &self.u[k, 0], self.q[k], y,
                    weight)
         self.n_updates[k] += 1
         if self.refresh_every > 0:
-            dsyr(&uplo, &D, &weight, <double*>z, &inc, &self.S[k, 0, 0], &D)
+            fastomkl_spr(D, weight, z, &self.S[k, 0])
             if self.n_updates[k] % self.refresh_every == 0:
                 self.refresh(k)
         return (f - y) * (f - y)
 
     cdef void refresh(self, int k) noexcept nogil:
-        """P_k <- S_k^{-1} by Cholesky (dpotrf, dpotri) on a scratch copy; if S_k is numerically
+        """P_k <- S_k^{-1} by Cholesky (dpptrf, dpptri) on a scratch copy; if S_k is numerically
         not positive definite the Sherman-Morrison P_k is kept."""
         cdef char uplo = b'U'
-        cdef int D = self.dim, info = 0, i, j
-        cdef double* w = &self._work[0, 0]
-        cdef double* s = &self.S[k, 0, 0]
-        cdef double* p = &self.P[k, 0, 0]
-        for i in range(D):
-            for j in range(i + 1):
-                w[i * D + j] = s[i * D + j]
-        dpotrf(&uplo, &D, w, &D, &info)
+        cdef int D = self.dim, info = 0, i, n = self.S.shape[1]
+        cdef double* w = &self._work[0]
+        cdef double* s = &self.S[k, 0]
+        cdef double* p = &self.P[k, 0]
+        for i in range(n):
+            w[i] = s[i]
+        dpptrf(&uplo, &D, w, &info)
         if info != 0:
             return
-        dpotri(&uplo, &D, w, &D, &info)
+        dpptri(&uplo, &D, w, &info)
         if info != 0:
             return
-        for i in range(D):
-            for j in range(i + 1):
-                p[i * D + j] = w[i * D + j]
+        for i in range(n):
+            p[i] = w[i]
 
     def refresh_now(self):
         """Recompute every P_k from S_k now (only with refresh_every > 0)."""
@@ -134,22 +152,44 @@ cdef class VAWExperts(ExpertBank):
             self.refresh(k)
 
 
-def blas_floor(double[:, :, ::1] P, const double[:, ::1] z, long n_rounds):
-    """Time reference: n_rounds x (one dsymv and one dsyr per matrix P[k] on z[k]), nothing else.
-
-    This is the arithmetic floor of a round of VAWExperts (the same BLAS calls on the same sizes).
-    The rank-one term is scaled so the matrices stay bounded; returns the last u[0] for use.
+def blas_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds, bint packed=True):
+    """Time reference: n_rounds x, for every k, the two BLAS calls of a VAW round on P[k] and z[k]
+    and nothing else: dspmv + dspr on packed P[k] (packed=True), or dsymv + dsyr on a full
+    (dim x dim) P[k] stored flat (packed=False).  The arithmetic floor of a round with BLAS.
+    The rank-one term is scaled so the matrices stay bounded; returns the last u[0].
     """
-    cdef int n = P.shape[0], D = P.shape[1], inc = 1, k
+    cdef int n = P.shape[0], D = z.shape[1], inc = 1, k
     cdef long t
     cdef char uplo = b'U'
     cdef double one = 1.0, zero = 0.0, alpha = -1e-9
+    if P.shape[1] != (packed_size(D) if packed else D * D):
+        raise ValueError("P has the wrong width for z")
     u = np.zeros(D)
     cdef double[::1] uv = u
     with nogil:
         for t in range(n_rounds):
             for k in range(n):
-                dsymv(&uplo, &D, &one, &P[k, 0, 0], &D, <double*>&z[k, 0], &inc, &zero, &uv[0],
-                      &inc)
-                dsyr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0, 0], &D)
+                if packed:
+                    dspmv(&uplo, &D, &one, &P[k, 0], <double*>&z[k, 0], &inc, &zero, &uv[0], &inc)
+                    dspr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0])
+                else:
+                    dsymv(&uplo, &D, &one, &P[k, 0], &D, <double*>&z[k, 0], &inc, &zero, &uv[0],
+                          &inc)
+                    dsyr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0], &D)
+    return u[0]
+
+
+def kernel_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds):
+    """Like blas_floor, with the package's own packed kernels (what VAWExperts runs)."""
+    cdef int n = P.shape[0], D = z.shape[1], k
+    cdef long t
+    if P.shape[1] != packed_size(D):
+        raise ValueError("P has the wrong width for z")
+    u = np.zeros(D)
+    cdef double[::1] uv = u
+    with nogil:
+        for t in range(n_rounds):
+            for k in range(n):
+                fastomkl_spmv(D, &P[k, 0], &z[k, 0], &uv[0])
+                fastomkl_spr(D, -1e-9, &uv[0], &P[k, 0])
     return u[0]

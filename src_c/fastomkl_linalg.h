@@ -1,0 +1,21 @@
+/* Small dense linear algebra for the VAW forecasters, single-threaded and vectorised.
+ *
+ * Symmetric matrices are kept in packed storage: the lower triangle row by row, element (i, j) with
+ * j <= i at i(i+1)/2 + j (the layout column-major BLAS calls packed 'U', so these functions and
+ * dspmv/dspr are interchangeable on the same arrays).  Multithreaded BLAS is slower than one core for
+ * matrices of order ~100 and makes the timing depend on the machine's load; these loops are not.
+ * Compiled like the other kernels (see setup.py): -O3 -ffast-math -fopenmp-simd, cloned per ISA.
+ */
+#ifndef FASTOMKL_LINALG_H
+#define FASTOMKL_LINALG_H
+
+/* u = A z, one pass over A.  */
+void fastomkl_spmv(int n, const double *A, const double *z, double *u);
+
+/* A += alpha u u^T.  */
+void fastomkl_spr(int n, double alpha, const double *u, double *A);
+
+/* x . y */
+double fastomkl_dot(int n, const double *x, const double *y);
+
+#endif
