@@ -80,10 +80,10 @@ def check_matrix(X, n_features: int | None = None, name: str = "X", owner: str =
                          f"*_one methods)")
     if X.shape[0] == 0:
         raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
-                         f"required")
+                         f"required.")
     if X.shape[1] == 0:
         raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                         f"required")
+                         f"required.")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting "
                          f"{n_features} features as input")
