@@ -77,6 +77,12 @@ class OnlineEstimator:
                    if not _same(v, defaults.get(k, inspect.Parameter.empty))]
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (only called by scikit-learn, so imported lazily)."""
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags(poor_score=True), input_tags=InputTags())
+
     # -- build ------------------------------------------------------------------------------------
     def _reset(self) -> None:
         self._engine = None
@@ -161,7 +167,7 @@ class OnlineEstimator:
     # -- batches ----------------------------------------------------------------------------------
     def _scores(self, X) -> np.ndarray:
         engine = self._fitted_engine()
-        X = check_matrix(X, n_features=engine.n_features)
+        X = check_matrix(X, n_features=engine.n_features, owner=type(self).__name__)
         out = np.empty(X.shape[0])
         engine.predict_many(X, out)
         return out
@@ -173,7 +179,8 @@ class OnlineEstimator:
     def predict_learn(self, X, y) -> np.ndarray:
         """Prequential pass: for each row, predict, then learn its target; returns the predictions."""
         engine = self._engine
-        X = check_matrix(X, n_features=None if engine is None else engine.n_features)
+        X = check_matrix(X, n_features=None if engine is None else engine.n_features,
+                         owner=type(self).__name__)
         y = self._encode_many(y, X.shape[0])
         engine = self._engine_for(X.shape[1])
         out = np.empty(X.shape[0])
@@ -241,6 +248,12 @@ class BinaryClassifier(OnlineEstimator):
     when one batch shows both, and otherwise taken in order of first appearance (the first is -1).
     """
 
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(poor_score=True, multi_class=False),
+                    input_tags=InputTags())
+
     def _reset(self) -> None:
         super()._reset()
         self.__dict__.pop("classes_", None)
@@ -254,8 +267,9 @@ class BinaryClassifier(OnlineEstimator):
             return codes
         known = list(codes)
         if len(known) + len(new) > 2:
-            raise ValueError(f"{type(self).__name__} is a binary classifier: labels "
-                             f"{sorted(map(repr, set(known) | set(new)))} are more than two classes")
+            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
+                             f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
+                             f"classes")
         everything = known + new
         if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
             natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
@@ -284,9 +298,14 @@ class BinaryClassifier(OnlineEstimator):
         return codes[label], lambda: self._commit_classes(codes)
 
     def _encode_many(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_samples:
             raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
+        if y.dtype.kind == "f" and np.isfinite(y).all() and np.any(y != np.round(y)):
+            raise ValueError("Unknown label type: continuous target values; a classifier needs "
+                             "two classes of labels")
         labels = [_label(v) for v in np.unique(y)] if n_samples else []
         codes = self._learn_classes(labels)
         self._commit_classes(codes)

@@ -54,25 +54,39 @@ def check_kernels(kernels) -> list:
 
 
 def _as_float_array(values, name: str) -> np.ndarray:
+    if values is None:
+        raise ValueError(f"{name} is None: the model requires {name} to be passed")
+    if hasattr(values, "toarray") or type(values).__module__.startswith("scipy.sparse"):
+        raise ValueError(f"sparse input is not supported: pass {name}.toarray()")
     try:
-        if np.iscomplexobj(values):
-            raise TypeError
-        arr = np.asarray(values, dtype=np.float64)
+        arr = np.asarray(values)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must contain real numbers, got {type(values).__name__}") from None
-    return arr
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: {name} must contain real numbers")
+    try:
+        return arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must contain real numbers ({exc})") from None
 
 
-def check_matrix(X, n_features: int | None = None, name: str = "X") -> np.ndarray:
+def check_matrix(X, n_features: int | None = None, name: str = "X", owner: str = "the model"
+                 ) -> np.ndarray:
     """X as a C-contiguous float64 (n_samples, n_features) array of finite values."""
     X = _as_float_array(X, name)
     if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}; "
-                         f"use the *_one methods for a single sample")
-    if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features, but the model expects {n_features}")
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}. "
+                         f"Reshape your data with X.reshape(1, -1) for one sample (or use the "
+                         f"*_one methods)")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+                         f"required.")
     if X.shape[1] == 0:
-        raise ValueError(f"{name} has no features")
+        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         f"required.")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting "
+                         f"{n_features} features as input")
     if not np.isfinite(X).all():
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]})")
@@ -82,6 +96,8 @@ def check_matrix(X, n_features: int | None = None, name: str = "X") -> np.ndarra
 def check_sample(x, n_features: int | None = None) -> np.ndarray:
     """One sample as a float64 vector of finite values."""
     x = _as_float_array(x, "x")
+    if x.ndim == 0:
+        raise ValueError(f"x must be one sample (a 1-D sequence of numbers), got the scalar {x}")
     if x.ndim != 1:
         raise ValueError(f"x must be one sample (a 1-D sequence of numbers), got shape {x.shape}")
     return check_matrix(x[None, :], n_features, name="x")[0]
@@ -98,6 +114,8 @@ def check_target_value(y) -> float:
 
 
 def check_targets(y, n_samples: int, name: str = "y") -> np.ndarray:
+    if y is None:
+        raise ValueError("the model requires y to be passed, but the target y is None")
     y = _as_float_array(y, name)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")

@@ -81,7 +81,7 @@ def test_batch_of_wrong_width_after_training(method):
     model = Raker(KERNELS, n_components=6, random_state=0).partial_fit(rng.uniform(size=(5, 3)),
                                                                        rng.uniform(size=5))
     before = state_bytes(model)
-    with pytest.raises(ValueError, match="expects 3"):
+    with pytest.raises(ValueError, match="expecting 3 features"):
         getattr(model, method)(np.zeros((4, 2)), np.zeros(4))
     assert state_bytes(model) == before
 

@@ -59,7 +59,7 @@ def test_errors():
     with pytest.raises(ValueError, match="not fitted"):
         RandomFourierFeatures(KERNELS).transform(np.zeros((1, 2)))
     f = RandomFourierFeatures(KERNELS, n_components=2, random_state=0).fit(n_features=2)
-    with pytest.raises(ValueError, match="expects 2"):
+    with pytest.raises(ValueError, match="expecting 2 features"):
         f.transform(np.zeros((1, 3)))
     with pytest.raises(ValueError, match="n_components"):
         RandomFourierFeatures(KERNELS, n_components=0).fit(n_features=2)
