@@ -195,8 +195,8 @@ class VAW(_VAWFamily, OnlineEstimator):
 class ConcatVAW(VAW):
     __doc__ = """Concatenated VAW (Theorem 1 of the paper): one VAW over the features of all N
     kernels side by side (N * 2m values).  It competes with the sum-kernel RKHS, at O((N m)^2) time
-    and memory per round: with the default 76 kernels and m = 50 the inverse alone is 7600^2
-    doubles (462 MB).
+    and memory per round: with the default 76 kernels and m = 50 the inverse (stored packed, one
+    triangle) alone takes 7600 * 7601 / 2 doubles (231 MB), and a round costs about 1.7e8 flops.
 
     Parameters
     ----------

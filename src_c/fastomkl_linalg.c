@@ -1,7 +1,7 @@
 #include "fastomkl_linalg.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define FASTOMKL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define FASTOMKL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define FASTOMKL_CLONES
 #endif
@@ -33,13 +33,4 @@ void fastomkl_spr(int n, double alpha, const double *u, double *A)
         #pragma omp simd
         for (int j = 0; j <= i; ++j) row[j] += a * u[j];
     }
-}
-
-FASTOMKL_CLONES
-double fastomkl_dot(int n, const double *x, const double *y)
-{
-    double acc = 0.0;
-    #pragma omp simd reduction(+:acc)
-    for (int i = 0; i < n; ++i) acc += x[i] * y[i];
-    return acc;
 }

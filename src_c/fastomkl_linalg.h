@@ -15,7 +15,4 @@ void fastomkl_spmv(int n, const double *A, const double *z, double *u);
 /* A += alpha u u^T.  */
 void fastomkl_spr(int n, double alpha, const double *u, double *A);
 
-/* x . y */
-double fastomkl_dot(int n, const double *x, const double *y);
-
 #endif

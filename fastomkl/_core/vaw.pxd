@@ -25,7 +25,9 @@
 cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_spmv(int n, const double* A, const double* z, double* u)
     void fastomkl_spr(int n, double alpha, const double* u, double* A)
-    double fastomkl_dot(int n, const double* x, const double* y)
+
+cdef extern from "fastomkl_kernels.h" nogil:
+    double fastomkl_dot(const double* a, const double* b, int n)
 
 cdef enum:
     VAW_MODE_VAW = 0
@@ -36,8 +38,8 @@ cdef inline double vaw_predict(int D, double* P, const double* b, const double* 
                                double* q_out, int mode) noexcept nogil:
     """u = P z; *q_out = z.u; returns the prediction of `mode`.  Writes only u and *q_out."""
     fastomkl_spmv(D, P, z, u)
-    cdef double q = fastomkl_dot(D, z, u)
-    cdef double r = fastomkl_dot(D, b, u)
+    cdef double q = fastomkl_dot(z, u, D)
+    cdef double r = fastomkl_dot(b, u, D)
     q_out[0] = q
     if mode == VAW_MODE_VAW:
         return r / (1.0 + q)
