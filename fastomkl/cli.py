@@ -95,11 +95,8 @@ def cmd_run(args) -> int:
     print(f"MSE         {mse[-1]:.6g}  (prequential, y in [0, 1])")
     print(f"speed       {elapsed / n * 1e6:.2f} us per sample ({elapsed:.3f} s in all)")
     weights = getattr(model, "weights_", None)
-    kernels = model.get_params().get("kernels")
-    if weights is not None and len(np.atleast_1d(weights)) > 1:
-        if kernels is None:
-            from fastomkl.kernels import paper000_dictionary
-            kernels = paper000_dictionary()
+    kernels = getattr(model, "kernels_", None)
+    if weights is not None and kernels is not None and len(kernels) > 1:
         print("top kernels (weight)")
         for i in np.argsort(weights)[::-1][:5]:
             print(f"  {i:3d}  {kernels[i]!r:32s} {weights[i]:.4f}")
