@@ -1,21 +1,19 @@
 #include <math.h>
 #include <string.h>
+
+#include "fastomkl_dispatch.h"
 #include "fastomkl_kernels.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-/* One build for every x86-64 machine: the widest vector unit is chosen at load time. */
-#define FASTOMKL_X86_DISPATCH 1
-#define FASTOMKL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define FASTOMKL_CLONES
-#endif
-
-/* The random-feature kernel, once per instruction set with that set's native vector width, so the
- * projection accumulators stay in registers (a wider generic vector would be split through the
- * stack).  proj = W^T x runs 4 vectors of frequencies at a time over the d stride-1 rows of W, then
- * one vector at a time, then the last D % width one by one; sin and cos go through libmvec. */
-#define FASTOMKL_RFF_VARIANT(NAME, TARGET, VEC_BYTES)                                            \
-TARGET static void NAME(const double *W, const double *x, int d, int D, double scale, double *z) \
+/* Every kernel once per instruction set, at that set's native vector width (see
+ * fastomkl_dispatch.h).  Compiled with -ffast-math: callers pass finite values only. */
+#define DEFINE_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                                \
+                                                                                                 \
+/* proj = W^T x, 4 vectors of frequencies at a time with the accumulators in registers for the  \
+ * whole pass over the d stride-1 rows of W (a wider generic vector would be split through the  \
+ * stack), then one vector at a time, then the last D % width one by one; then sin and cos       \
+ * through libmvec. */                                                                           \
+TARGET static void fastomkl_rff_##SUFFIX(const double *W, const double *x, int d, int D,        \
+                                         double scale, double *z)                                \
 {                                                                                                \
     typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
     enum { L = VEC_BYTES / 8 };                                                                  \
@@ -55,59 +53,49 @@ TARGET static void NAME(const double *W, const double *x, int d, int D, double s
     for (int j = 0; j < D; ++j) z[j] = scale * cos(proj[j]);                                     \
     _Pragma("omp simd")                                                                          \
     for (int j = 0; j < D; ++j) proj[j] = scale * sin(proj[j]);                                  \
+}                                                                                                \
+                                                                                                 \
+TARGET static double fastomkl_dot_##SUFFIX(const double *a, const double *b, int n)             \
+{                                                                                                \
+    double s = 0.0;                                                                              \
+    _Pragma("omp simd reduction(+:s)")                                                           \
+    for (int j = 0; j < n; ++j) s += a[j] * b[j];                                                \
+    return s;                                                                                    \
+}                                                                                                \
+                                                                                                 \
+TARGET static void fastomkl_shrink_axpy_##SUFFIX(double *theta, const double *z, int n,          \
+                                                 double shrink, double g, double *norm_before,   \
+                                                 double *norm_after)                             \
+{                                                                                                \
+    double before = 0.0, after = 0.0;                                                            \
+    _Pragma("omp simd reduction(+:before, after)")                                               \
+    for (int j = 0; j < n; ++j) {                                                                \
+        const double v = theta[j], w = shrink * v - g * z[j];                                    \
+        before += v * v;                                                                         \
+        after += w * w;                                                                          \
+        theta[j] = w;                                                                            \
+    }                                                                                            \
+    *norm_before = before;                                                                       \
+    *norm_after = after;                                                                         \
 }
 
-#ifdef FASTOMKL_X86_DISPATCH
-FASTOMKL_RFF_VARIANT(rff_v4, __attribute__((target("arch=x86-64-v4"))), 64)
-FASTOMKL_RFF_VARIANT(rff_v3, __attribute__((target("arch=x86-64-v3"))), 32)
-FASTOMKL_RFF_VARIANT(rff_base, , 16)
+FASTOMKL_VARIANTS(DEFINE_KERNELS)
 
-typedef void rff_fn(const double *, const double *, int, int, double, double *);
+FASTOMKL_DISPATCH(void, fastomkl_rff,
+                  (const double *W, const double *x, int d, int D, double scale, double *z),
+                  (W, x, d, D, scale, z))
+FASTOMKL_DISPATCH(double, fastomkl_dot, (const double *a, const double *b, int n), (a, b, n))
+FASTOMKL_DISPATCH(void, fastomkl_shrink_axpy,
+                  (double *theta, const double *z, int n, double shrink, double g,
+                   double *norm_before, double *norm_after),
+                  (theta, z, n, shrink, g, norm_before, norm_after))
 
-/* Runs once, when the library loads (an ifunc, as target_clones uses). */
-static rff_fn *resolve_rff(void)
+/* The variant in use, for tests and benchmarks: 4, 3 or 2 (base). */
+int fastomkl_isa_in_use(void)
 {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-            && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-        return rff_v4;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return rff_v3;
-    return rff_base;
-}
-
-void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z)
-    __attribute__((ifunc("resolve_rff")));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+    return fastomkl_isa_level();
 #else
-FASTOMKL_RFF_VARIANT(rff_base, , 16)
-
-void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z)
-{
-    rff_base(W, x, d, D, scale, z);
-}
+    return 2;
 #endif
-
-FASTOMKL_CLONES
-double fastomkl_dot(const double *a, const double *b, int n)
-{
-    double s = 0.0;
-    #pragma omp simd reduction(+:s)
-    for (int j = 0; j < n; ++j) s += a[j] * b[j];
-    return s;
-}
-
-FASTOMKL_CLONES
-void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
-                          double *norm_before, double *norm_after)
-{
-    double before = 0.0, after = 0.0;
-    #pragma omp simd reduction(+:before, after)
-    for (int j = 0; j < n; ++j) {
-        const double v = theta[j], w = shrink * v - g * z[j];
-        before += v * v;
-        after += w * w;
-        theta[j] = w;
-    }
-    *norm_before = before;
-    *norm_after = after;
 }
