@@ -93,9 +93,13 @@ class _VAWFamily(RFFModelMixin):
 
     _default_kernels = staticmethod(paper003_dictionary)
 
+    @property
+    def kernels_(self) -> list:
+        """The kernel dictionary in use (``kernels``, or the model's default when None)."""
+        return self._default_kernels() if self.kernels is None else check_kernels(self.kernels)
+
     def _check_rff_params(self) -> dict:
-        kernels = self._default_kernels() if self.kernels is None else check_kernels(self.kernels)
-        return {"kernels": kernels,
+        return {"kernels": self.kernels_,
                 "n_components": check_int(self.n_components, "n_components", 1)}
 
     def _check_vaw_params(self) -> dict:
@@ -122,7 +126,7 @@ class _VAWFamily(RFFModelMixin):
         from fastomkl.features import RandomFourierFeatures
         bank = self._fitted_engine().features
         bank = getattr(bank, "inner", bank)
-        return RandomFourierFeatures.from_bank(self._check_rff_params()["kernels"], bank)
+        return RandomFourierFeatures.from_bank(self.kernels_, bank)
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
         return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"])

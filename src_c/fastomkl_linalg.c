@@ -1,89 +1,31 @@
+/* Packed symmetric kernels of the VAW forecasters (declared in fastomkl_linalg.h), one variant per
+ * instruction set, chosen at load time like the other kernels (fastomkl_dispatch.h). */
 #include "fastomkl_linalg.h"
+#include "fastomkl_dispatch.h"
+
+#define LINALG_CAT2(a, b) a##_##b
+#define LINALG_CAT(a, b) LINALG_CAT2(a, b)
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define FASTOMKL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define FASTOMKL_CLONES
+#define LINALG_NAME(f) LINALG_CAT(f, v4)
+#define LINALG_TARGET __attribute__((target("arch=x86-64-v4")))
+#include "fastomkl_linalg_impl.h"
+#undef LINALG_NAME
+#undef LINALG_TARGET
+#define LINALG_NAME(f) LINALG_CAT(f, v3)
+#define LINALG_TARGET __attribute__((target("arch=x86-64-v3")))
+#include "fastomkl_linalg_impl.h"
+#undef LINALG_NAME
+#undef LINALG_TARGET
 #endif
 
-/* Both kernels walk the packed triangle four rows at a time: the columns j < i0 that the four rows
- * share are streamed once with z_j / u_j loaded once for four rows (register blocking), then the
- * small 4 x 4 corner is done one element at a time. */
+#define LINALG_NAME(f) LINALG_CAT(f, base)
+#define LINALG_TARGET
+#include "fastomkl_linalg_impl.h"
+#undef LINALG_NAME
+#undef LINALG_TARGET
 
-FASTOMKL_CLONES
-void fastomkl_spmv(int n, const double *A, const double *z, double *u)
-{
-    for (int i = 0; i < n; ++i) u[i] = 0.0;
-    int i0 = 0;
-    for (; i0 + 4 <= n; i0 += 4) {
-        const double *r0 = A + (long)i0 * (i0 + 1) / 2;
-        const double *r1 = r0 + i0 + 1, *r2 = r1 + i0 + 2, *r3 = r2 + i0 + 3;
-        const double z0 = z[i0], z1 = z[i0 + 1], z2 = z[i0 + 2], z3 = z[i0 + 3];
-        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-        /* rows i0..i0+3 against columns j < i0: u_i += row . z and u_j += row_j z_i */
-        #pragma omp simd reduction(+:a0, a1, a2, a3)
-        for (int j = 0; j < i0; ++j) {
-            const double zj = z[j];
-            a0 += r0[j] * zj;
-            a1 += r1[j] * zj;
-            a2 += r2[j] * zj;
-            a3 += r3[j] * zj;
-            u[j] += r0[j] * z0 + r1[j] * z1 + r2[j] * z2 + r3[j] * z3;
-        }
-        /* the 4 x 4 corner (lower triangle, diagonal included) */
-        const double *rows[4] = {r0, r1, r2, r3};
-        double accs[4] = {a0, a1, a2, a3};
-        for (int a = 0; a < 4; ++a) {
-            const double *row = rows[a];
-            const int i = i0 + a;
-            const double zi = z[i];
-            double acc = accs[a];
-            for (int j = i0; j < i; ++j) {
-                acc += row[j] * z[j];
-                u[j] += row[j] * zi;
-            }
-            u[i] += acc + row[i] * zi;
-        }
-    }
-    for (int i = i0; i < n; ++i) {
-        const double *row = A + (long)i * (i + 1) / 2;
-        const double zi = z[i];
-        double acc = 0.0;
-        #pragma omp simd reduction(+:acc)
-        for (int j = 0; j < i; ++j) {
-            acc += row[j] * z[j];
-            u[j] += row[j] * zi;
-        }
-        u[i] += acc + row[i] * zi;
-    }
-}
-
-FASTOMKL_CLONES
-void fastomkl_spr(int n, double alpha, const double *u, double *A)
-{
-    int i0 = 0;
-    for (; i0 + 4 <= n; i0 += 4) {
-        double *r0 = A + (long)i0 * (i0 + 1) / 2;
-        double *r1 = r0 + i0 + 1, *r2 = r1 + i0 + 2, *r3 = r2 + i0 + 3;
-        const double c0 = alpha * u[i0], c1 = alpha * u[i0 + 1], c2 = alpha * u[i0 + 2],
-                     c3 = alpha * u[i0 + 3];
-        #pragma omp simd
-        for (int j = 0; j < i0; ++j) {
-            const double uj = u[j];
-            r0[j] += c0 * uj;
-            r1[j] += c1 * uj;
-            r2[j] += c2 * uj;
-            r3[j] += c3 * uj;
-        }
-        double *rows[4] = {r0, r1, r2, r3};
-        const double cs[4] = {c0, c1, c2, c3};
-        for (int a = 0; a < 4; ++a)
-            for (int j = i0; j <= i0 + a; ++j) rows[a][j] += cs[a] * u[j];
-    }
-    for (int i = i0; i < n; ++i) {
-        double *row = A + (long)i * (i + 1) / 2;
-        const double c = alpha * u[i];
-        #pragma omp simd
-        for (int j = 0; j <= i; ++j) row[j] += c * u[j];
-    }
-}
+FASTOMKL_DISPATCH(void, fastomkl_spmv, (int n, const double *A, const double *z, double *u),
+                  (n, A, z, u))
+FASTOMKL_DISPATCH(void, fastomkl_spr, (int n, double alpha, const double *u, double *A),
+                  (n, alpha, u, A))

@@ -4,7 +4,8 @@
  * j <= i at i(i+1)/2 + j (the layout column-major BLAS calls packed 'U', so these functions and
  * dspmv/dspr are interchangeable on the same arrays).  Multithreaded BLAS is slower than one core for
  * matrices of order ~100 and makes the timing depend on the machine's load; these loops are not.
- * Compiled like the other kernels (see setup.py): -O3 -ffast-math -fopenmp-simd, cloned per ISA.
+ * Compiled like the other kernels (see setup.py): -O3 -ffast-math -fopenmp-simd, one variant per
+ * instruction set chosen at load time (fastomkl_dispatch.h; FASTOMKL_ISA caps it).
  */
 #ifndef FASTOMKL_LINALG_H
 #define FASTOMKL_LINALG_H

@@ -140,3 +140,25 @@ def test_vaw2_first_two_rounds_are_zero():
     assert model.predict_learn_one(X[0], y[0]) == 0.0
     assert model.predict_learn_one(X[1], y[1]) == 0.0
     assert model.predict_learn_one(X[2], y[2]) != 0.0
+
+
+def test_vaw_regret_stays_below_its_bound():
+    """Regret (2.5): 1/2 sum (y_hat - y)^2 - 1/2 sum (<z, w> - y)^2
+    <= lam/2 ||w||^2 + (D Y^2 / 2) ln(1 + rho^2 T / (lam D)), here with ||z|| = 1 and |y| <= 1."""
+    rng = np.random.default_rng(7)
+    T, lam = 3000, 0.5
+    X = rng.uniform(-1, 1, size=(T, 2))
+    y = np.clip(np.sin(3 * X[:, 0]) + 0.3 * rng.standard_normal(T), -1, 1)
+    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode="vaw", random_state=0)
+    pred = model.predict_learn(X, y)
+    Z = model.features_.transform(X)[:, 0]
+    D = Z.shape[1]
+    assert np.allclose(np.linalg.norm(Z, axis=1), 1.0)
+    bound_log = D / 2 * np.log(1 + T / (lam * D))
+    w_ridge = np.linalg.solve(lam * np.eye(D) + Z.T @ Z, Z.T @ y)
+    for w in (w_ridge, np.linalg.lstsq(Z, y, rcond=None)[0], rng.standard_normal(D)):
+        regret = 0.5 * np.sum((pred - y) ** 2) - 0.5 * np.sum((Z @ w - y) ** 2)
+        assert regret <= lam / 2 * w @ w + bound_log, (regret, lam / 2 * w @ w + bound_log)
+    # and the comparator is a good one: VAW's loss is within the bound of the best ridge fit,
+    # which itself explains most of the variance
+    assert np.mean((Z @ w_ridge - y) ** 2) < 0.5 * np.var(y)

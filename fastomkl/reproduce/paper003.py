@@ -329,14 +329,15 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     results = run(datasets, methods, args.modes, seeds, T=args.samples, bias_mode=args.bias_mode,
                   naval_columns=args.naval_columns, log=lambda s: print(s, flush=True))
+    elapsed = time.perf_counter() - start
     text = report(results, datasets, seeds, args.modes, args.quick or args.samples is not None,
-                  time.perf_counter() - start, args.samples)
+                  elapsed, args.samples)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
         fh.write(text)
     saved = {"datasets": datasets, "seeds": list(seeds), "modes": args.modes,
              "quick": args.quick or args.samples is not None, "samples": args.samples,
-             "elapsed": time.perf_counter() - start,
+             "elapsed": elapsed,
              "results": {"|".join(k): v.tolist() for k, v in results.items()}}
     with open(os.path.splitext(args.out)[0] + ".json", "w") as fh:
         json.dump(saved, fh, indent=1)
