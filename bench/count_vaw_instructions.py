@@ -11,6 +11,7 @@ Valgrind emulates up to AVX2, so the AVX2 variants run.  Writes bench/results/va
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -42,8 +43,9 @@ else:
 
 def callgrind_total(cmd):
     with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": str(HERE.parent)}      # this checkout's fastomkl
         out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
-                             + cmd, capture_output=True, text=True)
+                             + cmd, capture_output=True, text=True, env=env)
         match = re.search(r"Collected : (\d+)", out.stderr)
         if not match:
             raise RuntimeError(out.stderr[-2000:])

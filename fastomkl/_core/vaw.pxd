@@ -18,9 +18,10 @@
 #
 # The two level-2 operations are the packed symmetric matrix-vector product and rank-one update of
 # BLAS (dspmv, dspr), written out in src_c/fastomkl_linalg.c: same arrays, same arithmetic, but
-# always single-threaded.  OpenBLAS spreads dsyr/dspmv of order ~100 over its threads, which on a
-# loaded or small machine costs 2-8x more than one core (bench/bench_vaw.py measures both).  Packed
-# storage halves the memory and the memory traffic of dsymv/dsyr on full matrices.
+# always single-threaded, four rows at a time.  OpenBLAS spreads dsyr/dspmv of order ~100 over its
+# threads, which on a shared 2-core machine costs from 2.5x to tens of times more than one core
+# (bench/bench_vaw.py measures both); one core with these kernels is as fast as single-threaded
+# OpenBLAS dsymv + dsyr on full matrices.  Packed storage halves the memory.
 
 cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_spmv(int n, const double* A, const double* z, double* u)
