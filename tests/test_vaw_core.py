@@ -162,3 +162,27 @@ def test_vaw_regret_stays_below_its_bound():
     # and the comparator is a good one: VAW's loss is within the bound of the best ridge fit,
     # which itself explains most of the variance
     assert np.mean((Z @ w_ridge - y) ** 2) < 0.5 * np.var(y)
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_importance_weighted_updates_are_weighted_least_squares(mode):
+    """Under partial feedback an expert learns with weight w = 1/q: S += w z z^T, b += w y z."""
+    from fastomkl._core.vaw import VAWExperts
+    rng = np.random.default_rng(3)
+    T, D, lam = 120, 6, 0.3
+    Z = rng.standard_normal((T, D)) / np.sqrt(D)
+    y = rng.uniform(-1, 1, T)
+    w = rng.uniform(0.5, 20.0, T)
+    experts = VAWExperts(2, D, lam, mode, refresh_every=0)
+    S, b = lam * np.eye(D), np.zeros(D)
+    for t in range(T):
+        pred = experts.predict_expert(1, Z[t])
+        S_pred = S + np.outer(Z[t], Z[t]) if mode == "vaw" else S
+        np.testing.assert_allclose(pred, Z[t] @ np.linalg.solve(S_pred, b), atol=1e-10)
+        loss = experts.learn_expert(1, Z[t], y[t], w[t])
+        assert abs(loss - (pred - y[t]) ** 2) < 1e-12
+        S += w[t] * np.outer(Z[t], Z[t])
+        b += w[t] * y[t] * Z[t]
+    np.testing.assert_allclose(experts.inverse()[1], np.linalg.inv(S), atol=1e-10)
+    np.testing.assert_allclose(experts.coef_[1], np.linalg.solve(S, b), atol=1e-9)
+    np.testing.assert_array_equal(experts.inverse()[0], np.eye(D) / lam)    # untouched expert

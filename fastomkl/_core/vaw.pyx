@@ -143,6 +143,24 @@ cdef class VAWExperts(ExpertBank):
         for i in range(n):
             p[i] = w[i]
 
+    def predict_expert(self, int k, z):
+        """Python access to one expert's prediction on a feature vector z (fills its scratch)."""
+        if not 0 <= k < self.n_experts:
+            raise ValueError(f"expert index must be in [0, {self.n_experts}), got {k}")
+        cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
+        if zv.shape[0] != self.dim:
+            raise ValueError(f"z must have {self.dim} values, got {zv.shape[0]}")
+        return self.predict(k, NULL, &zv[0])
+
+    def learn_expert(self, int k, z, double y, double weight=1.0):
+        """Python access to one round of expert k on z with importance weight `weight` (predicts
+        first, so the update uses this z); returns the squared loss of that prediction."""
+        if not weight > 0.0:
+            raise ValueError(f"weight must be > 0, got {weight}")
+        f = self.predict_expert(k, z)
+        cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
+        return self.learn(k, NULL, &zv[0], f, y, self.n_updates[k] + 1, weight)
+
     def refresh_now(self):
         """Recompute every P_k from S_k now (only with refresh_every > 0)."""
         if self.refresh_every <= 0:
