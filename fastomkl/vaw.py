@@ -46,7 +46,8 @@ from fastomkl._validation import check_choice, check_float, check_int, check_ker
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian, Laplacian, paper003_dictionary
 
-__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "legacy_frequencies", "META_LEARNERS"]
+__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "legacy_frequencies", "m_for_T",
+           "META_LEARNERS"]
 
 MODES = ("vaw", "ridge")
 RNG_PROTOCOLS = ("default", "legacy")
@@ -73,6 +74,16 @@ def legacy_frequencies(kernels, n_components: int, n_features: int, seed: int) -
                              f"got {kernel!r}")
         out[i] = (block / kernel.sigma).T
     return out
+
+
+def m_for_T(T: int, R_over_Y: float = 1.0, lam: float = 1.0) -> int:
+    """Frequencies per kernel that balance the two m-dependent terms of the VAW^2 regret bound:
+    minimising T R^2 / m + (m Y^2 / 2) ln(1 + 2T / lam) gives m* = (R/Y) sqrt(2T / ln(1 + 2T/lam))
+    (49 for T = 12 000 and R = Y, close to the paper's m = 50), rounded to the nearest integer."""
+    T = check_int(T, "T", 1)
+    R_over_Y = check_float(R_over_Y, "R_over_Y", 0.0, strict=True)
+    lam = check_float(lam, "lam", 0.0, strict=True)
+    return max(1, int(round(R_over_Y * np.sqrt(2.0 * T / np.log1p(2.0 * T / lam)))))
 
 
 def _check_range(value, name: str):

@@ -246,3 +246,15 @@ def test_real_data_five_seeds_reproduce_the_printed_means(dataset):
     j = DATASETS.index(dataset)
     for (name, method, mode), mses in results.items():
         assert abs(mses.mean() - PRINTED[method][j]) < 1e-6 * PRINTED[method][j], method
+
+
+def test_m_for_T_balances_the_bound():
+    from fastomkl.vaw import m_for_T
+    assert m_for_T(12_000) == 49          # the paper uses m = 50 for streams of this length
+    assert m_for_T(1_000) == 16 and m_for_T(5_000) == 33
+    assert m_for_T(5_000, R_over_Y=2.0) == 66
+    T, lam = 5_000, 1.0
+    bound = [T / m + m / 2 * np.log1p(2 * T / lam) for m in range(1, 200)]
+    assert abs(int(np.argmin(bound)) + 1 - m_for_T(T)) <= 1
+    with pytest.raises(ValueError):
+        m_for_T(0)
