@@ -109,10 +109,6 @@ class _VAWFamily(RFFModelMixin):
         """The kernel dictionary in use (``kernels``, or the model's default when None)."""
         return self._default_kernels() if self.kernels is None else check_kernels(self.kernels)
 
-    def _check_rff_params(self) -> dict:
-        return {"kernels": self.kernels_,
-                "n_components": check_int(self.n_components, "n_components", 1)}
-
     def _check_vaw_params(self) -> dict:
         config = self._check_rff_params()
         config["lam"] = check_float(self.lam, "lam", 0.0, strict=True)
@@ -131,13 +127,6 @@ class _VAWFamily(RFFModelMixin):
             freqs = draw_frequencies(config["kernels"], config["n_components"], n_features,
                                      feature_rng)
         return RFFBank(freqs)
-
-    @property
-    def features_(self):
-        from fastomkl.features import RandomFourierFeatures
-        bank = self._fitted_engine().features
-        bank = getattr(bank, "inner", bank)
-        return RandomFourierFeatures.from_bank(self.kernels_, bank)
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
         return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"])
