@@ -16,4 +16,9 @@ void fastomkl_spmv(int n, const double *A, const double *z, double *u);
 /* A += alpha u u^T.  */
 void fastomkl_spr(int n, double alpha, const double *u, double *A);
 
+/* P = S^{-1} for a symmetric positive definite S, both packed, through the Cholesky factor
+ * S = L L^T (L and L^{-1} kept in `work`, n*n doubles).  Single-threaded and O(n^3 / 2); returns 0,
+ * or -1 if S is not numerically positive definite (P is then left unchanged).  */
+int fastomkl_spd_inverse(int n, const double *S, double *work, double *P);
+
 #endif

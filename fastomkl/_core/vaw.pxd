@@ -13,8 +13,9 @@
 # triangle row by row (element (i, j), j <= i, at i(i+1)/2 + j), which is what column-major BLAS
 # calls the packed 'U' triangle.  P is therefore exactly symmetric by construction: that is the first
 # drift guard.  The second (optional, `refresh_every`) keeps S itself (packed too) and, every
-# `refresh_every` updates, recomputes P = S^{-1} from a Cholesky factorisation (LAPACK dpptrf +
-# dpptri), which resets any accumulated rounding error.
+# `refresh_every` updates, recomputes P = S^{-1} from a Cholesky factorisation (single-threaded C in
+# src_c/fastomkl_linalg.c: OpenBLAS's threaded packed dpptrf/dpptri took 50x longer here), which
+# resets any accumulated rounding error.
 #
 # The two level-2 operations are the packed symmetric matrix-vector product and rank-one update of
 # BLAS (dspmv, dspr), written out in src_c/fastomkl_linalg.c: same arrays, same arithmetic, but
@@ -26,6 +27,7 @@
 cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_spmv(int n, const double* A, const double* z, double* u)
     void fastomkl_spr(int n, double alpha, const double* u, double* A)
+    int fastomkl_spd_inverse(int n, const double* S, double* work, double* P)
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
@@ -73,5 +75,5 @@ cdef class VAWExperts(ExpertBank):
     cdef long[::1] n_updates                # updates per expert (drives the refresh)
     cdef double[:, ::1] u                   # scratch: P_k z_k of the last predict of expert k
     cdef double[::1] q                      # scratch: z_k . P_k z_k of the last predict
-    cdef double[::1] _work                  # scratch of the refresh (packed, or empty)
+    cdef double[::1] _work                  # scratch of the refresh (dim * dim, or empty)
     cdef void refresh(self, int k) noexcept nogil

@@ -8,9 +8,8 @@ cimport cython
 
 from fastomkl._core.base cimport ExpertBank
 from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
-                                 fastomkl_spmv, fastomkl_spr)
+                                 fastomkl_spmv, fastomkl_spr, fastomkl_spd_inverse)
 from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
-from scipy.linalg.cython_lapack cimport dpptrf, dpptri
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
 
@@ -68,7 +67,7 @@ cdef class VAWExperts(ExpertBank):
         self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
         if refresh_every > 0:
             self.S = np.repeat((eye * lam)[None], n_experts, axis=0)
-            self._work = np.zeros(eye.shape[0])
+            self._work = np.zeros(dim * dim)
         else:
             self.S = np.zeros((0, 0))
             self._work = np.zeros(0)
@@ -125,23 +124,9 @@ cdef class VAWExperts(ExpertBank):
         return (f - y) * (f - y)
 
     cdef void refresh(self, int k) noexcept nogil:
-        """P_k <- S_k^{-1} by Cholesky (dpptrf, dpptri) on a scratch copy; if S_k is numerically
-        not positive definite the Sherman-Morrison P_k is kept."""
-        cdef char uplo = b'U'
-        cdef int D = self.dim, info = 0, i, n = self.S.shape[1]
-        cdef double* w = &self._work[0]
-        cdef double* s = &self.S[k, 0]
-        cdef double* p = &self.P[k, 0]
-        for i in range(n):
-            w[i] = s[i]
-        dpptrf(&uplo, &D, w, &info)
-        if info != 0:
-            return
-        dpptri(&uplo, &D, w, &info)
-        if info != 0:
-            return
-        for i in range(n):
-            p[i] = w[i]
+        """P_k <- S_k^{-1} through the Cholesky factor of S_k; if S_k is numerically not positive
+        definite the Sherman-Morrison P_k is kept."""
+        fastomkl_spd_inverse(self.dim, &self.S[k, 0], &self._work[0], &self.P[k, 0])
 
     def predict_expert(self, int k, z):
         """Python access to one expert's prediction on a feature vector z (fills its scratch)."""
