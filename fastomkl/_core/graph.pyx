@@ -327,7 +327,7 @@ cdef class SimilarityGraphFeedback(Combiner):
             covered = adj[dominating].any(axis=0)
             if not covered.all():
                 raise ValueError(f"the dominating set does not cover node {np.argmin(covered)}")
-            self.dom_mask[...] = dominating.astype(np.uint8)
+            np.asarray(self.dom_mask)[...] = dominating.astype(np.uint8)
             self.rebuild_refinement()
             self.istate[2] = 1
         self.refresh()
@@ -341,6 +341,10 @@ cdef class SimilarityGraphFeedback(Combiner):
     @property
     def chosen_node(self):
         return int(self.istate[0])
+
+    def refresh_state(self):
+        """Recompute the running sums from u (after u was edited from Python)."""
+        self.refresh()
 
     def xi_at(self, long t):
         return _clip01(schedule_at(self.xi, t))
