@@ -12,4 +12,11 @@
  *   z: output of length 2D, z[j] = scale*cos(w_j.x), z[D+j] = scale*sin(w_j.x).  */
 void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z);
 
+/* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
+double fastomkl_dot(const double *a, const double *b, int n);
+
+/* theta <- shrink * theta - g * z, with ||theta||^2 before and after the step. */
+void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
+                          double *norm_before, double *norm_after);
+
 #endif

@@ -55,3 +55,9 @@ cdef class Combiner(Component):
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
         pass
+
+
+# Names of the compiled codes, for the Python layer (one source of truth: the enums in base.pxd).
+LOSSES = {"squared": LOSS_SQUARED, "absolute": LOSS_ABSOLUTE, "logistic": LOSS_LOGISTIC,
+          "hinge": LOSS_HINGE}
+SCHEDULES = {"constant": SCHEDULE_CONSTANT, "inv_sqrt": SCHEDULE_INV_SQRT}

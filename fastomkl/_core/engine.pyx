@@ -40,8 +40,8 @@ cdef inline const double* _sample_ptr(object x, int n_features, list keep) excep
         arr = _coerce_sample(x, n_features)
         keep.append(arr)
     if cnp.PyArray_DIM(arr, 0) != n_features:
-        raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model expects "
-                         f"{n_features}")
+        raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model is "
+                         f"expecting {n_features} features as input")
     cdef const double* p = <const double*>cnp.PyArray_DATA(arr)
     cdef int j
     for j in range(n_features):

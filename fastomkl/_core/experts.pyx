@@ -5,6 +5,12 @@ from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, loss_value,
                                   loss_derivative)
 
 
+cdef extern from "fastomkl_kernels.h" nogil:
+    double fastomkl_dot(const double *a, const double *b, int n)
+    void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
+                              double *norm_before, double *norm_after)
+
+
 cdef class OGDExperts(ExpertBank):
     """Regularised online gradient descent, one linear model per kernel (Raker's experts).
 
@@ -28,27 +34,14 @@ cdef class OGDExperts(ExpertBank):
         return {"theta": self.theta}
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        cdef const double* th = &self.theta[k, 0]
-        cdef double f = 0.0
-        cdef int j
-        for j in range(self.dim):
-            f += th[j] * z[j]
-        return f
+        return fastomkl_dot(&self.theta[k, 0], z, self.dim)
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double* th = &self.theta[k, 0]
         cdef double step = schedule_at(self.eta, t) * weight
-        cdef double g = step * loss_derivative(self.loss, f, y)
-        cdef double shrink = 1.0 - 2.0 * step * self.lam
-        cdef double norm_before = 0.0, norm_after = 0.0, v
-        cdef int j
-        for j in range(self.dim):
-            v = th[j]
-            norm_before += v * v
-            v = shrink * v - g * z[j]
-            norm_after += v * v
-            th[j] = v
+        cdef double norm_before, norm_after
+        fastomkl_shrink_axpy(&self.theta[k, 0], z, self.dim, 1.0 - 2.0 * step * self.lam,
+                             step * loss_derivative(self.loss, f, y), &norm_before, &norm_after)
         if self.regularizer_after_update:
             return loss_value(self.loss, f, y) + self.lam * norm_after
         return loss_value(self.loss, f, y) + self.lam * norm_before

@@ -1,0 +1,234 @@
+"""Per-sample cost of the core, every contender measured in one process and one run.
+
+    python bench/compare_core.py [--quick]
+
+Contenders, per prequential sample (predict, then learn the label):
+* Raker with paper 000's 76 kernels, D = 50, on the first 15 Naval features (d = 15):
+  fastomkl from Python one sample at a time (``predict_learn_one``), fastomkl over the stream
+  (``predict_learn``, loop in C), the straightforward vectorised NumPy step (tests/reference.py),
+  and a hand-written C loop (bench/handwritten_raker.c) on the same frequencies and data.
+* One Gaussian kernel, D = 50: fastomkl, the NumPy step, and what a user would otherwise write:
+  river ``RBFSampler | LinearRegression`` and scikit-learn ``RBFSampler`` + ``SGDRegressor.partial_fit``
+  (both with 100 random features, the width of fastomkl's [cos; sin] map of 50 frequencies).
+* ``predict_one`` of a tiny model (one kernel, D = 1): the cost of the Python boundary.
+* Memory: parameter bytes, and Python-heap growth over a long stream (tracemalloc).
+
+Times are medians over repeated passes; ratios compare numbers from the same run.  Results go to
+bench/results/core_comparison.{json,md}.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")       # single-sample latency: no BLAS threads
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import fastomkl  # noqa: E402
+from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval  # noqa: E402
+from reference import NumpyRaker  # noqa: E402
+
+
+def per_sample(run, n: int, repeats: int) -> float:
+    """Median seconds per sample of `run()` (which processes n samples) over `repeats` passes."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) / n)
+    return float(np.median(times))
+
+
+def naval(n: int):
+    X, y = load_dataset("naval")
+    X = scale_to_unit_ball(X[:, :15])
+    return X[:n].copy(), scale_to_unit_interval(y)[:n].copy()
+
+
+def handwritten_c(model, X, y, passes: int) -> float | None:
+    """ns per sample of bench/handwritten_raker.c on the model's own frequencies, or None."""
+    weights = np.asarray(model._engine.features.weights)            # (N, d, D), as the library
+    with tempfile.TemporaryDirectory() as tmp:
+        exe, data = Path(tmp) / "hw", Path(tmp) / "input.bin"
+        build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=native",
+                                str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
+                               capture_output=True, text=True)
+        if build.returncode != 0:
+            print("hand-written C not built:", build.stderr.strip()[:200])
+            return None
+        with open(data, "wb") as fh:
+            fh.write(np.array([weights.shape[0], weights.shape[2], weights.shape[1], len(y)],
+                              dtype=np.int32).tobytes())
+            for a in (weights, X, y):
+                fh.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+        out = subprocess.run([str(exe), str(data), str(passes)], capture_output=True, text=True,
+                             check=True)
+    return float(out.stdout.split()[0]) * 1e-9
+
+
+def raker76(T: int, T_numpy: int, repeats: int) -> dict:
+    X, y = naval(T)
+    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    model.learn_one(X[0], y[0])
+    one = per_sample(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T, repeats)
+    stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    stream = per_sample(lambda: stream_model.predict_learn(X, y), T, repeats)
+    ref = NumpyRaker(model.features_.frequencies_)
+    numpy_step = per_sample(lambda: [ref.predict_learn_one(x, t) for x, t in
+                                     zip(X[:T_numpy], y[:T_numpy])], T_numpy, max(1, repeats // 2))
+    hand = handwritten_c(model, X, y, repeats)
+    return {"config": "Raker, 76 kernels, D=50, d=15 (Naval)",
+            "fastomkl_predict_learn_one_us": one * 1e6, "fastomkl_predict_learn_us": stream * 1e6,
+            "numpy_step_us": numpy_step * 1e6,
+            "handwritten_c_us": None if hand is None else hand * 1e6,
+            "speedup_vs_numpy": numpy_step / one,
+            "ratio_to_handwritten_c": None if hand is None else one / hand,
+            "stream_ratio_to_handwritten_c": None if hand is None else stream / hand}
+
+
+def single_gaussian(T: int, repeats: int) -> dict:
+    X, y = naval(T)
+    sigma = 0.5
+    kernel = fastomkl.Gaussian(sigma)
+    model = fastomkl.Raker([kernel], n_components=50, random_state=0)
+    model.learn_one(X[0], y[0])
+    ours = per_sample(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T, repeats)
+    ref = NumpyRaker(model.features_.frequencies_)
+    numpy_step = per_sample(lambda: [ref.predict_learn_one(x, t) for x, t in zip(X, y)], T,
+                            repeats)
+    result = {"config": "one Gaussian kernel (sigma=0.5), D=50, d=15 (Naval)",
+              "fastomkl_predict_learn_one_us": ours * 1e6, "numpy_step_us": numpy_step * 1e6,
+              "speedup_vs_numpy": numpy_step / ours}
+    gamma = 1.0 / (2 * sigma ** 2)
+    try:
+        from river import feature_extraction, linear_model
+        pipe = feature_extraction.RBFSampler(gamma=gamma, n_components=100, seed=0) | \
+            linear_model.LinearRegression()
+        dicts = [dict(enumerate(x)) for x in X]
+
+        def river_pass():
+            for xd, t in zip(dicts, y):
+                pipe.predict_one(xd)
+                pipe.learn_one(xd, t)
+        river_t = per_sample(river_pass, T, max(1, repeats // 2))
+        result.update(river_us=river_t * 1e6, speedup_vs_river=river_t / ours)
+    except ImportError:
+        print("river not installed: skipped")
+    try:
+        from sklearn.kernel_approximation import RBFSampler
+        from sklearn.linear_model import SGDRegressor
+        rbf = RBFSampler(gamma=gamma, n_components=100, random_state=0).fit(X[:1])
+        sgd = SGDRegressor(learning_rate="invscaling", eta0=0.1)
+        sgd.partial_fit(rbf.transform(X[:1]), y[:1])
+
+        def sklearn_pass():
+            for i in range(T):
+                z = rbf.transform(X[i:i + 1])
+                sgd.predict(z)
+                sgd.partial_fit(z, y[i:i + 1])
+        sk_t = per_sample(sklearn_pass, T, max(1, repeats // 2))
+        result.update(sklearn_us=sk_t * 1e6, speedup_vs_sklearn=sk_t / ours)
+    except ImportError:
+        print("scikit-learn not installed: skipped")
+    return result
+
+
+def tiny_predict_one(repeats: int) -> dict:
+    x = np.array([0.3])
+    model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, random_state=0)
+    model.learn_one(x, 0.5)
+    n = 200_000
+    t = per_sample(lambda: [model.predict_one(x) for _ in range(n)], n, repeats)
+    loop = per_sample(lambda: [None for _ in range(n)], n, repeats)
+    return {"config": "one Gaussian kernel, D=1, d=1", "predict_one_us": t * 1e6,
+            "python_loop_overhead_us": loop * 1e6}
+
+
+def memory(T: int) -> dict:
+    X, y = naval(T)
+    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    model.partial_fit(X[:100], y[:100])
+    params = sum(np.asarray(v).nbytes for v in model._engine.get_state().values())
+    tracemalloc.start()
+    for x, t in zip(X[100:], y[100:]):
+        model.predict_learn_one(x, t)
+    snapshot_mid = tracemalloc.get_traced_memory()[0]
+    for x, t in zip(X[100:], y[100:]):
+        model.predict_learn_one(x, t)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"config": "Raker-76, D=50, d=15", "state_bytes": params,
+            "frequencies_bytes": 76 * 50 * 15 * 8, "theta_bytes": 76 * 100 * 8,
+            "scratch_bytes": 76 * 100 * 8 + 4 * 76 * 8,
+            "python_heap_growth_over_stream_bytes": current - snapshot_mid,
+            "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}
+
+
+def write(results: dict, quick: bool) -> None:
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / "core_comparison.json").write_text(json.dumps(results, indent=2))
+    r, g, s, m = results["raker76"], results["single_gaussian"], results["tiny"], results["memory"]
+    fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
+    lines = [
+        "# Core per-sample cost (one run, medians)", "",
+        f"Machine: {results['machine']}; command: `python bench/compare_core.py"
+        f"{' --quick' if quick else ''}`.", "",
+        f"## {r['config']}", "",
+        "| contender | µs per sample | fastomkl one-sample is faster by |", "|---|---|---|",
+        f"| fastomkl `predict_learn_one` (from Python) | {fmt(r['fastomkl_predict_learn_one_us'])} | |",
+        f"| fastomkl `predict_learn` (stream, loop in C) | {fmt(r['fastomkl_predict_learn_us'])} | |",
+        f"| NumPy step (vectorised over kernels) | {fmt(r['numpy_step_us'])} | "
+        f"{fmt(r['speedup_vs_numpy'])}× |",
+        f"| hand-written C loop, same frequencies | {fmt(r['handwritten_c_us'])} | "
+        f"ratio to it: {fmt(r['ratio_to_handwritten_c'])} (stream: "
+        f"{fmt(r['stream_ratio_to_handwritten_c'])}) |", "",
+        f"## {g['config']}", "",
+        "| contender | µs per sample | fastomkl is faster by |", "|---|---|---|",
+        f"| fastomkl `predict_learn_one` | {fmt(g['fastomkl_predict_learn_one_us'])} | |",
+        f"| NumPy step | {fmt(g['numpy_step_us'])} | {fmt(g['speedup_vs_numpy'])}× |",
+        f"| river `RBFSampler \\| LinearRegression` | {fmt(g.get('river_us'))} | "
+        f"{fmt(g.get('speedup_vs_river'))}× |",
+        f"| scikit-learn `RBFSampler` + `SGDRegressor.partial_fit` | {fmt(g.get('sklearn_us'))} | "
+        f"{fmt(g.get('speedup_vs_sklearn'))}× |", "",
+        f"## Python boundary: `predict_one`, {s['config']}", "",
+        f"{fmt(s['predict_one_us'])} µs per call (an empty Python loop iteration costs "
+        f"{s['python_loop_overhead_us']:.3f} µs).", "",
+        f"## Memory, {m['config']}", "",
+        f"State {m['state_bytes']} bytes (frequencies {m['frequencies_bytes']}, theta "
+        f"{m['theta_bytes']}, weights); scratch {m['scratch_bytes']} bytes; Python-heap growth over "
+        f"{m['samples']} more samples: {m['python_heap_growth_over_stream_bytes']} bytes.", "",
+    ]
+    (out / "core_comparison.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples and passes")
+    args = parser.parse_args()
+    T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 7)
+    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                          f"Python {platform.python_version()}, NumPy {np.__version__}"}
+    results["raker76"] = raker76(T, T_numpy, repeats)
+    results["single_gaussian"] = single_gaussian(T // 2, repeats)
+    results["tiny"] = tiny_predict_one(repeats)
+    results["memory"] = memory(T)
+    write(results, args.quick)
+
+
+if __name__ == "__main__":
+    main()

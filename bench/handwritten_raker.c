@@ -1,0 +1,88 @@
+/* A hand-written C Raker step, the floor the compiled engine is measured against.
+ *
+ * The same equations as fastomkl.Raker (spec 000 §3.0): for every kernel, random features
+ * [cos(W x); sin(W x)]/sqrt(D) (sin/cos vectorised through libmvec like the library's kernel),
+ * theta . z, Hedge-weighted prediction, then the OGD step and the log-weight update.  One flat loop,
+ * no dispatch, no validation: what a person would write in C for this one configuration.
+ *
+ * Build and run (bench/compare_core.py does this, with the model's own frequencies and data):
+ *   gcc -O3 -ffast-math -fopenmp-simd -march=native bench/handwritten_raker.c -o hw -lmvec -lm
+ *   ./hw input.bin [passes]   prints nanoseconds per sample (median over the passes)
+ * input.bin: int32 N, D, d, T, then float64 W (N, d, D), X (T, d), y (T).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void *read_exact(FILE *fh, size_t bytes) {
+    void *p = malloc(bytes);
+    if (!p || fread(p, 1, bytes, fh) != bytes) { fprintf(stderr, "short input\n"); exit(1); }
+    return p;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: hw input.bin [passes]\n"); return 2; }
+    FILE *fh = fopen(argv[1], "rb");
+    if (!fh) { perror(argv[1]); return 1; }
+    int *dims = read_exact(fh, 4 * sizeof(int)), N = dims[0], D = dims[1], d = dims[2], T = dims[3];
+    int passes = argc > 2 ? atoi(argv[2]) : 5;
+    double *W = read_exact(fh, sizeof(double) * N * d * D);
+    double *X = read_exact(fh, sizeof(double) * T * d), *Y = read_exact(fh, sizeof(double) * T);
+    fclose(fh);
+    double *theta = calloc(N * 2 * D, sizeof(double)), *logw = calloc(N, sizeof(double));
+    double *z = malloc(sizeof(double) * 2 * D), *f = malloc(sizeof(double) * N);
+    double *times = malloc(sizeof(double) * passes), sink = 0.0;
+    const double lam = 1e-3, scale = 1.0 / sqrt((double)D);
+    for (int rep = 0; rep < passes; ++rep) {
+        memset(theta, 0, sizeof(double) * N * 2 * D);
+        memset(logw, 0, sizeof(double) * N);
+        double start = now();
+        for (int t = 0; t < T; ++t) {
+            const double *x = X + (long)t * d, y = Y[t], eta = 0.1 / sqrt(t + 1.0);
+            double top = logw[0], total = 0.0, y_hat = 0.0;
+            for (int k = 1; k < N; ++k) top = logw[k] > top ? logw[k] : top;
+            for (int k = 0; k < N; ++k) total += exp(logw[k] - top);
+            for (int k = 0; k < N; ++k) {
+                const double *w = W + (long)k * d * D;
+                double *th = theta + (long)k * 2 * D, *proj = z + D, fk = 0.0, norm = 0.0;
+                for (int j = 0; j < D; ++j) proj[j] = 0.0;
+                for (int l = 0; l < d; ++l) {
+                    const double xl = x[l];
+                    #pragma omp simd
+                    for (int j = 0; j < D; ++j) proj[j] += xl * w[l * D + j];
+                }
+                #pragma omp simd
+                for (int j = 0; j < D; ++j) z[j] = scale * cos(proj[j]);
+                #pragma omp simd
+                for (int j = 0; j < D; ++j) proj[j] = scale * sin(proj[j]);
+                for (int j = 0; j < 2 * D; ++j) fk += th[j] * z[j];
+                y_hat += exp(logw[k] - top) / total * fk;
+                const double g = eta * 2.0 * (fk - y), shrink = 1.0 - 2.0 * eta * lam;
+                for (int j = 0; j < 2 * D; ++j) {
+                    norm += th[j] * th[j];
+                    th[j] = shrink * th[j] - g * z[j];
+                }
+                f[k] = (fk - y) * (fk - y) + lam * norm;
+            }
+            for (int k = 0; k < N; ++k) logw[k] -= eta * f[k];
+            sink += y_hat;
+        }
+        times[rep] = (now() - start) / T;
+    }
+    qsort(times, passes, sizeof(double), cmp);
+    printf("%.1f %g\n", times[passes / 2] * 1e9, sink);
+    return 0;
+}

@@ -1,0 +1,23 @@
+"""fastomkl: online multi-kernel learning with a compiled core.
+
+Data arrive one sample at a time; a model predicts, sees the label and updates in microseconds.
+Kernels (``Gaussian``, ``Laplacian``, ``Cauchy``; convention in ``fastomkl.kernels``) become
+per-kernel representations (``RandomFourierFeatures``), experts learn on each, and a combiner mixes
+them.  Every model has ``predict_one``, ``learn_one``, ``predict_learn_one``, ``predict``,
+``partial_fit``, ``fit``, ``predict_learn``, ``save`` and scikit-learn's parameter protocol.
+"""
+from fastomkl._validation import NotFittedError
+from fastomkl.datasets import load_dataset
+from fastomkl.features import RandomFourierFeatures
+from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, paper000_dictionary,
+                              paper001_dictionary, paper003_dictionary)
+from fastomkl.persistence import load
+from fastomkl.raker import Raker, RakerClassifier
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Cauchy", "Gaussian", "Kernel", "Laplacian", "NotFittedError", "RandomFourierFeatures",
+    "Raker", "RakerClassifier", "load", "load_dataset", "paper000_dictionary",
+    "paper001_dictionary", "paper003_dictionary",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from fastomkl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""The real datasets shipped inside the package (see ``fastomkl/data/README.md``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["Dataset", "load_dataset", "DATASETS", "scale_to_unit_ball", "scale_to_unit_interval",
+           "impute_column_means"]
+
+DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    columns: tuple
+    target: str
+    extra: dict
+
+    def __iter__(self):          # X, y = load_dataset(...)
+        return iter((self.X, self.y))
+
+
+def load_dataset(name: str) -> Dataset:
+    """Raw (unscaled) arrays of a shipped dataset: ``X, y = load_dataset("airfoil")``.
+
+    Bias correction keeps its missing values as NaN; impute before learning.
+    """
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; shipped datasets: {list(DATASETS)}")
+    with resources.files("fastomkl.data").joinpath(name + ".npz").open("rb") as fh:
+        with np.load(fh, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    return Dataset(name, arrays.pop("X"), arrays.pop("y"), tuple(arrays.pop("columns").tolist()),
+                   str(arrays.pop("target")), arrays)
+
+
+def scale_to_unit_ball(X) -> np.ndarray:
+    """X divided by its largest row norm (one global scalar), so every ||x_t|| <= 1."""
+    X = np.asarray(X, dtype=np.float64)
+    top = np.sqrt((X * X).sum(axis=1)).max() if X.size else 0.0
+    return X / top if top > 0 else X.copy()
+
+
+def scale_to_unit_interval(y) -> np.ndarray:
+    """y mapped to [0, 1] by its global minimum and maximum."""
+    y = np.asarray(y, dtype=np.float64)
+    span = y.max() - y.min() if y.size else 0.0
+    return (y - y.min()) / span if span > 0 else np.zeros_like(y)
+
+
+def impute_column_means(X) -> np.ndarray:
+    """Missing values (NaN) replaced by their column's mean."""
+    X = np.array(X, dtype=np.float64)
+    means = np.nanmean(X, axis=0)
+    rows, cols = np.nonzero(np.isnan(X))
+    X[rows, cols] = means[cols]
+    return X

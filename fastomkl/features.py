@@ -1,0 +1,113 @@
+"""Random Fourier features as a public object: exactly the representation the models compute."""
+from __future__ import annotations
+
+import numpy as np
+
+from fastomkl._core.features import RFFBank, transform_many
+from fastomkl._validation import check_int, check_kernels, check_matrix, split_random_state
+
+__all__ = ["RandomFourierFeatures"]
+
+
+class RandomFourierFeatures:
+    """Random Fourier features of a list of shift-invariant kernels.
+
+    For kernel i with frequencies Psi_i (n_components x n_features, drawn from the kernel's spectral
+    density), z_i(x) = [cos(Psi_i x); sin(Psi_i x)] / sqrt(n_components), so that
+    z_i(x) . z_i(y) is an unbiased estimate of k_i(x - y).
+
+    Parameters
+    ----------
+    kernels : list of Kernel
+        The dictionary (see ``fastomkl.kernels``).
+    n_components : int, default 50
+        Frequencies per kernel (D); each z_i has 2D values.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the frequency draws.  A model built with the same seed, kernels and n_components
+        draws exactly these frequencies.
+    shared_draw : bool, default False
+        Draw one standard base for each kernel family and scale it by each kernel's bandwidth (as
+        the released code of Li & Liao does), instead of independent draws per kernel.
+
+    Attributes
+    ----------
+    frequencies_ : ndarray (n_kernels, n_components, n_features), read-only
+    n_features_in_ : int
+    """
+
+    def __init__(self, kernels, n_components: int = 50, random_state=None, shared_draw: bool = False):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.random_state = random_state
+        self.shared_draw = shared_draw
+
+    def fit(self, X=None, y=None, *, n_features: int | None = None):
+        """Draw the frequencies for inputs of X's width (or ``n_features``)."""
+        if n_features is None:
+            if X is None:
+                raise ValueError("fit needs X or n_features")
+            n_features = check_matrix(X).shape[1]
+        kernels = check_kernels(self.kernels)
+        n_components = check_int(self.n_components, "n_components", 1)
+        n_features = check_int(n_features, "n_features", 1)
+        self.bank_ = RFFBank(draw_frequencies(kernels, n_components, n_features,
+                                              split_random_state(self.random_state)[0],
+                                              self.shared_draw))
+        return self
+
+    @classmethod
+    def from_bank(cls, kernels, bank: RFFBank, shared_draw: bool = False):
+        """The public view of a model's compiled feature bank (shares its frequencies)."""
+        self = cls(kernels, bank.n_components, None, shared_draw)
+        self.bank_ = bank
+        return self
+
+    @property
+    def frequencies_(self) -> np.ndarray:
+        return self._fitted().frequencies
+
+    @property
+    def n_features_in_(self) -> int:
+        return self._fitted().n_features
+
+    def transform(self, X) -> np.ndarray:
+        """Features of every kernel: array (n_samples, n_kernels, 2 * n_components)."""
+        bank = self._fitted()
+        X = check_matrix(X, n_features=bank.n_features)
+        out = np.empty((X.shape[0], bank.n_kernels, bank.n_outputs))
+        transform_many(bank, X, out)
+        return out
+
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        return self.fit(X).transform(X)
+
+    def kernel_estimate(self, x, y) -> np.ndarray:
+        """z_i(x) . z_i(y) for every kernel i: the random-feature estimate of k_i(x, y)."""
+        zx, zy = self.transform(np.vstack([x, y]))
+        return np.einsum("kd,kd->k", zx, zy)
+
+    def _fitted(self) -> RFFBank:
+        if not hasattr(self, "bank_"):
+            from fastomkl._validation import NotFittedError
+            raise NotFittedError("RandomFourierFeatures is not fitted: call fit(X) first")
+        return self.bank_
+
+
+def draw_frequencies(kernels, n_components: int, n_features: int, rng: np.random.Generator,
+                     shared_draw: bool = False) -> np.ndarray:
+    """Spectral draws for every kernel, shape (n_kernels, n_components, n_features).
+
+    Independent draws by default, in kernel order.  With ``shared_draw`` one standard draw per kernel
+    family (first use order) is scaled by each kernel's 1/sigma.
+    """
+    out = np.empty((len(kernels), n_components, n_features))
+    base = {}
+    for i, kernel in enumerate(kernels):
+        if shared_draw:
+            family = type(kernel)
+            if family not in base:
+                base[family] = kernel._standard_draw(rng, (n_components, n_features))
+            out[i] = base[family] / kernel.sigma
+        else:
+            out[i] = kernel.sample_frequencies(n_components, n_features, rng)
+    return out

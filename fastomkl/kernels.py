@@ -1,0 +1,167 @@
+"""Shift-invariant kernels, their spectral samplers, and the kernel dictionaries of the papers.
+
+One parameterisation throughout, by the bandwidth ``sigma``:
+
+==============  ==========================================  ==========================================
+kernel          k(x, y), with delta = x - y                  spectral density (what random features draw)
+==============  ==========================================  ==========================================
+``Gaussian``    exp(-||delta||_2^2 / (2 sigma^2))            N(0, sigma^-2 I)
+``Laplacian``   exp(-||delta||_1 / sigma)                    i.i.d. Cauchy(0, 1/sigma) per coordinate
+``Cauchy``      prod_l 1 / (1 + delta_l^2 / sigma^2)         i.i.d. Laplace(0, 1/sigma) per coordinate
+==============  ==========================================  ==========================================
+
+The papers write their grids in other parameters; every kernel has converters:
+``Gaussian.from_variance(a)`` (exp(-||delta||^2/(2a)), a = sigma^2), ``Gaussian.from_gamma(g)``
+(exp(-g ||delta||^2)), ``Gaussian.from_precision(p)`` (p = 1/sigma^2), ``Laplacian.from_gamma(g)``
+(exp(-g ||delta||_1)).
+"""
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Kernel", "Gaussian", "Laplacian", "Cauchy", "kernel_from_dict",
+    "paper000_dictionary", "paper001_dictionary", "paper003_dictionary", "DICTIONARIES",
+]
+
+
+@dataclass(frozen=True)
+class Kernel(ABC):
+    """A normalised shift-invariant kernel k(x, y) = k(x - y) with k(0) = 1."""
+
+    sigma: float
+
+    def __post_init__(self):
+        if not (isinstance(self.sigma, (int, float, np.floating, np.integer))
+                and math.isfinite(self.sigma) and self.sigma > 0):
+            raise ValueError(f"{type(self).__name__} sigma must be a positive finite number, "
+                             f"got {self.sigma!r}")
+        object.__setattr__(self, "sigma", float(self.sigma))
+
+    def __call__(self, x, y) -> np.ndarray:
+        """Exact kernel value(s); x and y broadcast over leading axes, the last axis is features."""
+        delta = np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        return self._profile(delta)
+
+    def gram(self, X, Y=None) -> np.ndarray:
+        """Exact kernel matrix K[i, j] = k(X[i], Y[j])."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        Y = X if Y is None else np.atleast_2d(np.asarray(Y, dtype=np.float64))
+        return self(X[:, None, :], Y[None, :, :])
+
+    def sample_frequencies(self, n_components: int, n_features: int,
+                           rng: np.random.Generator) -> np.ndarray:
+        """Draw n_components frequencies from the spectral density: array (n_components, n_features)."""
+        return self._standard_draw(rng, (n_components, n_features)) / self.sigma
+
+    def to_dict(self) -> dict:
+        return {"kind": type(self).__name__, "sigma": self.sigma}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(sigma={self.sigma:.6g})"
+
+    # Subclasses: k as a function of delta, and the spectral draw for sigma = 1.
+    @abstractmethod
+    def _profile(self, delta: np.ndarray) -> np.ndarray:
+        """k as a function of delta = x - y (last axis: features)."""
+
+    @staticmethod
+    @abstractmethod
+    def _standard_draw(rng: np.random.Generator, shape) -> np.ndarray:
+        """Spectral draws of the kernel with sigma = 1."""
+
+
+class Gaussian(Kernel):
+    """Gaussian kernel exp(-||x - y||^2 / (2 sigma^2)); frequencies ~ N(0, I / sigma^2)."""
+
+    def _profile(self, delta):
+        return np.exp(-np.sum(delta * delta, axis=-1) / (2.0 * self.sigma ** 2))
+
+    @staticmethod
+    def _standard_draw(rng, shape):
+        return rng.standard_normal(shape)
+
+    @classmethod
+    def from_variance(cls, a: float) -> "Gaussian":
+        """exp(-||delta||^2 / (2a)): a is sigma^2 (papers 000 and 003 write their grid in a)."""
+        return cls(math.sqrt(a))
+
+    @classmethod
+    def from_gamma(cls, gamma: float) -> "Gaussian":
+        """exp(-gamma ||delta||^2) (scikit-learn's convention): sigma = 1/sqrt(2 gamma)."""
+        return cls(1.0 / math.sqrt(2.0 * gamma))
+
+    @classmethod
+    def from_precision(cls, p: float) -> "Gaussian":
+        """p = 1/sigma^2."""
+        return cls(1.0 / math.sqrt(p))
+
+
+class Laplacian(Kernel):
+    """Laplacian kernel exp(-||x - y||_1 / sigma); frequencies i.i.d. Cauchy(0, 1/sigma)."""
+
+    def _profile(self, delta):
+        return np.exp(-np.sum(np.abs(delta), axis=-1) / self.sigma)
+
+    @staticmethod
+    def _standard_draw(rng, shape):
+        return rng.standard_cauchy(shape)
+
+    @classmethod
+    def from_gamma(cls, gamma: float) -> "Laplacian":
+        """exp(-gamma ||delta||_1): sigma = 1/gamma."""
+        return cls(1.0 / gamma)
+
+
+class Cauchy(Kernel):
+    """Cauchy kernel prod_l 1/(1 + (x_l - y_l)^2 / sigma^2); frequencies i.i.d. Laplace(0, 1/sigma)."""
+
+    def _profile(self, delta):
+        return np.prod(1.0 / (1.0 + (delta / self.sigma) ** 2), axis=-1)
+
+    @staticmethod
+    def _standard_draw(rng, shape):
+        return rng.laplace(0.0, 1.0, shape)
+
+
+_KINDS = {cls.__name__: cls for cls in (Gaussian, Laplacian, Cauchy)}
+
+
+def kernel_from_dict(spec: dict) -> Kernel:
+    """Inverse of ``Kernel.to_dict`` (used by persistence; only the known kinds are accepted)."""
+    try:
+        return _KINDS[spec["kind"]](float(spec["sigma"]))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a kernel description: {spec!r}") from exc
+
+
+def paper000_dictionary() -> list[Kernel]:
+    """The 76 kernels of Ghari & Shen (JMLR 2023): 51 Gaussian, then 25 Laplacian.
+
+    Gaussian k = 0..50: exp(-||delta||^2 / (2 a_k)) with a_k = 10^(-2 + 0.08 k) (a = sigma^2, from
+    0.01 to 100).  Laplacian k = 0..24: exp(-||delta||_1 / b_k) with b_k = 10^(-2 + k/6).
+    """
+    gaussians = [Gaussian.from_variance(10.0 ** (-2.0 + 0.08 * k)) for k in range(51)]
+    laplacians = [Laplacian(10.0 ** (-2.0 + k / 6.0)) for k in range(25)]
+    return gaussians + laplacians
+
+
+def paper003_dictionary() -> list[Kernel]:
+    """The 76 kernels of Rokhlin & Gurtovaya (VAW^2): the same grid as paper 000."""
+    return paper000_dictionary()
+
+
+def paper001_dictionary() -> list[Kernel]:
+    """The six Gaussian kernels of Li & Liao (ECML-PKDD 2022): sigma = 2^-2, ..., 2^3."""
+    return [Gaussian(2.0 ** e) for e in range(-2, 4)]
+
+
+DICTIONARIES = {
+    "paper000": paper000_dictionary,
+    "paper001": paper001_dictionary,
+    "paper003": paper003_dictionary,
+}

@@ -1,0 +1,119 @@
+"""Raker: random-feature online multi-kernel learning with exponential weights (Shen et al., 2019).
+
+Each kernel i keeps a linear model theta_i on its random features z_i(x); the prediction is
+y_hat = sum_i w_bar_i theta_i . z_i(x).  After the label, every kernel takes an OGD step on
+L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2 and its weight becomes w_i exp(-eta_t L_i)
+(spec 000 §3.0, eqs. (6)-(9)).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.combiners import Hedge
+from fastomkl._core.engine import Engine
+from fastomkl._core.experts import OGDExperts
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
+                                  check_loss, check_schedule)
+from fastomkl._validation import check_float
+
+__all__ = ["Raker", "RakerClassifier"]
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    kernels : list of Kernel, default None
+        The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
+    n_components : int, default 50
+        Random frequencies per kernel (D); each kernel's model has 2D weights.
+    eta : float, default 0.1
+        OGD step size, constant or eta / sqrt(t) (``eta_schedule``).
+    eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
+        The paper's experiments use 0.1 / sqrt(t); its theory uses a constant.
+    lam : float, default 1e-3
+        Weight of the regulariser lam * ||theta_i||^2 in every kernel's loss.
+    loss : str
+        {loss_choices}
+    eta_hedge : float or None, default None
+        Rate of the exponential weights (same schedule as ``eta``); None uses ``eta``, as the paper.
+    regularizer_after_update : bool, default False
+        Fidelity switch: False evaluates lam ||theta||^2 in L_i before the OGD step (the paper);
+        True after it (the authors' released code).
+    shared_draw : bool, default False
+        Share one standard frequency draw per kernel family, scaled per bandwidth.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the frequency draws (its own stream: same seed, same features in every model).
+
+    Attributes
+    ----------
+    features_ : RandomFourierFeatures
+        The fitted features; ``features_.transform(X)`` is exactly what the model computes.
+    weights_ : ndarray (n_kernels,)
+        Normalised kernel weights w_bar.
+    n_samples_seen_ : int
+    n_features_in_ : int
+"""
+
+
+class _RakerBase(RFFModelMixin):
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+                 loss="squared", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
+                 random_state=None):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.eta = eta
+        self.eta_schedule = eta_schedule
+        self.lam = lam
+        self.loss = loss
+        self.eta_hedge = eta_hedge
+        self.regularizer_after_update = regularizer_after_update
+        self.shared_draw = shared_draw
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = self._check_rff_params()
+        config["eta"] = check_schedule(self.eta, self.eta_schedule)
+        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
+                                             self.eta_schedule, "eta_hedge")
+        config["lam"] = check_float(self.lam, "lam", 0.0)
+        config["loss"] = check_loss(self.loss, self._losses)
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        bank = self._rff_bank(config, n_features, feature_rng)
+        n = bank.n_kernels
+        experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
+                             bool(self.regularizer_after_update))
+        combiner = Hedge(n, *config["eta_hedge"])
+        return Engine(bank, experts, combiner, round_bit_generator)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        return np.array(self._fitted_engine().combiner.w_bar)
+
+
+class Raker(_RakerBase, OnlineEstimator):
+    __doc__ = __doc__ + "\n    Regression.\n" + _PARAMS_DOC.replace(
+        "{loss_choices}", '"squared" (default) or "absolute".')
+
+
+class RakerClassifier(_RakerBase, BinaryClassifier):
+    __doc__ = (__doc__ + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
+               "``predict*`` return labels, ``decision_function`` the scores.\n"
+               + _PARAMS_DOC.replace("{loss_choices}", '"logistic" (default) or "hinge".'))
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+                 loss="logistic", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
+                 random_state=None):
+        super().__init__(kernels, n_components, eta, eta_schedule, lam, loss, eta_hedge,
+                         regularizer_after_update, shared_draw, random_state)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (n_samples, 2) from the logistic link; logistic loss only."""
+        if self.loss != "logistic":
+            raise ValueError("predict_proba needs loss='logistic'")
+        p = 1.0 / (1.0 + np.exp(-self._scores(X)))
+        return np.column_stack([1.0 - p, p])

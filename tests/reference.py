@@ -1,0 +1,79 @@
+"""Plain NumPy implementations of the models' equations, written independently of the compiled core.
+
+Tests compare the compiled models with these on the same random frequencies; the benchmarks use them
+as the "straightforward vectorised NumPy" baseline of the same algorithm.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def rff(frequencies: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """z_i(x) = [cos(Psi_i x); sin(Psi_i x)] / sqrt(D) for every kernel: (N, 2D)."""
+    proj = frequencies @ x                                  # (N, D)
+    return np.concatenate([np.cos(proj), np.sin(proj)], axis=1) / np.sqrt(frequencies.shape[1])
+
+
+def loss_value(kind: str, f, y):
+    if kind == "squared":
+        return (f - y) ** 2
+    if kind == "absolute":
+        return np.abs(f - y)
+    if kind == "logistic":
+        return np.logaddexp(0.0, -y * f)
+    if kind == "hinge":
+        return np.maximum(0.0, 1.0 - y * f)
+    raise ValueError(kind)
+
+
+def loss_derivative(kind: str, f, y):
+    if kind == "squared":
+        return 2.0 * (f - y)
+    if kind == "absolute":
+        return np.sign(f - y)
+    if kind == "logistic":
+        return -y / (1.0 + np.exp(y * f))
+    if kind == "hinge":
+        return np.where(y * f < 1.0, -y, 0.0)
+    raise ValueError(kind)
+
+
+def step_size(eta: float, schedule: str, t: int) -> float:
+    return eta / np.sqrt(t) if schedule == "inv_sqrt" else eta
+
+
+class NumpyRaker:
+    """Raker (spec 000 §3.0) vectorised over kernels with NumPy, one sample at a time."""
+
+    def __init__(self, frequencies, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3, loss="squared",
+                 eta_hedge=None, regularizer_after_update=False):
+        self.frequencies = np.asarray(frequencies, dtype=np.float64)     # (N, D, d)
+        n, d = self.frequencies.shape[0], self.frequencies.shape[1]
+        self.theta = np.zeros((n, 2 * d))
+        self.log_w = np.zeros(n)
+        self.eta, self.schedule, self.lam, self.loss = eta, eta_schedule, lam, loss
+        self.eta_hedge = eta if eta_hedge is None else eta_hedge
+        self.after = regularizer_after_update
+        self.t = 0
+
+    def weights(self) -> np.ndarray:
+        w = np.exp(self.log_w - self.log_w.max())
+        return w / w.sum()
+
+    def predict_one(self, x) -> float:
+        f = np.einsum("kj,kj->k", self.theta, rff(self.frequencies, x))
+        return float(self.weights() @ f)
+
+    def predict_learn_one(self, x, y) -> float:
+        self.t += 1
+        z = rff(self.frequencies, x)
+        f = np.einsum("kj,kj->k", self.theta, z)
+        y_hat = float(self.weights() @ f)
+        eta = step_size(self.eta, self.schedule, self.t)
+        norm_before = np.einsum("kj,kj->k", self.theta, self.theta)
+        grad = loss_derivative(self.loss, f, y)[:, None] * z + 2.0 * self.lam * self.theta
+        self.theta = self.theta - eta * grad
+        norm = np.einsum("kj,kj->k", self.theta, self.theta) if self.after else norm_before
+        losses = loss_value(self.loss, f, y) + self.lam * norm
+        self.log_w -= step_size(self.eta_hedge, self.schedule, self.t) * losses
+        return y_hat

@@ -1,0 +1,140 @@
+"""The estimator contract: inputs of every usual form, determinism, parameters, classifier labels."""
+import numpy as np
+import pytest
+
+import fastomkl
+from fastomkl import Gaussian, Laplacian, NotFittedError, Raker, RakerClassifier
+from helpers import state_bytes
+
+KERNELS = [Gaussian(0.5), Laplacian(1.0)]
+
+
+def make(**kw):
+    return Raker(KERNELS, n_components=8, random_state=0, **kw)
+
+
+def test_accepts_lists_float32_and_noncontiguous(stream):
+    X, y = stream
+    base = make().predict_learn(X, y)
+    np.testing.assert_array_equal(make().predict_learn(X.tolist(), list(y)), base)
+    Xf = np.asfortranarray(X)
+    np.testing.assert_array_equal(make().predict_learn(Xf, y), base)
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+    wide[:, ::2] = X
+    np.testing.assert_array_equal(make().predict_learn(wide[:, ::2], y), base)
+    m32 = make().predict_learn(X.astype(np.float32), y.astype(np.float32))
+    np.testing.assert_allclose(m32, make().predict_learn(X.astype(np.float32).astype(float),
+                                                         y.astype(np.float32).astype(float)), 0)
+    one = make()
+    got = [one.predict_learn_one(list(x), float(t)) for x, t in zip(X[:20], y[:20])]
+    got32 = [make().predict_learn_one(x.astype(np.float32), t) for x, t in zip(X[:1], y[:1])]
+    np.testing.assert_array_equal(got, base[:20])
+    assert np.isfinite(got32).all()
+    strided = make()
+    got_strided = [strided.predict_learn_one(wide[i, ::2], y[i]) for i in range(20)]
+    np.testing.assert_array_equal(got_strided, base[:20])
+
+
+def test_predict_is_pure_and_deterministic(stream):
+    X, y = stream
+    m = make().partial_fit(X[:100], y[:100])
+    before = state_bytes(m)
+    p1 = m.predict(X)
+    p2 = np.array([m.predict_one(x) for x in X])
+    np.testing.assert_array_equal(p1, p2)
+    assert state_bytes(m) == before
+
+
+def test_same_seed_same_numbers_and_fit_resets(stream):
+    X, y = stream
+    a, b = make().fit(X, y), make().fit(X, y)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    first = a.predict(X)
+    a.fit(X, y)            # fit starts afresh
+    np.testing.assert_array_equal(a.predict(X), first)
+    seq = np.random.SeedSequence(5)
+    c = Raker(KERNELS, n_components=8, random_state=seq).fit(X, y)
+    d = Raker(KERNELS, n_components=8, random_state=seq).fit(X, y)
+    np.testing.assert_array_equal(c.predict(X), d.predict(X))
+    assert a.n_samples_seen_ == len(y) and a.n_features_in_ == X.shape[1]
+
+
+def test_unfitted_behaviour(stream):
+    X, _ = stream
+    m = make()
+    with pytest.raises(NotFittedError):
+        m.predict(X)
+    with pytest.raises(NotFittedError):
+        m.weights_
+    assert m.predict_one(X[0]) == 0.0      # the initial model (theta = 0) predicts 0
+    assert m.n_samples_seen_ == 0
+
+
+def test_get_set_params_and_clone(stream):
+    X, y = stream
+    m = make(eta=0.2)
+    params = m.get_params()
+    assert params["eta"] == 0.2 and params["kernels"] is KERNELS and params["random_state"] == 0
+    m.fit(X, y)
+    m.set_params(eta=0.05)
+    assert m.eta == 0.05 and m.n_samples_seen_ == 0          # set_params resets
+    with pytest.raises(ValueError, match="invalid parameter"):
+        m.set_params(nope=1)
+    with pytest.raises(ValueError, match="eta"):
+        m.set_params(eta=-1.0)
+    assert m.eta == 0.05
+    from sklearn.base import clone
+    c = clone(m)
+    assert c.get_params() == m.get_params() and c is not m
+
+
+def test_eta_schedules_differ(stream):
+    X, y = stream
+    a = make(eta_schedule="constant").predict_learn(X, y)
+    b = make(eta_schedule="inv_sqrt").predict_learn(X, y)
+    assert not np.allclose(a, b)
+
+
+def test_learns_a_smooth_function(stream):
+    """Prequential MSE well below the variance of y (a model that learns nothing fails this)."""
+    X, y = stream
+    p = Raker([Gaussian(0.5), Gaussian(2.0)], n_components=50, eta=0.5, random_state=0
+              ).predict_learn(np.tile(X, (5, 1)), np.tile(y, 5))
+    assert np.mean((p[-300:] - y) ** 2) < 0.3 * np.var(y)
+
+
+def test_classifier_labels(labelled_stream):
+    X, y = labelled_stream
+    for labels in (("no", "yes"), (0, 1), (-1, 1), (False, True)):
+        yy = np.where(y > 0, labels[1], labels[0])
+        m = RakerClassifier(KERNELS, n_components=8, random_state=0).fit(X, yy)
+        assert list(m.classes_) == list(labels)
+        pred = m.predict(X)
+        assert set(pred.tolist()) <= set(labels)
+        np.testing.assert_array_equal(pred == labels[1], m.decision_function(X) > 0)
+        assert m.predict_one(X[0]) in labels
+    m = RakerClassifier(KERNELS, n_components=8, random_state=0)
+    m.learn_one(X[0], 1)
+    m.learn_one(X[1], 0)
+    assert list(m.classes_) == [0, 1]
+    with pytest.raises(ValueError, match="more than two classes"):
+        m.learn_one(X[2], 2)
+    proba = m.predict_proba(X[:5])
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-m.decision_function(X[:5]))))
+
+
+def test_classifier_accuracy(labelled_stream):
+    X, y = labelled_stream
+    m = RakerClassifier([Gaussian(0.3), Gaussian(1.0)], n_components=50, eta=1.0, random_state=0)
+    pred = m.predict_learn(np.tile(X, (4, 1)), np.tile(y, 4))
+    assert np.mean(pred[-300:] == y) > 0.75
+
+
+def test_public_names():
+    for name in fastomkl.__all__:
+        assert hasattr(fastomkl, name)
+
+
+def test_repr_shows_changed_params():
+    assert repr(Raker(eta=0.3)) == "Raker(eta=0.3)"

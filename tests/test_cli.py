@@ -1,0 +1,60 @@
+"""The command line: the main job on the embedded data, CSV input, saving, plotting, errors."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fastomkl
+from fastomkl.cli import main
+
+
+def test_default_run_streams_airfoil(capsys):
+    assert main(["run", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "airfoil (embedded): 1503 samples, 5 features" in out
+    mse = float(out.split("MSE")[1].split()[0])
+    assert 0 < mse < 0.05           # y in [0, 1]: predicting the mean scores about 0.04
+    assert "us per sample" in out and "top kernels" in out
+
+
+def test_module_entry_point_without_arguments():
+    res = subprocess.run([sys.executable, "-m", "fastomkl"], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "prequential" in res.stdout
+
+
+def test_csv_save_and_plot(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 3))
+    y = np.sin(3 * X[:, 0]) + X[:, 1]
+    csv = tmp_path / "d.csv"
+    rows = ["a,b,target,c"] + [f"{x[0]},{x[1]},{t},{x[2]}" for x, t in zip(X, y)]
+    csv.write_text("\n".join(rows) + "\n")
+    model_path, plot = tmp_path / "m.npz", tmp_path / "mse.png"
+    assert main(["run", "--csv", str(csv), "--target", "target", "--n-components", "10",
+                 "--seed", "4", "--save", str(model_path), "--plot", str(plot), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "400 samples, 3 features" in out
+    model = fastomkl.load(model_path)
+    assert model.n_samples_seen_ == 400 and model.n_components == 10 and model.random_state == 4
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_errors(tmp_path):
+    with pytest.raises(SystemExit, match="no such file"):
+        main(["run", "--csv", str(tmp_path / "none.csv"), "--target", "y"])
+    csv = tmp_path / "d.csv"
+    csv.write_text("a,b\n1,2\n")
+    with pytest.raises(SystemExit, match="no column 'y'"):
+        main(["run", "--csv", str(csv), "--target", "y"])
+    csv.write_text("a,y\n1,x\n")
+    with pytest.raises(SystemExit, match="non-numeric"):
+        main(["run", "--csv", str(csv), "--target", "y"])
+    with pytest.raises(SystemExit):
+        main(["run", "--csv", str(csv)])                       # --target missing
+    with pytest.raises(SystemExit, match="unknown model"):
+        main(["run", "--model", "nope"])
+    with pytest.raises(SystemExit, match="no reproduction"):
+        main(["reproduce", "999"])

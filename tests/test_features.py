@@ -1,0 +1,67 @@
+"""RandomFourierFeatures: the public map equals the NumPy formula and approximates each kernel."""
+import numpy as np
+import pytest
+
+from fastomkl import Cauchy, Gaussian, Laplacian, RandomFourierFeatures, Raker
+from reference import rff
+
+KERNELS = [Gaussian(0.5), Laplacian(1.0), Cauchy(2.0)]
+
+
+def test_transform_equals_numpy_formula():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 7))
+    f = RandomFourierFeatures(KERNELS, n_components=33, random_state=4).fit(X)
+    Z = f.transform(X)
+    assert Z.shape == (50, 3, 66)
+    assert f.frequencies_.shape == (3, 33, 7)
+    want = np.stack([rff(f.frequencies_, x) for x in X])
+    np.testing.assert_allclose(Z, want, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=2), 1.0, atol=1e-13)
+
+
+def test_frequencies_are_read_only():
+    f = RandomFourierFeatures(KERNELS, n_components=3, random_state=0).fit(n_features=2)
+    with pytest.raises(ValueError):
+        f.frequencies_[0, 0, 0] = 1.0
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_inner_products_approximate_the_kernel(kernel):
+    """z(x).z(y) -> k(x, y): with D = 20000 the error is below 5/sqrt(D)."""
+    rng = np.random.default_rng(1)
+    f = RandomFourierFeatures([kernel], n_components=20000, random_state=2).fit(n_features=3)
+    for _ in range(5):
+        x, y = rng.normal(scale=0.7, size=(2, 3))
+        assert abs(f.kernel_estimate(x, y)[0] - kernel(x, y)) < 5 / np.sqrt(20000)
+
+
+def test_same_seed_same_features_as_the_models():
+    X = np.random.default_rng(0).normal(size=(5, 4))
+    f = RandomFourierFeatures(KERNELS, n_components=8, random_state=11).fit(X)
+    model = Raker(KERNELS, n_components=8, random_state=11).fit(X, np.zeros(5))
+    np.testing.assert_array_equal(f.frequencies_, model.features_.frequencies_)
+    np.testing.assert_array_equal(f.transform(X), model.features_.transform(X))
+    other = RandomFourierFeatures(KERNELS, n_components=8, random_state=12).fit(X)
+    assert not np.array_equal(other.frequencies_, f.frequencies_)
+
+
+def test_shared_draw_scales_one_base_per_family():
+    ks = [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0), Laplacian(4.0)]
+    f = RandomFourierFeatures(ks, n_components=6, random_state=0, shared_draw=True).fit(n_features=3)
+    W = f.frequencies_
+    np.testing.assert_allclose(W[0] * 0.5, W[1] * 2.0)
+    np.testing.assert_allclose(W[2] * 1.0, W[3] * 4.0)
+    assert not np.allclose(W[0] * 0.5, W[2])
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="not fitted"):
+        RandomFourierFeatures(KERNELS).transform(np.zeros((1, 2)))
+    f = RandomFourierFeatures(KERNELS, n_components=2, random_state=0).fit(n_features=2)
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        f.transform(np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="n_components"):
+        RandomFourierFeatures(KERNELS, n_components=0).fit(n_features=2)
+    with pytest.raises(ValueError, match="kernels"):
+        RandomFourierFeatures(["rbf"]).fit(n_features=2)
