@@ -280,7 +280,7 @@ cdef class SimilarityGraphFeedback(Combiner):
         self.out_idx = out_idx
         self.adj = adj
         self.n_experts = N
-        divergence = np.ascontiguousarray(divergence, dtype=np.float64)
+        divergence = np.array(divergence, dtype=np.float64, order="C")
         if divergence.shape != (N, N):
             raise ValueError("divergence must be (n_experts, n_experts)")
         self.divergence = divergence
