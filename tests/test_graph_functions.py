@@ -141,3 +141,12 @@ def test_similarity_graph_validation_and_matrix_input():
         similarity_graph(S, 7)
     ptr, idx = adjacency_to_csr(similarity_graph(S, 3))
     assert list(np.diff(ptr)) == [3] * 6 and len(idx) == 18
+
+
+@pytest.mark.parametrize("dim", [1, 4])
+@pytest.mark.parametrize("method", ["exact", "legacy_code"])
+def test_divergence_matrix_equals_pairwise_function(dim, method):
+    ks = paper000_dictionary()[::5]
+    S = divergence_matrix(ks, dim, method)
+    R = np.array([[kernel_divergence(a, b, dim, method) for b in ks] for a in ks])
+    np.testing.assert_allclose(S, R, rtol=1e-12, atol=1e-12 * np.abs(R).max())

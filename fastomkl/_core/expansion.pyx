@@ -17,6 +17,11 @@ from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at
 from libc.math cimport exp, fabs, pow
 from libc.string cimport memcmp, memcpy
 
+cdef extern from "fastomkl_expansion.h" nogil:
+    double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
+    void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
+                                    double *l1, double *dot)
+
 KIND_GAUSSIAN = 0
 KIND_LAPLACIAN = 1
 KIND_POLYNOMIAL = 2
@@ -119,36 +124,30 @@ cdef class KernelExpansionExperts(ExpertBank):
         cdef const double* row
         if self.cache_n == n and memcmp(x, &self.cache_x[0], d * sizeof(double)) == 0:
             return
-        for tau in range(n):
-            row = &self.support[tau, 0]
-            a = 0.0
-            b = 0.0
-            c = 0.0
-            for j in range(d):
-                v = x[j] - row[j]
-                a += v * v
-                b += fabs(v)
-                c += x[j] * row[j]
-            self.sq[tau] = a
-            self.l1[tau] = b
-            self.dot[tau] = c
+        if n > 0:
+            fastomkl_support_distances(&self.support[0, 0], x, n, d,
+                                       &self.sq[0] if self.has_sq else NULL,
+                                       &self.l1[0] if self.has_l1 else NULL,
+                                       &self.dot[0] if self.has_dot else NULL)
         memcpy(&self.cache_x[0], x, d * sizeof(double))
         self.cache_n = n
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef long n = self.info[0], tau
-        cdef double f = 0.0, g = self.gamma[k], c0 = self.coef0[k]
+        cdef double f = 0.0, g = self.gamma[k], c0 = self.coef0[k], c
         cdef int kind = self.kinds[k], deg = self.degree[k]
         cdef const double* al = &self.alpha[k, 0]
         if n == 0:
             return 0.0
         self.fill_cache(x)
         if kind == 0:
-            for tau in range(n):
-                f += al[tau] * exp(-g * self.sq[tau])
+            f = fastomkl_exp_dot(al, &self.sq[0], n, g)
         elif kind == 1:
+            f = fastomkl_exp_dot(al, &self.l1[0], n, g)
+        elif deg == 2:
             for tau in range(n):
-                f += al[tau] * exp(-g * self.l1[tau])
+                c = g * self.dot[tau] + c0
+                f += al[tau] * c * c
         else:
             for tau in range(n):
                 f += al[tau] * pow(g * self.dot[tau] + c0, deg)

@@ -267,10 +267,9 @@ cdef class SimilarityGraphFeedback(Combiner):
         if out_idx.size and (out_idx.min() < 0 or out_idx.max() >= N):
             raise ValueError("out_idx has a node outside 0..n_experts-1")
         adj = np.zeros((N, N), dtype=np.uint8)
-        for i in range(N):
-            adj[i, out_idx[out_ptr[i]:out_ptr[i + 1]]] = 1
-            if not adj[i, i]:
-                raise ValueError(f"node {i} has no self-loop")
+        adj[np.repeat(np.arange(N), np.diff(out_ptr)), out_idx] = 1
+        if not adj.diagonal().all():
+            raise ValueError(f"node {int(np.argmin(adj.diagonal()))} has no self-loop")
         if adj.sum() != out_idx.shape[0]:
             raise ValueError("the graph has repeated edges")
         rows, cols = np.nonzero(adj.T)               # in-lists: for node j, the i with (i, j)
