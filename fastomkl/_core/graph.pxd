@@ -13,14 +13,19 @@ cdef class GraphFeedback(Combiner):
     cdef readonly int[:, ::1] members        # (J, M) kernels attached to each selective node
     cdef readonly int[::1] n_members         # (J,)
     cdef readonly unsigned char[:, ::1] adj  # (J, N) membership
-    cdef readonly double[:, ::1] edge_prob   # (J, N): 1 - (1 - pi_ij)^M of the current graph
+    cdef readonly double[::1] wlin           # (N,) exp(log_w - ref), kept in a Fenwick tree
+    cdef readonly double[::1] tree           # (N + 1,) Fenwick tree over wlin
+    cdef readonly double[::1] wstate         # [W = sum wlin, ref]
+    cdef readonly double[::1] wbar_gen       # (N,) w_bar of the graph's kernels when generated
+    cdef readonly double[::1] e_gen          # (J,) eta_e^j when generated
     cdef readonly double[::1] node_p         # (J,) p_j of the last selection
     cdef readonly double[::1] q              # (N,) effective q of the last round's kernels
     cdef readonly long[::1] info             # [graph_round, chosen node]
-    cdef double[::1] cdf                     # scratch (N,)
     cdef int[::1] order                      # scratch (N,) for the top-M prediction subset
     cdef readonly bint predict_all
     cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil
+    cdef void rebuild_weights(self) noexcept nogil
+    cdef int mixture_find(self, double x, double e) noexcept nogil
 
 
 cdef class SimilarityGraphFeedback(Combiner):

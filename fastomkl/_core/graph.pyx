@@ -22,6 +22,17 @@ cdef inline double _uniform(bitgen_t* rng) noexcept nogil:
     return rng.next_double(rng.state)
 
 
+cdef inline double _ipow(double b, int n) noexcept nogil:
+    """b^n for n >= 0 by repeated squaring."""
+    cdef double r = 1.0
+    while n > 0:
+        if n & 1:
+            r *= b
+        b *= b
+        n >>= 1
+    return r
+
+
 cdef inline double _clip01(double v) noexcept nogil:
     if v > 1.0:
         return 1.0
@@ -38,7 +49,8 @@ cdef class GraphFeedback(Combiner):
 
     1. Unless frozen (t > freeze_after > 0, and a graph exists), regenerate the graph from the
        current weights: selective node j draws M kernels i.i.d. from
-       pi_j = (1 - eta_e^j) w_bar + eta_e^j / N (duplicates collapse), and keeps
+       pi_j = (1 - eta_e^j) w_bar + eta_e^j / N (duplicates collapse) by a Fenwick-tree descent on
+       the weights, O(M log N) per node, and keeps w_bar of the drawn kernels for
        P_ij = 1 - (1 - pi_ij)^M.
     2. p_j = (1 - eta_e) u_j / U + eta_e / J with u_j the sum of the weights attached to node j.
     3. Draw the selective node I from p; the subset is its kernels, with
@@ -47,6 +59,8 @@ cdef class GraphFeedback(Combiner):
     4. After the label, log w_i -= eta(t) L_i / q_i for the kernels of the subset.
 
     Uniforms consumed per round: J*M for a regenerated graph (node by node), then one for I.
+    Cost per round: O(J M log N + J M) plus the features of the subset; nothing is O(N) except a
+    full refresh of the weight tree every 1024 rounds (or when a dominant weight collapses).
     ``legacy_sampler`` returns min(k + 1, N - 1) for each kernel draw k (the released code's
     off-by-one).  Prediction without learning uses the M kernels of largest weight (ties: smallest
     index), or every kernel with ``predict_all``.
@@ -73,16 +87,21 @@ cdef class GraphFeedback(Combiner):
         self.members = np.zeros((n_nodes, degree), dtype=np.intc)
         self.n_members = np.zeros(n_nodes, dtype=np.intc)
         self.adj = np.zeros((n_nodes, n_experts), dtype=np.uint8)
-        self.edge_prob = np.zeros((n_nodes, n_experts))
+        self.wlin = np.ones(n_experts)
+        self.tree = np.zeros(n_experts + 1)
+        self.wstate = np.zeros(2)
+        self.wbar_gen = np.zeros(n_experts)
+        self.e_gen = np.zeros(n_nodes)
         self.node_p = np.zeros(n_nodes)
         self.q = np.ones(n_experts)
         self.info = np.zeros(2, dtype=np.int64)
-        self.cdf = np.zeros(n_experts)
         self.order = np.zeros(n_experts, dtype=np.intc)
+        self.rebuild_weights()
 
     def _state_arrays(self):
         return {"log_w": self.log_w, "members": self.members, "n_members": self.n_members,
-                "adj": self.adj, "edge_prob": self.edge_prob, "node_p": self.node_p,
+                "adj": self.adj, "wlin": self.wlin, "tree": self.tree, "wstate": self.wstate,
+                "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
                 "q": self.q, "info": self.info}
 
     @property
@@ -94,64 +113,81 @@ cdef class GraphFeedback(Combiner):
     def chosen_node(self):
         return int(self.info[1])
 
-    cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil:
-        cdef int N = self.n_experts, M = self.degree, i, j, r, lo, hi, mid
-        cdef double top = self.log_w[0], total = 0.0, acc = 0.0, v, e, x, pi
+    cdef void rebuild_weights(self) noexcept nogil:
+        """wlin = exp(log_w - max log_w), their sum and their Fenwick tree, exactly."""
+        cdef int N = self.n_experts, i, k, up
+        cdef double top = self.log_w[0], total = 0.0
         for i in range(1, N):
             if self.log_w[i] > top:
                 top = self.log_w[i]
         for i in range(N):
-            self.cdf[i] = exp(self.log_w[i] - top)
-            total += self.cdf[i]
-        e = eta_e
+            self.wlin[i] = exp(self.log_w[i] - top)
+            total += self.wlin[i]
+            self.tree[i + 1] = self.wlin[i]
+        for k in range(1, N + 1):
+            up = k + (k & -k)
+            if up <= N:
+                self.tree[up] += self.tree[k]
+        self.wstate[0] = total
+        self.wstate[1] = top
+
+    cdef int mixture_find(self, double x, double e) noexcept nogil:
+        """Smallest i with (1 - e) (w_0 + ... + w_i) / W + e (i + 1) / N > x (Fenwick descent)."""
+        cdef int N = self.n_experts, pos = 0, step = 1, nxt
+        cdef double acc = 0.0, W = self.wstate[0]
+        while step * 2 <= N:
+            step *= 2
+        while step > 0:
+            nxt = pos + step
+            if nxt <= N and (1.0 - e) * (acc + self.tree[nxt]) / W + e * nxt / N <= x:
+                pos = nxt
+                acc += self.tree[nxt]
+            step >>= 1
+        return pos if pos < N else N - 1
+
+    cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil:
+        """Alg. 2 in O(J M log N): node j draws M kernels from (1 - e_j) w_bar + e_j / N."""
+        cdef int N = self.n_experts, M = self.degree, i, j, r
+        cdef double e = eta_e, W = self.wstate[0]
         for j in range(self.n_nodes):
-            for i in range(N):
-                pi = (1.0 - e) * self.cdf[i] / total + e / N
-                self.edge_prob[j, i] = -expm1(M * log1p(-pi)) if pi < 1.0 else 1.0
-            e *= eta_e
-        for i in range(N):
-            acc += self.cdf[i] / total
-            self.cdf[i] = acc
-        e = eta_e
-        for j in range(self.n_nodes):
+            self.e_gen[j] = e
             for r in range(self.n_members[j]):
                 self.adj[j, self.members[j, r]] = 0
             self.n_members[j] = 0
             for r in range(M):
-                x = _uniform(rng)
-                lo = 0
-                hi = N - 1
-                while lo < hi:            # smallest i with CDF_j(i) > x
-                    mid = (lo + hi) >> 1
-                    if (1.0 - e) * self.cdf[mid] + e * (mid + 1.0) / N > x:
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                i = lo
+                i = self.mixture_find(_uniform(rng), e)
                 if self.legacy_sampler and i < N - 1:
                     i += 1
                 if not self.adj[j, i]:
                     self.adj[j, i] = 1
                     self.members[j, self.n_members[j]] = i
                     self.n_members[j] += 1
+                self.wbar_gen[i] = self.wlin[i] / W
             e *= eta_e
         self.info[0] = t
 
     cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
         cdef int J = self.n_nodes, j, r, i, chosen
         cdef double eta_e = _clip01(schedule_at(self.eta_e, t))
-        cdef double top = -INFINITY, total = 0.0, x, acc, qi
+        cdef double top = -INFINITY, total = 0.0, x, acc, qi, pi
         if self.info[0] == 0 or self.freeze_after <= 0 or t <= self.freeze_after:
             self.generate(t, eta_e, rng)
-        for j in range(J):
-            for r in range(self.n_members[j]):
-                if self.log_w[self.members[j, r]] > top:
-                    top = self.log_w[self.members[j, r]]
-        for j in range(J):
+        for j in range(J):                 # u_j from the linear weights
             self.node_p[j] = 0.0
             for r in range(self.n_members[j]):
-                self.node_p[j] += exp(self.log_w[self.members[j, r]] - top)
+                self.node_p[j] += self.wlin[self.members[j, r]]
             total += self.node_p[j]
+        if not total > 1e-280:             # all attached weights underflowed: log domain
+            total = 0.0
+            for j in range(J):
+                for r in range(self.n_members[j]):
+                    if self.log_w[self.members[j, r]] > top:
+                        top = self.log_w[self.members[j, r]]
+            for j in range(J):
+                self.node_p[j] = 0.0
+                for r in range(self.n_members[j]):
+                    self.node_p[j] += exp(self.log_w[self.members[j, r]] - top)
+                total += self.node_p[j]
         for j in range(J):
             self.node_p[j] = (1.0 - eta_e) * self.node_p[j] / total + eta_e / J
         x = _uniform(rng)
@@ -171,7 +207,8 @@ cdef class GraphFeedback(Combiner):
                     if self.adj[j, i]:
                         qi += self.node_p[j]
                 else:
-                    qi += self.node_p[j] * self.edge_prob[j, i]
+                    pi = (1.0 - self.e_gen[j]) * self.wbar_gen[i] + self.e_gen[j] / self.n_experts
+                    qi += self.node_p[j] * (1.0 - _ipow(1.0 - pi, self.degree))
             if qi > 1.0:
                 qi = 1.0
             if qi < self.q_floor:
@@ -217,11 +254,26 @@ cdef class GraphFeedback(Combiner):
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
-        cdef double eta = schedule_at(self.eta, t)
+        cdef double eta = schedule_at(self.eta, t), W = self.wstate[0], ref = self.wstate[1]
+        cdef double new, delta
         cdef int j, i
+        cdef bint rebuild = t % 1024 == 0
         for j in range(n_active):
             i = active[j]
             self.log_w[i] -= eta * losses[i] / self.q[i]
+            new = exp(self.log_w[i] - ref)
+            delta = new - self.wlin[i]
+            if -delta > 0.5 * W:           # cancellation: recompute everything exactly below
+                rebuild = True
+            self.wlin[i] = new
+            W += delta
+            i += 1
+            while i <= self.n_experts:
+                self.tree[i] += delta
+                i += i & -i
+        self.wstate[0] = W
+        if rebuild or W < 1e-150:
+            self.rebuild_weights()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -307,8 +359,8 @@ cdef class SimilarityGraphFeedback(Combiner):
         self.u = np.ones(N)
         self.s = np.zeros(N)
         self.tree = np.zeros(N + 1)
-        self.dstate = np.zeros(2)
-        self.istate = np.zeros(3, dtype=np.int64)
+        self.dstate = np.zeros(3)                    # [U, p of the drawn node, D_t threshold]
+        self.istate = np.zeros(4, dtype=np.int64)    # [I, |D|, have D, D may be stale]
         self.dom_mask = np.zeros(N, dtype=np.uint8)
         self.dom_list = np.zeros(N, dtype=np.intc)
         self.cnt = np.zeros(N, dtype=np.intc)
@@ -400,6 +452,7 @@ cdef class SimilarityGraphFeedback(Combiner):
             for i in range(N):
                 U += self.u[i]
         self.dstate[0] = U
+        self.istate[3] = 1                 # u was rescaled or reset: recompute D_t
         for i in range(N):
             self.s[i] = 0.0
             for e in range(self.in_ptr[i], self.in_ptr[i + 1]):
@@ -454,6 +507,7 @@ cdef class SimilarityGraphFeedback(Combiner):
             thr = 0.0
         else:
             thr = self.dstate[0] * (self.beta - xi / N) / (1.0 - xi)
+        self.dstate[2] = thr
         for i in range(N):
             self.scratch_mask[i] = 1 if self.u[i] >= thr else 0
             count += self.scratch_mask[i]
@@ -526,9 +580,11 @@ cdef class SimilarityGraphFeedback(Combiner):
         cdef int N = self.n_experts, I, n, j, i, n_dom, cn, par
         cdef double xi = _clip01(schedule_at(self.xi, t))
         cdef double U, r1, r2, su, qi
-        if self.refine and (not self.istate[2] or self.freeze_after <= 0
-                            or t <= self.freeze_after):
+        if self.refine and (not self.istate[2] or
+                            ((self.freeze_after <= 0 or t <= self.freeze_after)
+                             and (self.istate[3] or self.top_k <= 0))):
             self.update_dominating(xi)
+            self.istate[3] = 0
         U = self.dstate[0]
         n_dom = <int>self.istate[1]
         if self.exploit_after > 0 and t > self.exploit_after:
@@ -608,6 +664,8 @@ cdef class SimilarityGraphFeedback(Combiner):
         new = old * exp(-schedule_at(self.eta_u, t) * loss_value(self.loss, y_hat, y) / p)
         delta = new - old
         self.u[I] = new
+        if self.dom_mask[I] and new < self.dstate[2]:
+            self.istate[3] = 1             # I may leave the top-k set D_t
         U = self.dstate[0]
         if -delta > 0.5 * U or U + delta < 1e-200 or t % 1024 == 0:
             self.refresh()
