@@ -199,18 +199,47 @@ def test_gf_monte_carlo_conditional_q():
     n, J, M, reps = 8, 2, 3, 40000
     comb = GraphFeedback(n, J, M, 0.0, 0, 0.3, 0, conditional_q=True)
     np.asarray(comb.log_w)[:] = np.log(np.arange(1, n + 1.0))
+    comb.rebuild_weights_state()
     freqs = np.zeros((n, 1, 1))
     eng = Engine(RFFBank(freqs), OGDExperts(n, 2, 0, 0.0, 0.0, 0), comb, np.random.PCG64(0))
     hits = np.zeros(n)
     q_sum = np.zeros(n)
+    ell = np.zeros(n)
+    attached = np.zeros(n)
+    L = np.linspace(0.2, 1.0, n)
     x = np.zeros(1)
     for _ in range(reps):
         eng.predict_learn_one(x, 0.0)              # f = 0, y = 0: zero losses, w stays fixed
         members = np.asarray(comb.members)[comb.chosen_node, :comb.n_members[comb.chosen_node]]
         hits[members] += 1
         q_sum += np.asarray(comb.adj).T @ np.asarray(comb.node_p)
+        ell[members] += L[members] / np.asarray(comb.q)[members]
+        attached += np.asarray(comb.adj).any(axis=0)
     freq = hits / reps
     np.testing.assert_allclose(freq, q_sum / reps, atol=4 * np.sqrt(0.25 / reps))
+    # given the graph, E[L 1{i in S} / q] = L for every kernel the graph attaches
+    np.testing.assert_allclose(ell / reps, L * attached / reps, rtol=0.06)
+
+
+def test_gf_eq21_is_close_to_the_inclusion_frequency():
+    """Eq. (21) uses the unconditional edge probabilities: not exact (spec §9.4), but close."""
+    n, J, M, reps = 8, 2, 3, 30000
+    comb = GraphFeedback(n, J, M, 0.0, 0, 0.3, 0)
+    np.asarray(comb.log_w)[:] = np.log(np.arange(1, n + 1.0))
+    comb.rebuild_weights_state()
+    eng = Engine(RFFBank(np.zeros((n, 1, 1))), OGDExperts(n, 2, 0, 0.0, 0.0, 0), comb,
+                 np.random.PCG64(2))
+    hits = np.zeros(n)
+    q21 = np.zeros(n)
+    seen = np.zeros(n)
+    for _ in range(reps):
+        eng.predict_learn_one(np.zeros(1), 0.0)
+        node = comb.chosen_node
+        members = np.asarray(comb.members)[node, :comb.n_members[node]]
+        hits[members] += 1
+        q21[members] += np.asarray(comb.q)[members]
+        seen[members] += 1
+    np.testing.assert_allclose(hits / reps, q21 / seen, rtol=0.1)
 
 
 def test_sfg_monte_carlo_inclusion_and_unbiased_loss():
@@ -260,3 +289,26 @@ def test_discount_hedge_legacy_unnormalised(problem):
     ours2 = run(Engine(RFFBank(freqs), OGDExperts(N, 2 * D, 0, 0.0, 0.1, 1), comb2,
                        np.random.PCG64(0)), X, y)
     assert np.abs(ours2).mean() > np.abs(ours).mean()   # normalised: no shrinkage towards 0
+
+
+def test_sfgr_monte_carlo_inclusion_is_exact():
+    n, reps = 10, 40000
+    rng = np.random.default_rng(3)
+    A = random_graph(rng, n, 2)
+    div = rng.uniform(0, 1, (n, n))
+    ptr, idx = csr(A)
+    comb = SimilarityGraphFeedback(n, ptr, idx, None, div, 0, 0.0, 0, 0.0, 0, 0.2, 0,
+                                   refine=True, top_k=3)
+    np.asarray(comb.u)[:] = rng.uniform(0.5, 2.0, n)
+    comb.refresh_state()
+    eng = Engine(RFFBank(np.zeros((n, 1, 1))), OGDExperts(n, 2, 0, 0.0, 0.0, 0), comb,
+                 np.random.PCG64(4))
+    eng.predict_learn_one(np.zeros(1), 0.0)          # builds D_t and G_t
+    q = comb.observation_probabilities(1)
+    G = comb.refined_adjacency()
+    assert (q >= 0.2 / 3 - 1e-12).all()               # >= xi / |D_t| by domination
+    hits = np.zeros(n)
+    for _ in range(reps):
+        eng.predict_learn_one(np.zeros(1), 0.0)
+        hits[np.flatnonzero(G[comb.chosen_node])] += 1
+    np.testing.assert_allclose(hits / reps, q, atol=4 * np.sqrt(0.25 / reps))

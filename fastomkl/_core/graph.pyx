@@ -104,6 +104,10 @@ cdef class GraphFeedback(Combiner):
                 "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
                 "q": self.q, "info": self.info}
 
+    def rebuild_weights_state(self):
+        """Recompute the linear weights and their tree from log_w (after editing log_w)."""
+        self.rebuild_weights()
+
     @property
     def graph_round(self):
         """The round at which the current graph was generated (0: none yet)."""
