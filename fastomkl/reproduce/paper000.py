@@ -185,32 +185,43 @@ def _table(results, paper, index, scale, digits, per_dataset_note=""):
 NOTES_1 = {
     False: """## Deviations (paper-faithful mode)
 
-* OMKR, RBF-1, POLY-2, Raker and OMKL-GF land on or near the paper's numbers: these algorithms
-  are stated unambiguously, and the released code behaves as stated except for details that do
-  not move the MSE much (GF's off-by-one kernel draw, its q clip at 0.05).
-* **RFOMKR** is far below the paper's 200-400: the paper's numbers come from the released code,
-  which predicts with *un-normalised* weights that shrink towards zero (spec §8.5).  The
-  normalised algorithm (default here) is as good as Raker; `--legacy` reproduces the published
-  errors.
-* **OMKL-SFG and OMKL-SFG-R** differ from the paper because the paper's numbers come from a
-  different graph: the released divergence function returns nothing (NaN), so its graph joins
-  every node to the nine narrowest Gaussian kernels (spec §8.2), and after 300 rounds its SFG
-  uses node 0 for ever, i.e. a fixed set of ten narrow Gaussians (§8.4).  The exact divergence of
-  eq. (27) instead yields a hub graph whose hubs are the widest kernels (§8.3), which fits these
-  data sets differently.  `--legacy` runs the released behaviour.
+* **OMKR, RBF-1, POLY-2, Raker and OMKL-GF reproduce the paper** (differences of 0.00-0.05 for the
+  deterministic baselines, within one standard deviation of the 20 draws for Raker and GF).  GF's
+  legacy details (off-by-one kernel draw, q clipped at 0.05) do not move its MSE at M = 10.
+  The residual -0.03 to -0.05 on Bias for the deterministic baselines is the data: the released
+  code also streams two trailing non-observation rows of the CSV (7,752 rows), which the shipped
+  data set (the 7,750 observations) does not contain.
+* **RFOMKR** is far below the published 200-400 because we predict with the normalised weights,
+  as the algorithm is defined; the published errors come from the released code's un-normalised
+  weights, which shrink the predictions towards 0 (spec §8.5).  `--legacy` reproduces them to
+  within 0.1 (paper000_table1_legacy.md).
+* **OMKL-SFG and OMKL-SFG-R** differ beyond the spread (Airfoil +7.7 / +5.0, Naval +1.2 / -1.5,
+  Concrete -2.0 / -3.2, Bias +0.4 / -1.5).  The published numbers were produced with a different
+  graph: the released divergence function has no return statement, so every score is NaN and the
+  graph joins every node to the nine narrowest Gaussian kernels (a = 0.01-0.05), and after 300
+  rounds the released SFG uses node 0 for ever, i.e. a fixed ensemble of the ten narrowest
+  Gaussians (spec §8.2, §8.4).  With those switches (`--legacy`) our SFG and SFG-R land within
+  0.5 of every published number.  The exact divergence of eq. (27) (used here, with the data's
+  dimension) instead makes a hub graph: every node points to the same nine extreme kernels, the
+  narrowest and widest Laplacians (spec §8.3), so nine of the ten evaluated kernels are fixed and
+  poor, and the good mid-width kernels are only observed when drawn themselves (q = p_i).  That
+  is worse on Airfoil and Naval, better on Concrete and for SFG-R on Bias: the paper's graph
+  rule, implemented as printed, is not what produced its Table 1.
 * Run times are those of one compiled online pass (graph construction included for SFG/SFG-R,
   feature draws excluded, as in the paper); the paper's are pure Python/NumPy on a laptop.
 """,
     True: """## Deviations (released-code mode)
 
 * Every switch of spec §10.1b is on (off-by-one samplers, NaN divergence, the code's dominating
-  set, node 0 after 300/500 rounds for SFG, frozen refinement for SFG-R, q/p clips, regulariser
-  after the update, un-normalised RFOMKR, OMKR with exp(-||d||^2/a)).
+  set, node 0 after 300 rounds (500 on Bias) for SFG, frozen refinement for SFG-R, q/p clips,
+  regulariser after the update, un-normalised RFOMKR, OMKR with exp(-||d||^2/a), Bias with the
+  20 columns the released code selects).  Every entry is then within one standard deviation of
+  the 20 draws, or within 0.05 for the deterministic baselines, of the published number.
 * Bias: the released code keeps two trailing non-observation rows of the CSV (7,752 rows); the
-  shipped data has the 7,750 observations only, so those two rows are missing here.
+  shipped data has the 7,750 observations only (the -0.03 to -0.05 of the deterministic rows).
 * The released notebooks draw the features and the per-round randomness from one global NumPy
-  stream; ours come from separate seeded streams, so individual draws differ and only the
-  distribution over 20 draws is comparable.
+  stream; ours come from separate seeded streams, so single draws differ and only the
+  distribution over the 20 draws is comparable.
 """,
 }
 
@@ -289,16 +300,31 @@ def sweep_table(args, table):
             (pm, om), (pt, ot) = mse_row[k], time_row[k]
             lines.append(f"| {LABELS[dataset]} | {M} | {pm:.2f} | {_fmt(om)} | "
                          f"{om.mean() - pm:+.2f} | {pt:.2f} | {_fmt(ot, 1, 3)} |")
-    lines += ["", SWEEP_NOTES[args.legacy]]
+    lines += [""] + SWEEP_NOTES[args.legacy].splitlines()
     write(os.path.join(args.out, f"paper000_table{table}{_suffix(args)}.md"), lines)
 
 
 SWEEP_NOTES = {
-    False: ("Paper-faithful mode: exact divergence graph (out-degree M), argmax-u exploitation "
-            "after 300 rounds for SFG/SFG-R, GF graph frozen after 300 rounds; see "
-            "paper000_table1.md for why SFG/SFG-R differ from the published numbers (those come "
-            "from the released code's NaN-divergence graph)."),
-    True: ("Released-code mode: every switch of spec §10.1b on (see paper000_table1_legacy.md)."),
+    False: """## Deviations (paper-faithful mode)
+
+* **M = 1** diverges in some draws (huge means and standard deviations): with one kernel per
+  round the observation probabilities are tiny (q >= eta_e^2 / (N J) for GF, xi / |D| for SFG)
+  and the paper's updates divide by q with no clip, so an early step of size eta / q throws
+  theta far away; the losses are not bounded as assumption (as2) requires (spec §9.17).  The
+  released code clips 1/q at 20 (GF) or 10 (SFG, SFG-R), which is what the published M = 1
+  numbers reflect (`--legacy` reproduces them).  Set `q_floor` for a bounded variant.
+* **OMKL-GF at M >= 5** reproduces the paper within the spread on every data set.
+* **OMKL-SFG and OMKL-SFG-R** use the graph of the exact divergence, not the released code's
+  NaN-divergence graph: see paper000_table1.md.  The effect grows as M shrinks (the fixed hub
+  kernels take a larger share of a small subset) and reverses on Concrete at M = 20, where the
+  exact graph's extra hubs are the widest kernels.
+""",
+    True: """## Deviations (released-code mode)
+
+Every switch of spec §10.1b on (see paper000_table1_legacy.md).  All entries are within about one
+standard deviation of the published ones, except OMKL-SFG at M = 1 on Bias (15.3 against 12.35),
+which we have not explained: with M = 1 the released graph has self-loops only, every node is in
+the dominating set, and after 500 rounds the released SFG uses kernel 0 alone.""",
 }
 
 
