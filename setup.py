@@ -45,6 +45,7 @@ extensions = [
         [path],
         include_dirs=[numpy.get_include(), "src_c"],
         extra_compile_args=MODULE_FLAGS,
+        depends=C_KERNELS + sorted(glob.glob(os.path.join("src_c", "*.h"))),   # relink on change
         libraries=LIBRARIES,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -9,7 +9,7 @@ them.  Every model has ``predict_one``, ``learn_one``, ``predict_learn_one``, ``
 from fastomkl._validation import NotFittedError
 from fastomkl.datasets import load_dataset
 from fastomkl.features import RandomFourierFeatures
-from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, paper000_dictionary,
+from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, paper000_dictionary,
                               paper001_dictionary, paper003_dictionary)
 from fastomkl.persistence import load
 from fastomkl.raker import Raker, RakerClassifier
@@ -21,7 +21,7 @@ from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
 __version__ = "0.1.0"
 
 __all__ = [
-    "Cauchy", "Gaussian", "Kernel", "Laplacian", "NotFittedError", "RandomFourierFeatures",
+    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "RandomFourierFeatures",
     "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",

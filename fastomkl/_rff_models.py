@@ -19,9 +19,8 @@ class RFFModelMixin:
     """
 
     def _check_rff_params(self) -> dict:
-        kernels = paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
         return {
-            "kernels": kernels,
+            "kernels": self.kernels_,
             "n_components": check_int(self.n_components, "n_components", 1),
         }
 
@@ -30,13 +29,18 @@ class RFFModelMixin:
                                         feature_rng, getattr(self, "shared_draw", False)))
 
     @property
+    def kernels_(self) -> list:
+        """The kernel dictionary in use (``kernels``, or the default dictionary when None)."""
+        return paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
+
+    @property
     def features_(self) -> RandomFourierFeatures:
         """The fitted random features (``frequencies_``, ``transform``) the model computes with."""
         engine = self._fitted_engine()
         bank = engine.features
         bank = getattr(bank, "inner", bank)
-        kernels = paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
-        return RandomFourierFeatures.from_bank(kernels, bank, getattr(self, "shared_draw", False))
+        return RandomFourierFeatures.from_bank(self.kernels_, bank,
+                                               getattr(self, "shared_draw", False))
 
 
 def check_loss(loss: str, allowed) -> int:

@@ -73,7 +73,10 @@ def cmd_run(args) -> int:
         source = f"{args.dataset} (embedded)"
     X = scale_to_unit_ball(impute_column_means(X))
     y = scale_to_unit_interval(y)
-    model = models[args.model](n_components=args.n_components, random_state=args.seed)
+    cls = models[args.model]
+    accepted = cls._param_names()
+    model = cls(**{k: v for k, v in (("n_components", args.n_components),
+                                      ("random_state", args.seed)) if k in accepted})
     n = len(y)
     preds = np.empty(n)
     bar = _progress(n, n >= 20 * CHUNK and not args.quiet)
@@ -92,11 +95,11 @@ def cmd_run(args) -> int:
     print(f"MSE         {mse[-1]:.6g}  (prequential, y in [0, 1])")
     print(f"speed       {elapsed / n * 1e6:.2f} us per sample ({elapsed:.3f} s in all)")
     weights = getattr(model, "weights_", None)
-    kernels = getattr(model, "features_", None)
-    if weights is not None and kernels is not None:
+    kernels = getattr(model, "kernels_", None)
+    if weights is not None and kernels is not None and len(kernels) > 1:
         print("top kernels (weight)")
         for i in np.argsort(weights)[::-1][:5]:
-            print(f"  {i:3d}  {kernels.kernels[i]!r:32s} {weights[i]:.4f}")
+            print(f"  {i:3d}  {kernels[i]!r:32s} {weights[i]:.4f}")
     if args.plot:
         try:
             import matplotlib

@@ -98,15 +98,15 @@ def draw_frequencies(kernels, n_components: int, n_features: int, rng: np.random
     """Spectral draws for every kernel, shape (n_kernels, n_components, n_features).
 
     Independent draws by default, in kernel order.  With ``shared_draw`` one standard draw per kernel
-    family (first use order) is scaled by each kernel's 1/sigma.
+    family (same kind and shape parameters, first use order) is scaled by each kernel's 1/sigma.
     """
     out = np.empty((len(kernels), n_components, n_features))
     base = {}
     for i, kernel in enumerate(kernels):
         if shared_draw:
-            family = type(kernel)
+            family = tuple((k, v) for k, v in kernel.to_dict().items() if k != "sigma")
             if family not in base:
-                base[family] = kernel._standard_draw(rng, (n_components, n_features))
+                base[family] = kernel.sample_frequencies(n_components, n_features, rng) * kernel.sigma
             out[i] = base[family] / kernel.sigma
         else:
             out[i] = kernel.sample_frequencies(n_components, n_features, rng)

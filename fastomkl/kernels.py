@@ -8,6 +8,8 @@ kernel          k(x, y), with delta = x - y                  spectral density (w
 ``Gaussian``    exp(-||delta||_2^2 / (2 sigma^2))            N(0, sigma^-2 I)
 ``Laplacian``   exp(-||delta||_1 / sigma)                    i.i.d. Cauchy(0, 1/sigma) per coordinate
 ``Cauchy``      prod_l 1 / (1 + delta_l^2 / sigma^2)         i.i.d. Laplace(0, 1/sigma) per coordinate
+``Matern``      2^(1-nu)/Gamma(nu) (sqrt(2nu) r/sigma)^nu    multivariate Student t, 2 nu degrees of
+                K_nu(sqrt(2nu) r/sigma), r = ||delta||_2     freedom, scale 1/sigma
 ==============  ==========================================  ==========================================
 
 The papers write their grids in other parameters; every kernel has converters:
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "Kernel", "Gaussian", "Laplacian", "Cauchy", "kernel_from_dict",
+    "Kernel", "Gaussian", "Laplacian", "Cauchy", "Matern", "kernel_from_dict",
     "paper000_dictionary", "paper001_dictionary", "paper003_dictionary", "DICTIONARIES",
 ]
 
@@ -128,13 +130,52 @@ class Cauchy(Kernel):
         return rng.laplace(0.0, 1.0, shape)
 
 
-_KINDS = {cls.__name__: cls for cls in (Gaussian, Laplacian, Cauchy)}
+@dataclass(frozen=True, repr=False)
+class Matern(Kernel):
+    """Matern kernel of smoothness nu (1/2: exp(-r/sigma); nu -> inf: the Gaussian), r = ||x - y||_2.
+
+    Frequencies ~ multivariate Student t with 2 nu degrees of freedom and scale 1/sigma:
+    w = g / sigma * sqrt(2 nu / u), g ~ N(0, I), u ~ chi^2(2 nu).
+    """
+
+    nu: float = 1.5
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not (isinstance(self.nu, (int, float)) and math.isfinite(self.nu) and self.nu > 0):
+            raise ValueError(f"Matern nu must be a positive finite number, got {self.nu!r}")
+        object.__setattr__(self, "nu", float(self.nu))
+
+    def _profile(self, delta):
+        from scipy.special import gamma, kv
+        r = np.sqrt(2.0 * self.nu) * np.sqrt(np.sum(delta * delta, axis=-1)) / self.sigma
+        with np.errstate(invalid="ignore"):
+            k = 2.0 ** (1.0 - self.nu) / gamma(self.nu) * r ** self.nu * kv(self.nu, r)
+        return np.where(r > 0, k, 1.0)
+
+    def sample_frequencies(self, n_components, n_features, rng):
+        return self._standard_draw(rng, (n_components, n_features), self.nu) / self.sigma
+
+    @staticmethod
+    def _standard_draw(rng, shape, nu=1.5):
+        u = rng.chisquare(2.0 * nu, size=shape[:-1] + (1,))
+        return rng.standard_normal(shape) * np.sqrt(2.0 * nu / u)
+
+    def to_dict(self) -> dict:
+        return {"kind": "Matern", "sigma": self.sigma, "nu": self.nu}
+
+    def __repr__(self) -> str:
+        return f"Matern(sigma={self.sigma:.6g}, nu={self.nu:g})"
+
+
+_KINDS = {cls.__name__: cls for cls in (Gaussian, Laplacian, Cauchy, Matern)}
 
 
 def kernel_from_dict(spec: dict) -> Kernel:
     """Inverse of ``Kernel.to_dict`` (used by persistence; only the known kinds are accepted)."""
     try:
-        return _KINDS[spec["kind"]](float(spec["sigma"]))
+        extra = {"nu": float(spec["nu"])} if spec["kind"] == "Matern" else {}
+        return _KINDS[spec["kind"]](float(spec["sigma"]), **extra)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a kernel description: {spec!r}") from exc
 

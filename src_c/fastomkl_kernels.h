@@ -1,8 +1,9 @@
 /* Plain C kernels of fastomkl's hot loop.
  *
  * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py) so that sin/cos vectorise
- * through glibc's libmvec, and cloned per instruction set (AVX-512, AVX2, SSE2) with the clone chosen
- * when the library loads.  Callers validate their input: these functions assume finite values.
+ * through glibc's libmvec, once per instruction set (AVX-512, AVX2, SSE2) with the variant chosen
+ * when the library loads (fastomkl_dispatch.h).  Callers validate their input: these functions
+ * assume finite values.
  */
 #ifndef FASTOMKL_KERNELS_H
 #define FASTOMKL_KERNELS_H
@@ -18,5 +19,8 @@ double fastomkl_dot(const double *a, const double *b, int n);
 /* theta <- shrink * theta - g * z, with ||theta||^2 before and after the step. */
 void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
                           double *norm_before, double *norm_after);
+
+/* Instruction-set level of the variants in use: 4 (AVX-512), 3 (AVX2 + FMA) or 2 (SSE2). */
+int fastomkl_isa_in_use(void);
 
 #endif

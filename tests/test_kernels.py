@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from fastomkl import (Cauchy, Gaussian, Laplacian, RandomFourierFeatures, paper000_dictionary,
+from fastomkl import (Cauchy, Gaussian, Laplacian, Matern, RandomFourierFeatures, paper000_dictionary,
                       paper001_dictionary, paper003_dictionary)
 from fastomkl.kernels import kernel_from_dict
 
@@ -19,7 +19,8 @@ def test_exact_values_follow_the_stated_convention():
     assert K.shape == (2, 2) and np.allclose(np.diag(K), 1.0)
 
 
-@pytest.mark.parametrize("kernel", [Gaussian(0.8), Laplacian(1.5), Cauchy(0.6)])
+@pytest.mark.parametrize("kernel", [Gaussian(0.8), Laplacian(1.5), Cauchy(0.6), Matern(0.9, 0.5),
+                                    Matern(1.2, 1.5), Matern(0.7, 2.5)])
 def test_spectral_sampler_reproduces_the_kernel(kernel):
     """E_w[cos(w . delta)] = k(delta): Monte Carlo with 200k draws, 5 standard errors."""
     rng = np.random.default_rng(0)
@@ -27,6 +28,17 @@ def test_spectral_sampler_reproduces_the_kernel(kernel):
     for delta in ([0.2, -0.1, 0.3], [1.0, 0.5, -0.4], [0.0, 0.0, 0.05]):
         c = np.cos(W @ np.array(delta))
         assert abs(c.mean() - kernel(np.array(delta), np.zeros(3))) < 5 * c.std() / math.sqrt(c.size)
+
+
+def test_matern_closed_forms():
+    x = np.array([0.3, -0.4])                       # r = 0.5
+    assert Matern(2.0, 0.5)(x, 0 * x) == pytest.approx(math.exp(-0.25))
+    s3 = math.sqrt(3) * 0.5 / 2.0
+    assert Matern(2.0, 1.5)(x, 0 * x) == pytest.approx((1 + s3) * math.exp(-s3))
+    assert Matern(2.0, 1.5)(x, x) == 1.0
+    assert kernel_from_dict(Matern(2.0, 2.5).to_dict()) == Matern(2.0, 2.5)
+    with pytest.raises(ValueError, match="nu"):
+        Matern(1.0, 0.0)
 
 
 def test_converters():

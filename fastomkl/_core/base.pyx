@@ -12,8 +12,8 @@ cdef class Component:
     def get_state(self):
         return {name: np.array(value, copy=True) for name, value in self._state_arrays().items()}
 
-    def set_state(self, state):
-        """Copy `state` into the live arrays; checks every name, shape and dtype before writing."""
+    def check_state(self, state):
+        """Raise ValueError unless `state` has exactly this component's arrays, shapes and dtypes."""
         live = self._state_arrays()
         if set(state) != set(live):
             raise ValueError(f"{type(self).__name__} state must have arrays {sorted(live)}, "
@@ -24,6 +24,11 @@ cdef class Component:
             if value.shape != target.shape or value.dtype != target.dtype:
                 raise ValueError(f"{type(self).__name__} state '{name}' must be {target.dtype} "
                                  f"with shape {target.shape}, got {value.dtype} {value.shape}")
+
+    def set_state(self, state):
+        """Copy `state` into the live arrays (after check_state)."""
+        self.check_state(state)
+        live = self._state_arrays()
         for name, value in state.items():
             np.asarray(live[name])[...] = value
 

@@ -1,3 +1,4 @@
+from cpython.pythread cimport PyThread_type_lock
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
 
 cdef class Engine:
@@ -11,5 +12,8 @@ cdef class Engine:
     cdef int[::1] active
     cdef double[::1] weight, preds, losses
     cdef double[:, ::1] z
+    cdef PyThread_type_lock lock         # one caller at a time: the scratch above is shared
+    cdef int acquire(self) except -1
+    cdef void release(self) noexcept
     cdef double predict_ptr(self, const double* x) noexcept nogil
     cdef double step_ptr(self, const double* x, double y) noexcept nogil

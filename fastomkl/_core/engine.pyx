@@ -2,11 +2,14 @@
 
 The single-sample entry points validate their argument here (a NaN, a wrong length or a wrong type
 raises ValueError before anything changes); the batch entry points take arrays the Python layer has
-already validated and run their loop without the GIL.
+already validated and run their loop without the GIL.  Every entry point holds the engine's lock, so
+threads may share a model (one round at a time).
 """
 import numpy as np
 cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_GetPointer
+from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
+                               PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
 from libc.math cimport isfinite
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
@@ -81,6 +84,23 @@ cdef class Engine:
         self.preds = np.zeros(n)
         self.losses = np.zeros(n)
         self.z = np.zeros((features.n_kernels, max(features.n_outputs, 1)))
+        self.lock = PyThread_allocate_lock()
+        if self.lock == NULL:
+            raise MemoryError("could not allocate the engine's lock")
+
+    def __dealloc__(self):
+        if self.lock != NULL:
+            PyThread_free_lock(self.lock)
+
+    cdef int acquire(self) except -1:
+        """Take the lock; when another thread has it, wait without the GIL (it may need the GIL)."""
+        if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
+            with nogil:
+                PyThread_acquire_lock(self.lock, WAIT_LOCK)
+        return 0
+
+    cdef void release(self) noexcept:
+        PyThread_release_lock(self.lock)
 
     cdef double predict_ptr(self, const double* x) noexcept nogil:
         cdef int* active = &self.active[0]
@@ -116,35 +136,54 @@ cdef class Engine:
     def predict_one(self, x):
         cdef list keep = []
         cdef const double* p = _sample_ptr(x, self.n_features, keep)
-        return self.predict_ptr(p)
+        cdef double y_hat
+        self.acquire()
+        y_hat = self.predict_ptr(p)
+        self.release()
+        return y_hat
 
     def predict_learn_one(self, x, y):
         cdef list keep = []
         cdef const double* p = _sample_ptr(x, self.n_features, keep)
         cdef double target = _target(y)
-        return self.step_ptr(p, target)
+        cdef double y_hat
+        self.acquire()
+        y_hat = self.step_ptr(p, target)
+        self.release()
+        return y_hat
 
     # -- streams (validated by the caller) -------------------------------------------------------
     def predict_many(self, const double[:, ::1] X, double[::1] out):
         cdef Py_ssize_t i
+        self.acquire()
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.predict_ptr(&X[i, 0])
+        self.release()
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i
+        self.acquire()
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.step_ptr(&X[i, 0], y[i])
+        self.release()
 
     # -- state -----------------------------------------------------------------------------------
     def get_state(self):
-        state = {"engine.t": np.array(self.t, dtype=np.int64)}
-        for prefix, part in (("features.", self.features), ("experts.", self.experts),
-                             ("combiner.", self.combiner)):
-            for name, value in part.get_state().items():
-                state[prefix + name] = value
+        self.acquire()
+        try:
+            state = {"engine.t": np.array(self.t, dtype=np.int64)}
+            for prefix, part in self._parts():
+                for name, value in part.get_state().items():
+                    state[prefix + name] = value
+        finally:
+            self.release()
         return state
+
+    def _parts(self):
+        return (("features.", self.features), ("experts.", self.experts),
+                ("combiner.", self.combiner))
 
     def set_state(self, state):
         parts = {"features.": {}, "experts.": {}, "combiner.": {}}
@@ -157,10 +196,15 @@ cdef class Engine:
             parts[prefix][name[len(prefix):]] = value
         if "engine.t" not in state:
             raise ValueError("state has no 'engine.t'")
-        for prefix, part in (("features.", self.features), ("experts.", self.experts),
-                             ("combiner.", self.combiner)):
-            part.set_state(parts[prefix])
-        self.t = int(state["engine.t"])
+        for prefix, part in self._parts():          # every part checked before any is written
+            part.check_state(parts[prefix])
+        self.acquire()
+        try:
+            for prefix, part in self._parts():
+                part.set_state(parts[prefix])
+            self.t = int(state["engine.t"])
+        finally:
+            self.release()
 
     @property
     def rng_state(self):

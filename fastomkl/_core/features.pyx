@@ -65,3 +65,12 @@ cdef class ConcatenatedFeatures(FeatureBank):
         cdef int i
         for i in range(self.inner.n_kernels):
             self.inner.transform(x, i, z + i * self.inner.n_outputs)
+
+
+cdef extern from "fastomkl_kernels.h" nogil:
+    int fastomkl_isa_in_use()
+
+
+def isa_level():
+    """The instruction set the C kernels run on: 4 (AVX-512), 3 (AVX2 + FMA) or 2 (SSE2)."""
+    return fastomkl_isa_in_use()

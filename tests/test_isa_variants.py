@@ -1,0 +1,31 @@
+"""Every instruction-set variant of the C kernels against NumPy, not only the one this CPU picks.
+
+FASTOMKL_ISA caps the variant chosen at load time, so each run below exercises another compiled
+path (AVX-512, AVX2 + FMA, SSE2) through the NumPy-comparison tests.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastomkl._core.features import isa_level
+
+HERE = Path(__file__).resolve().parent
+LEVELS = {"v4": 4, "v3": 3, "base": 2}
+
+
+@pytest.mark.parametrize("isa", ["v4", "v3", "base"])
+def test_variant_matches_numpy(isa):
+    if LEVELS[isa] > isa_level():
+        pytest.skip(f"this CPU has no {isa} instructions")
+    env = {**os.environ, "FASTOMKL_ISA": isa}
+    chosen = subprocess.run([sys.executable, "-c",
+                             "from fastomkl._core.features import isa_level; print(isa_level())"],
+                            env=env, capture_output=True, text=True, check=True)
+    assert int(chosen.stdout) == LEVELS[isa]
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(HERE / "test_raker_vs_numpy.py"), str(HERE / "test_features.py")],
+                         env=env, capture_output=True, text=True, cwd=HERE.parent)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
