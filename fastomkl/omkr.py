@@ -25,6 +25,7 @@ import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
+from fastomkl._core.expansion import ExpansionEngine as _ExpansionEngine
 from fastomkl._core.expansion import KernelExpansionExperts, NullFeatures
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import DiscountHedge
@@ -42,18 +43,6 @@ def omkr_legacy_dictionary() -> list:
     exp(-||d||_1 / b), b = 10^(-2 + k / 6)."""
     return ([Gaussian.from_gamma(1.0 / 10.0 ** (-2.0 + 0.08 * k)) for k in range(51)]
             + [Laplacian(10.0 ** (-2.0 + k / 6.0)) for k in range(25)])
-
-
-class _ExpansionEngine(Engine):
-    """An engine whose expert bank grows: room is reserved before every learning call."""
-
-    def predict_learn_one(self, x, y):
-        self.experts.reserve(1)
-        return super().predict_learn_one(x, y)
-
-    def predict_learn_many(self, X, y, out):
-        self.experts.reserve(X.shape[0])
-        return super().predict_learn_many(X, y, out)
 
 
 def _expansion_parameters(kernels):

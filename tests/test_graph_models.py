@@ -278,3 +278,23 @@ def test_check_estimator(estimator):
     failed = {r["check_name"]: str(r["exception"])[:300] for r in results if r["status"] == "failed"}
     unexpected = {k: v for k, v in failed.items() if k not in EXCLUDED}
     assert not unexpected, unexpected
+
+
+def test_omkr_threads_never_run_out_of_support(stream):
+    import threading
+    X, y = stream
+    model = fo.OMKR(KERNELS)
+    model.learn_one(X[0], y[0])
+
+    def work(lo):
+        for i in range(lo, lo + 60):
+            model.learn_one(X[i], y[i])
+        model.partial_fit(X[lo:lo + 40], y[lo:lo + 40])
+
+    threads = [threading.Thread(target=work, args=(1 + 100 * k,)) for k in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert model.n_samples_seen_ == 1 + 2 * 100
+    assert model._engine.experts.n_support == model.n_samples_seen_

@@ -17,6 +17,9 @@ from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at
 from libc.math cimport exp, fabs, pow
 from libc.string cimport memcmp, memcpy
 
+from fastomkl._core.engine cimport Engine
+from fastomkl._validation import check_sample, check_target_value
+
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
     void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
@@ -99,17 +102,26 @@ cdef class KernelExpansionExperts(ExpertBank):
         return {"support": np.array(self.support[:n]), "alpha": np.array(self.alpha[:, :n]),
                 "info": np.array(self.info)}
 
-    def set_state(self, state):
+    def check_state(self, state):
+        """Raise ValueError unless `state` is a consistent expansion state for this bank."""
         if set(state) != {"support", "alpha", "info"}:
             raise ValueError("KernelExpansionExperts state must have arrays "
                              "['alpha', 'info', 'support']")
-        support = np.asarray(state["support"], dtype=np.float64)
-        alpha = np.asarray(state["alpha"], dtype=np.float64)
-        info = np.asarray(state["info"], dtype=np.int64)
+        support = np.asarray(state["support"])
+        alpha = np.asarray(state["alpha"])
+        info = np.asarray(state["info"])
         n = support.shape[0] if support.ndim == 2 else -1
-        if (support.ndim != 2 or support.shape[1] != self.n_features or info.shape != (2,)
-                or alpha.shape != (self.n_experts, n) or info[0] != n):
-            raise ValueError("KernelExpansionExperts state has inconsistent shapes")
+        if (support.dtype != np.float64 or alpha.dtype != np.float64 or info.dtype != np.int64
+                or support.ndim != 2 or support.shape[1] != self.n_features
+                or info.shape != (2,) or alpha.shape != (self.n_experts, n) or info[0] != n):
+            raise ValueError("KernelExpansionExperts state has inconsistent shapes or dtypes")
+
+    def set_state(self, state):
+        self.check_state(state)
+        support = np.asarray(state["support"])
+        alpha = np.asarray(state["alpha"])
+        info = np.asarray(state["info"])
+        n = support.shape[0]
         self.info[0] = 0
         self._allocate(max(n, 1))
         np.asarray(self.support)[:n] = support
@@ -169,3 +181,34 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.alpha[k, n - 1] = (-schedule_at(self.eta, t) * weight * self.grad_scale
                                 * loss_derivative(self.loss, f, y))
         return loss_value(self.loss, f, y)
+
+
+cdef class ExpansionEngine(Engine):
+    """The engine of models whose expert bank grows (kernel expansions).
+
+    Room for the samples of a learning call is reserved under the engine's lock, in the same
+    critical section as the rounds themselves, so concurrent callers can never run out of it.
+    """
+
+    def predict_learn_one(self, x, y):
+        cdef const double[::1] xv = check_sample(x, self.n_features)
+        cdef double target = check_target_value(y)
+        cdef double y_hat
+        self.acquire()
+        try:
+            self.experts.reserve(1)
+            y_hat = self.step_ptr(&xv[0], target)
+        finally:
+            self.release()
+        return y_hat
+
+    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
+        cdef Py_ssize_t i
+        self.acquire()
+        try:
+            self.experts.reserve(X.shape[0])
+            with nogil:
+                for i in range(X.shape[0]):
+                    out[i] = self.step_ptr(&X[i, 0], y[i])
+        finally:
+            self.release()
