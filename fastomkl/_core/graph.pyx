@@ -138,12 +138,12 @@ cdef class GraphFeedback(Combiner):
     cdef int mixture_find(self, double x, double e) noexcept nogil:
         """Smallest i with (1 - e) (w_0 + ... + w_i) / W + e (i + 1) / N > x (Fenwick descent)."""
         cdef int N = self.n_experts, pos = 0, step = 1, nxt
-        cdef double acc = 0.0, W = self.wstate[0]
+        cdef double acc = 0.0, a = (1.0 - e) / self.wstate[0], b = e / N
         while step * 2 <= N:
             step *= 2
         while step > 0:
             nxt = pos + step
-            if nxt <= N and (1.0 - e) * (acc + self.tree[nxt]) / W + e * nxt / N <= x:
+            if nxt <= N and a * (acc + self.tree[nxt]) + b * nxt <= x:
                 pos = nxt
                 acc += self.tree[nxt]
             step >>= 1
