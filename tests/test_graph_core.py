@@ -312,3 +312,24 @@ def test_sfgr_monte_carlo_inclusion_is_exact():
         eng.predict_learn_one(np.zeros(1), 0.0)
         hits[np.flatnonzero(G[comb.chosen_node])] += 1
     np.testing.assert_allclose(hits / reps, q, atol=4 * np.sqrt(0.25 / reps))
+
+
+@pytest.mark.parametrize("refine", [False, True])
+def test_node_and_observation_probability_invariants(problem, refine):
+    freqs, X, y = problem
+    rng = np.random.default_rng(6)
+    A = random_graph(rng, N, 3)
+    ptr, idx = csr(A)
+    comb = SimilarityGraphFeedback(N, ptr, idx, None if refine else greedy_dom(A),
+                                   rng.uniform(size=(N, N)), 0, 0.1, 1, 0.5, 1, 0.1, 1,
+                                   refine=refine, top_k=3)
+    eng = engine(freqs, comb, 5)
+    for t in range(1, 150):
+        eng.predict_learn_one(X[t - 1], y[t - 1])
+        p = comb.node_probabilities(t + 1)
+        dom = comb.dominating_set
+        assert p.sum() == pytest.approx(1.0, abs=1e-12)
+        assert (p[dom] >= comb.xi_at(t + 1) / len(dom) - 1e-15).all()
+        q = comb.observation_probabilities(t + 1)
+        assert ((q > 0) & (q <= 1 + 1e-12)).all()
+        assert (q >= comb.xi_at(t + 1) / len(dom) - 1e-12).all()     # domination bound
