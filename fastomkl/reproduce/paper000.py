@@ -315,9 +315,10 @@ SWEEP_NOTES = {
   numbers reflect (`--legacy` reproduces them).  Set `q_floor` for a bounded variant.
 * **OMKL-GF at M >= 5** reproduces the paper within the spread on every data set.
 * **OMKL-SFG and OMKL-SFG-R** use the graph of the exact divergence, not the released code's
-  NaN-divergence graph: see paper000_table1.md.  The effect grows as M shrinks (the fixed hub
-  kernels take a larger share of a small subset) and reverses on Concrete at M = 20, where the
-  exact graph's extra hubs are the widest kernels.
+  NaN-divergence graph: see paper000_table1.md.  The gap to the published numbers grows as M
+  shrinks (the fixed hub kernels take a larger share of a small subset).  On Concrete the exact
+  graph is better than the published numbers up to M = 15 and worse at M = 20 (38.7 against
+  32.6); we have not analysed that case further.  `--legacy` reproduces the published sweep.
 """,
     True: """## Deviations (released-code mode)
 
