@@ -141,7 +141,8 @@ def _header(title, args, wall):
     return [f"# Paper 000 — {title}", "",
             f"Mode: {mode}; {size}.  Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, NumPy {np.__version__}; wall time of this command: "
+            f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind this "
+            f"table: "
             f"{wall:.1f} s.", ""]
 
 
