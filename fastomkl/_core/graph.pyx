@@ -687,7 +687,7 @@ cdef class SimilarityGraphFeedback(Combiner):
 
 
 # ------------------------------------------------------------------------------------------------
-cdef class DiscountHedge(Combiner):
+cdef class DiscountHedge(FullInformation):
     """Every expert, weights w_k <- w_k beta^{L_k} from w_k = 1/N (OMKR, RFOMKR).
 
     ``normalize`` (default) predicts sum_k w_bar_k f_k; without it, sum_k w_k f_k with the raw
@@ -704,19 +704,6 @@ cdef class DiscountHedge(Combiner):
 
     def _state_arrays(self):
         return {"log_w": self.log_w}
-
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-            weight[k] = 1.0
-        return self.n_experts
-
-    cdef int select_predict(self, int* active) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-        return self.n_experts
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double top = -INFINITY, num = 0.0, den = 0.0, w
