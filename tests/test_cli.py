@@ -73,3 +73,12 @@ def test_scaling_helpers():
         scale_to_unit_ball(X)
     with pytest.raises(ValueError, match="impute"):
         scale_to_unit_interval([1.0, np.nan])
+
+
+def test_reproduce_dispatch(capsys):
+    assert main(["reproduce"]) == 0
+    assert "000" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "000", "--help"])          # reaches the paper's own parser
+    assert exc.value.code == 0
+    assert "--table" in capsys.readouterr().out
