@@ -13,13 +13,19 @@ from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, paper
                               paper001_dictionary, paper003_dictionary)
 from fastomkl.persistence import load
 from fastomkl.raker import Raker, RakerClassifier
+from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClassifier, OMKLSFGR,
+                                 OMKLSFGRClassifier)
+from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
+                           RFOMKRClassifier)
 from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "RandomFourierFeatures",
-    "Raker", "RakerClassifier", "load", "load_dataset", "paper000_dictionary",
+    "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
+    "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
+    "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
 ]

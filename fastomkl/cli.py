@@ -120,10 +120,14 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_reproduce(args, rest) -> int:
-    from fastomkl.reproduce import run
+def cmd_reproduce(args) -> int:
+    from fastomkl.reproduce import available, run
+    if args.paper in (None, "-h", "--help"):
+        print("usage: fastomkl reproduce PAPER [options]   (PAPER --help for its options)")
+        print(f"papers: {', '.join(available())}")
+        return 0
     try:
-        return run(args.paper, rest)
+        return run(args.paper, args.rest)
     except ValueError as exc:
         raise SystemExit(f"fastomkl: {exc}") from None
 
@@ -143,8 +147,11 @@ def main(argv=None) -> int:
     run.add_argument("--plot", metavar="FILE.png", help="plot the MSE over time (needs matplotlib)")
     run.add_argument("--save", metavar="FILE", help="save the trained model")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
-    rep = sub.add_parser("reproduce", help="reproduce a paper's tables into bench/results/")
-    rep.add_argument("paper", help="paper number, e.g. 000 or 003")
+    rep = sub.add_parser("reproduce", add_help=False,
+                         help="reproduce a paper's tables into bench/results/ "
+                              "(fastomkl reproduce PAPER --help for its options)")
+    rep.add_argument("paper", nargs="?", help="paper number, e.g. 000 or 003")
+    rep.add_argument("rest", nargs=argparse.REMAINDER)
     args, rest = parser.parse_known_args(argv)
     if args.command is None:
         args = parser.parse_args(["run"] + list(argv or []))
@@ -155,7 +162,7 @@ def main(argv=None) -> int:
         if args.csv and not args.target:
             parser.error("--csv needs --target COLUMN")
         return cmd_run(args)
-    return cmd_reproduce(args, rest)
+    return cmd_reproduce(args)
 
 
 if __name__ == "__main__":

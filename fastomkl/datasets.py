@@ -39,16 +39,24 @@ def load_dataset(name: str) -> Dataset:
                    str(arrays.pop("target")), arrays)
 
 
+def _finite(values, name: str) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name} contains NaN or infinity: impute missing values first "
+                         f"(impute_column_means)")
+    return values
+
+
 def scale_to_unit_ball(X) -> np.ndarray:
     """X divided by its largest row norm (one global scalar), so every ||x_t|| <= 1."""
-    X = np.asarray(X, dtype=np.float64)
+    X = _finite(X, "X")
     top = np.sqrt((X * X).sum(axis=1)).max() if X.size else 0.0
     return X / top if top > 0 else X.copy()
 
 
 def scale_to_unit_interval(y) -> np.ndarray:
     """y mapped to [0, 1] by its global minimum and maximum."""
-    y = np.asarray(y, dtype=np.float64)
+    y = _finite(y, "y")
     span = y.max() - y.min() if y.size else 0.0
     return (y - y.min()) / span if span > 0 else np.zeros_like(y)
 

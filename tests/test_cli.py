@@ -58,3 +58,27 @@ def test_errors(tmp_path):
         main(["run", "--model", "nope"])
     with pytest.raises(SystemExit, match="no reproduction"):
         main(["reproduce", "999"])
+
+
+def test_scaling_helpers():
+    from fastomkl.datasets import (impute_column_means, scale_to_unit_ball,
+                                   scale_to_unit_interval)
+    X = np.array([[3.0, 4.0], [0.0, 1.0], [np.nan, 2.0]])
+    filled = impute_column_means(X)
+    np.testing.assert_array_equal(filled[2], [1.5, 2.0])
+    ball = scale_to_unit_ball(filled)
+    assert np.linalg.norm(ball, axis=1).max() == pytest.approx(1.0)
+    np.testing.assert_allclose(scale_to_unit_interval([2.0, 4.0, 3.0]), [0.0, 1.0, 0.5])
+    with pytest.raises(ValueError, match="impute"):
+        scale_to_unit_ball(X)
+    with pytest.raises(ValueError, match="impute"):
+        scale_to_unit_interval([1.0, np.nan])
+
+
+def test_reproduce_dispatch(capsys):
+    assert main(["reproduce"]) == 0
+    assert "000" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "000", "--help"])          # reaches the paper's own parser
+    assert exc.value.code == 0
+    assert "--table" in capsys.readouterr().out

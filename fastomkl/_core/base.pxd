@@ -101,3 +101,9 @@ cdef class Combiner(Component):
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil
+
+
+cdef class FullInformation(Combiner):
+    # A combiner that runs every expert every round with importance weight 1 (Hedge, the
+    # meta-learners of paper 003, ...): subclasses define combine and learn only.
+    pass

@@ -62,6 +62,21 @@ cdef class Combiner(Component):
         pass
 
 
+cdef class FullInformation(Combiner):
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        cdef int k
+        for k in range(self.n_experts):
+            active[k] = k
+            weight[k] = 1.0
+        return self.n_experts
+
+    cdef int select_predict(self, int* active) noexcept nogil:
+        cdef int k
+        for k in range(self.n_experts):
+            active[k] = k
+        return self.n_experts
+
+
 # Names of the compiled codes, for the Python layer (one source of truth: the enums in base.pxd).
 LOSSES = {"squared": LOSS_SQUARED, "absolute": LOSS_ABSOLUTE, "logistic": LOSS_LOGISTIC,
           "hinge": LOSS_HINGE}

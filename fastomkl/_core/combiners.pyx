@@ -1,11 +1,11 @@
 """Compiled combiners that use every expert each round."""
 import numpy as np
 
-from fastomkl._core.base cimport Combiner, Schedule, schedule_at, bitgen_t
+from fastomkl._core.base cimport FullInformation, Schedule, schedule_at
 from libc.math cimport exp
 
 
-cdef class Hedge(Combiner):
+cdef class Hedge(FullInformation):
     """Hedge / exponential weights: w_k <- w_k exp(-eta_t L_k); y_hat = sum_k w_bar_k f_k."""
 
     def __init__(self, int n_experts, double eta_scale, int eta_kind):
@@ -17,19 +17,6 @@ cdef class Hedge(Combiner):
 
     def _state_arrays(self):
         return {"log_w": self.log_w, "w_bar": self.w_bar}
-
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-            weight[k] = 1.0
-        return self.n_experts
-
-    cdef int select_predict(self, int* active) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-        return self.n_experts
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double y_hat = 0.0

@@ -1,0 +1,23 @@
+from fastomkl._core.base cimport FeatureBank, ExpertBank, Schedule
+
+cdef class NullFeatures(FeatureBank):
+    # No representation: experts that work on x itself (kernel expansions) sit behind this bank.
+    pass
+
+
+cdef class KernelExpansionExperts(ExpertBank):
+    # One exact kernel expansion f_k(x) = sum_tau alpha[k, tau] k_k(x, x_tau) per expert over a
+    # shared, growing support set (one row per learning round).
+    cdef readonly int[::1] kinds
+    cdef readonly double[::1] gamma, coef0
+    cdef readonly int[::1] degree
+    cdef readonly double[:, ::1] support
+    cdef readonly double[:, ::1] alpha
+    cdef readonly long[::1] info              # [n_support, round of the last appended row]
+    cdef readonly int n_features, loss
+    cdef readonly double grad_scale
+    cdef Schedule eta
+    cdef double[::1] sq, l1, dot, cache_x
+    cdef long cache_n
+    cdef bint has_sq, has_l1, has_dot
+    cdef void fill_cache(self, const double* x) noexcept nogil

@@ -1,0 +1,214 @@
+"""Exact kernel expansions as experts (OMKR, single-kernel online regression: RBF-1, POLY-2).
+
+Expert k predicts f_k(x) = sum_tau alpha[k, tau] k_k(x, x_tau) over every sample learnt so far and
+learns by a functional gradient step: the sample is appended to the support with
+alpha[k, t] = -eta_t * weight * grad_scale * loss'(f_k, y).  The support is shared by all experts,
+and the distances of x to it are computed once per sample for every expert (a cache keyed on the
+values of x and the support size).  The capacity grows only from Python (``reserve``); the models
+reserve room for a whole batch before running it.
+
+Kernels: kind 0 exp(-gamma ||x - x'||^2), kind 1 exp(-gamma ||x - x'||_1),
+kind 2 (gamma x.x' + coef0)^degree.
+"""
+import numpy as np
+
+from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, loss_value,
+                                  loss_derivative)
+from libc.math cimport exp, fabs, pow
+from libc.string cimport memcmp, memcpy
+
+from fastomkl._core.engine cimport Engine
+from fastomkl._validation import check_sample, check_target_value
+
+cdef extern from "fastomkl_expansion.h" nogil:
+    double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
+    void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
+                                    double *l1, double *dot)
+
+KIND_GAUSSIAN = 0
+KIND_LAPLACIAN = 1
+KIND_POLYNOMIAL = 2
+
+
+cdef class NullFeatures(FeatureBank):
+    """n_kernels empty representations of x (n_outputs = 0)."""
+
+    def __init__(self, int n_kernels, int n_features):
+        self.n_kernels = n_kernels
+        self.n_features = n_features
+        self.n_outputs = 0
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        pass
+
+
+cdef class KernelExpansionExperts(ExpertBank):
+    """Kernel-expansion experts over a shared growing support set (see the module docstring)."""
+
+    def __init__(self, kinds, gamma, int n_features, int loss, double eta_scale, int eta_kind,
+                 double grad_scale=1.0, degree=None, coef0=None, int capacity=256):
+        kinds = np.ascontiguousarray(kinds, dtype=np.intc)
+        n = kinds.shape[0]
+        self.n_experts = n
+        self.kinds = kinds
+        self.gamma = np.ascontiguousarray(gamma, dtype=np.float64).reshape(n)
+        self.degree = np.ascontiguousarray(np.full(n, 2) if degree is None else degree,
+                                           dtype=np.intc).reshape(n)
+        self.coef0 = np.ascontiguousarray(np.zeros(n) if coef0 is None else coef0,
+                                          dtype=np.float64).reshape(n)
+        self.n_features = n_features
+        self.loss = loss
+        self.eta.scale = eta_scale
+        self.eta.kind = eta_kind
+        self.grad_scale = grad_scale
+        self.has_sq = bool((kinds == KIND_GAUSSIAN).any())
+        self.has_l1 = bool((kinds == KIND_LAPLACIAN).any())
+        self.has_dot = bool((kinds == KIND_POLYNOMIAL).any())
+        self.info = np.zeros(2, dtype=np.int64)
+        self.cache_x = np.zeros(n_features)
+        self.cache_n = -1
+        self._allocate(max(capacity, 1))
+
+    def _allocate(self, int capacity):
+        n_support = int(self.info[0])
+        support = np.zeros((capacity, self.n_features))
+        alpha = np.zeros((self.n_experts, capacity))
+        if n_support:
+            support[:n_support] = np.asarray(self.support)[:n_support]
+            alpha[:, :n_support] = np.asarray(self.alpha)[:, :n_support]
+        self.support = support
+        self.alpha = alpha
+        self.sq = np.zeros(capacity)
+        self.l1 = np.zeros(capacity)
+        self.dot = np.zeros(capacity)
+        self.cache_n = -1
+
+    @property
+    def capacity(self):
+        return self.support.shape[0]
+
+    @property
+    def n_support(self):
+        return int(self.info[0])
+
+    def reserve(self, long n_more):
+        """Make room for n_more further rounds (amortised doubling)."""
+        need = int(self.info[0]) + n_more
+        if need > self.capacity:
+            self._allocate(max(need, 2 * self.capacity))
+
+    def get_state(self):
+        n = int(self.info[0])
+        return {"support": np.array(self.support[:n]), "alpha": np.array(self.alpha[:, :n]),
+                "info": np.array(self.info)}
+
+    def check_state(self, state):
+        """Raise ValueError unless `state` is a consistent expansion state for this bank."""
+        if set(state) != {"support", "alpha", "info"}:
+            raise ValueError("KernelExpansionExperts state must have arrays "
+                             "['alpha', 'info', 'support']")
+        support = np.asarray(state["support"])
+        alpha = np.asarray(state["alpha"])
+        info = np.asarray(state["info"])
+        n = support.shape[0] if support.ndim == 2 else -1
+        if (support.dtype != np.float64 or alpha.dtype != np.float64 or info.dtype != np.int64
+                or support.ndim != 2 or support.shape[1] != self.n_features
+                or info.shape != (2,) or alpha.shape != (self.n_experts, n) or info[0] != n):
+            raise ValueError("KernelExpansionExperts state has inconsistent shapes or dtypes")
+
+    def set_state(self, state):
+        self.check_state(state)
+        support = np.asarray(state["support"])
+        alpha = np.asarray(state["alpha"])
+        info = np.asarray(state["info"])
+        n = support.shape[0]
+        self.info[0] = 0
+        self._allocate(max(n, 1))
+        np.asarray(self.support)[:n] = support
+        np.asarray(self.alpha)[:, :n] = alpha
+        self.info[0] = n
+        self.info[1] = info[1]
+
+    cdef void fill_cache(self, const double* x) noexcept nogil:
+        cdef long n = self.info[0], tau
+        cdef int d = self.n_features, j
+        cdef double a, b, c, v
+        cdef const double* row
+        if self.cache_n == n and memcmp(x, &self.cache_x[0], d * sizeof(double)) == 0:
+            return
+        if n > 0:
+            fastomkl_support_distances(&self.support[0, 0], x, n, d,
+                                       &self.sq[0] if self.has_sq else NULL,
+                                       &self.l1[0] if self.has_l1 else NULL,
+                                       &self.dot[0] if self.has_dot else NULL)
+        memcpy(&self.cache_x[0], x, d * sizeof(double))
+        self.cache_n = n
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef long n = self.info[0], tau
+        cdef double f = 0.0, g = self.gamma[k], c0 = self.coef0[k], c
+        cdef int kind = self.kinds[k], deg = self.degree[k]
+        cdef const double* al = &self.alpha[k, 0]
+        if n == 0:
+            return 0.0
+        self.fill_cache(x)
+        if kind == 0:
+            f = fastomkl_exp_dot(al, &self.sq[0], n, g)
+        elif kind == 1:
+            f = fastomkl_exp_dot(al, &self.l1[0], n, g)
+        elif deg == 2:
+            for tau in range(n):
+                c = g * self.dot[tau] + c0
+                f += al[tau] * c * c
+        else:
+            for tau in range(n):
+                f += al[tau] * pow(g * self.dot[tau] + c0, deg)
+        return f
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef long n = self.info[0]
+        cdef int i
+        if self.info[1] != t:
+            if n >= self.support.shape[0]:     # no room: the caller did not reserve
+                return loss_value(self.loss, f, y)
+            memcpy(&self.support[n, 0], x, self.n_features * sizeof(double))
+            for i in range(self.n_experts):
+                self.alpha[i, n] = 0.0
+            n += 1
+            self.info[0] = n
+            self.info[1] = t
+        self.alpha[k, n - 1] = (-schedule_at(self.eta, t) * weight * self.grad_scale
+                                * loss_derivative(self.loss, f, y))
+        return loss_value(self.loss, f, y)
+
+
+cdef class ExpansionEngine(Engine):
+    """The engine of models whose expert bank grows (kernel expansions).
+
+    Room for the samples of a learning call is reserved under the engine's lock, in the same
+    critical section as the rounds themselves, so concurrent callers can never run out of it.
+    """
+
+    def predict_learn_one(self, x, y):
+        cdef const double[::1] xv = check_sample(x, self.n_features)
+        cdef double target = check_target_value(y)
+        cdef double y_hat
+        self.acquire()
+        try:
+            self.experts.reserve(1)
+            y_hat = self.step_ptr(&xv[0], target)
+        finally:
+            self.release()
+        return y_hat
+
+    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
+        cdef Py_ssize_t i
+        self.acquire()
+        try:
+            self.experts.reserve(X.shape[0])
+            with nogil:
+                for i in range(X.shape[0]):
+                    out[i] = self.step_ptr(&X[i, 0], y[i])
+        finally:
+            self.release()

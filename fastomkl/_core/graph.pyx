@@ -1,0 +1,728 @@
+"""Compiled combiners that run a subset of the kernels each round, chosen through a feedback graph.
+
+* ``GraphFeedback``: OMKL-GF (paper 000, Alg. 1-3), a random bipartite graph regenerated from the
+  kernel weights (optionally frozen after a given round).
+* ``SimilarityGraphFeedback``: OMKL-SFG (Alg. 5) on a fixed similarity graph with a dominating set,
+  and with ``refine`` OMKL-SFG-R (Alg. 6), whose graph is refined every round so that q >= beta.
+* ``DiscountHedge``: Hedge with the fixed factor beta^{loss} of OMKR and RFOMKR.
+
+Every combiner selects its subset and sets the importance weights 1/q of the experts it runs; the
+Hedge update of the kernel weights uses the importance-weighted loss L_i / q_i.  Kernel weights are
+kept in the log domain and mixed over the subset with a local shift, so no global renormalisation
+is needed.  Sampling uses inverse-CDF draws from the engine's bit generator, one uniform per
+categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws.
+"""
+import numpy as np
+
+from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t)
+from libc.math cimport exp, log, log1p, expm1, INFINITY
+
+
+cdef inline double _uniform(bitgen_t* rng) noexcept nogil:
+    return rng.next_double(rng.state)
+
+
+cdef inline double _ipow(double b, int n) noexcept nogil:
+    """b^n for n >= 0 by repeated squaring."""
+    cdef double r = 1.0
+    while n > 0:
+        if n & 1:
+            r *= b
+        b *= b
+        n >>= 1
+    return r
+
+
+cdef inline double _clip01(double v) noexcept nogil:
+    if v > 1.0:
+        return 1.0
+    if v < 0.0:
+        return 0.0
+    return v
+
+
+# ------------------------------------------------------------------------------------------------
+cdef class GraphFeedback(Combiner):
+    """OMKL-GF: bipartite graph feedback with J selective nodes of at most M kernels each.
+
+    Round t (t >= 1), with eta_e = eta_e(t):
+
+    1. Unless frozen (t > freeze_after > 0, and a graph exists), regenerate the graph from the
+       current weights: selective node j draws M kernels i.i.d. from
+       pi_j = (1 - eta_e^j) w_bar + eta_e^j / N (duplicates collapse) by a Fenwick-tree descent on
+       the weights, O(M log N) per node, and keeps w_bar of the drawn kernels for
+       P_ij = 1 - (1 - pi_ij)^M.
+    2. p_j = (1 - eta_e) u_j / U + eta_e / J with u_j the sum of the weights attached to node j.
+    3. Draw the selective node I from p; the subset is its kernels, with
+       q_i = sum_j p_j P_ij (eq. 21) or, with ``conditional_q``, sum_j p_j A_ij (exact given the
+       graph); the importance weight is 1 / max(q_i, q_floor).
+    4. After the label, log w_i -= eta(t) L_i / q_i for the kernels of the subset.
+
+    Uniforms consumed per round: J*M for a regenerated graph (node by node), then one for I.
+    Cost per round: O(J M log N + J M) plus the features of the subset; nothing is O(N) except a
+    full refresh of the weight tree every 1024 rounds (or when a dominant weight collapses).
+    ``legacy_sampler`` returns min(k + 1, N - 1) for each kernel draw k (the released code's
+    off-by-one).  Prediction without learning uses the M kernels of largest weight (ties: smallest
+    index), or every kernel with ``predict_all``.
+    """
+
+    def __init__(self, int n_experts, int n_nodes, int degree, double eta_scale, int eta_kind,
+                 double eta_e_scale, int eta_e_kind, long freeze_after=0, bint conditional_q=False,
+                 double q_floor=0.0, bint legacy_sampler=False, bint predict_all=False):
+        if n_experts < 1 or n_nodes < 1 or degree < 1:
+            raise ValueError("n_experts, n_nodes and degree must be >= 1")
+        self.n_experts = n_experts
+        self.n_nodes = n_nodes
+        self.degree = degree
+        self.eta.scale = eta_scale
+        self.eta.kind = eta_kind
+        self.eta_e.scale = eta_e_scale
+        self.eta_e.kind = eta_e_kind
+        self.freeze_after = freeze_after
+        self.conditional_q = conditional_q
+        self.q_floor = q_floor
+        self.legacy_sampler = legacy_sampler
+        self.predict_all = predict_all
+        self.log_w = np.zeros(n_experts)
+        self.members = np.zeros((n_nodes, degree), dtype=np.intc)
+        self.n_members = np.zeros(n_nodes, dtype=np.intc)
+        self.adj = np.zeros((n_nodes, n_experts), dtype=np.uint8)
+        self.wlin = np.ones(n_experts)
+        self.tree = np.zeros(n_experts + 1)
+        self.wstate = np.zeros(2)
+        self.wbar_gen = np.zeros(n_experts)
+        self.e_gen = np.zeros(n_nodes)
+        self.node_p = np.zeros(n_nodes)
+        self.q = np.ones(n_experts)
+        self.info = np.zeros(2, dtype=np.int64)
+        self.order = np.zeros(n_experts, dtype=np.intc)
+        self.rebuild_weights()
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w, "members": self.members, "n_members": self.n_members,
+                "adj": self.adj, "wlin": self.wlin, "tree": self.tree, "wstate": self.wstate,
+                "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
+                "q": self.q, "info": self.info}
+
+    def rebuild_weights_state(self):
+        """Recompute the linear weights and their tree from log_w (after editing log_w)."""
+        self.rebuild_weights()
+
+    @property
+    def graph_round(self):
+        """The round at which the current graph was generated (0: none yet)."""
+        return int(self.info[0])
+
+    @property
+    def chosen_node(self):
+        return int(self.info[1])
+
+    cdef void rebuild_weights(self) noexcept nogil:
+        """wlin = exp(log_w - max log_w), their sum and their Fenwick tree, exactly."""
+        cdef int N = self.n_experts, i, k, up
+        cdef double top = self.log_w[0], total = 0.0
+        for i in range(1, N):
+            if self.log_w[i] > top:
+                top = self.log_w[i]
+        for i in range(N):
+            self.wlin[i] = exp(self.log_w[i] - top)
+            total += self.wlin[i]
+            self.tree[i + 1] = self.wlin[i]
+        for k in range(1, N + 1):
+            up = k + (k & -k)
+            if up <= N:
+                self.tree[up] += self.tree[k]
+        self.wstate[0] = total
+        self.wstate[1] = top
+
+    cdef int mixture_find(self, double x, double e) noexcept nogil:
+        """Smallest i with (1 - e) (w_0 + ... + w_i) / W + e (i + 1) / N > x (Fenwick descent)."""
+        cdef int N = self.n_experts, pos = 0, step = 1, nxt
+        cdef double acc = 0.0, a = (1.0 - e) / self.wstate[0], b = e / N
+        while step * 2 <= N:
+            step *= 2
+        while step > 0:
+            nxt = pos + step
+            if nxt <= N and a * (acc + self.tree[nxt]) + b * nxt <= x:
+                pos = nxt
+                acc += self.tree[nxt]
+            step >>= 1
+        return pos if pos < N else N - 1
+
+    cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil:
+        """Alg. 2 in O(J M log N): node j draws M kernels from (1 - e_j) w_bar + e_j / N."""
+        cdef int N = self.n_experts, M = self.degree, i, j, r
+        cdef double e = eta_e, W = self.wstate[0]
+        for j in range(self.n_nodes):
+            self.e_gen[j] = e
+            for r in range(self.n_members[j]):
+                self.adj[j, self.members[j, r]] = 0
+            self.n_members[j] = 0
+            for r in range(M):
+                i = self.mixture_find(_uniform(rng), e)
+                if self.legacy_sampler and i < N - 1:
+                    i += 1
+                if not self.adj[j, i]:
+                    self.adj[j, i] = 1
+                    self.members[j, self.n_members[j]] = i
+                    self.n_members[j] += 1
+                self.wbar_gen[i] = self.wlin[i] / W
+            e *= eta_e
+        self.info[0] = t
+
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        cdef int J = self.n_nodes, j, r, i, chosen
+        cdef double eta_e = _clip01(schedule_at(self.eta_e, t))
+        cdef double top = -INFINITY, total = 0.0, x, acc, qi, pi
+        if self.info[0] == 0 or self.freeze_after <= 0 or t <= self.freeze_after:
+            self.generate(t, eta_e, rng)
+        for j in range(J):                 # u_j from the linear weights
+            self.node_p[j] = 0.0
+            for r in range(self.n_members[j]):
+                self.node_p[j] += self.wlin[self.members[j, r]]
+            total += self.node_p[j]
+        if not total > 1e-280:             # all attached weights underflowed: log domain
+            total = 0.0
+            for j in range(J):
+                for r in range(self.n_members[j]):
+                    if self.log_w[self.members[j, r]] > top:
+                        top = self.log_w[self.members[j, r]]
+            for j in range(J):
+                self.node_p[j] = 0.0
+                for r in range(self.n_members[j]):
+                    self.node_p[j] += exp(self.log_w[self.members[j, r]] - top)
+                total += self.node_p[j]
+        for j in range(J):
+            self.node_p[j] = (1.0 - eta_e) * self.node_p[j] / total + eta_e / J
+        x = _uniform(rng)
+        acc = 0.0
+        chosen = J - 1
+        for j in range(J):
+            acc += self.node_p[j]
+            if acc > x:
+                chosen = j
+                break
+        self.info[1] = chosen
+        for r in range(self.n_members[chosen]):
+            i = self.members[chosen, r]
+            qi = 0.0
+            for j in range(J):
+                if self.conditional_q:
+                    if self.adj[j, i]:
+                        qi += self.node_p[j]
+                else:
+                    pi = (1.0 - self.e_gen[j]) * self.wbar_gen[i] + self.e_gen[j] / self.n_experts
+                    qi += self.node_p[j] * (1.0 - _ipow(1.0 - pi, self.degree))
+            if qi > 1.0:
+                qi = 1.0
+            if qi < self.q_floor:
+                qi = self.q_floor
+            self.q[i] = qi
+            active[r] = i
+            weight[r] = 1.0 / qi
+        return self.n_members[chosen]
+
+    cdef int select_predict(self, int* active) noexcept nogil:
+        cdef int N = self.n_experts, n, i, r, pos
+        if self.predict_all:
+            for i in range(N):
+                active[i] = i
+            return N
+        n = self.degree if self.degree < N else N
+        r = 0                              # order[0:r]: best so far, by log_w descending
+        for i in range(N):
+            if r == n and self.log_w[i] <= self.log_w[self.order[r - 1]]:
+                continue
+            pos = r if r < n else n - 1
+            while pos > 0 and self.log_w[i] > self.log_w[self.order[pos - 1]]:
+                self.order[pos] = self.order[pos - 1]
+                pos -= 1
+            self.order[pos] = i
+            if r < n:
+                r += 1
+        for i in range(n):
+            active[i] = self.order[i]
+        return n
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double top = -INFINITY, num = 0.0, den = 0.0, w
+        cdef int j
+        for j in range(n_active):
+            if self.log_w[active[j]] > top:
+                top = self.log_w[active[j]]
+        for j in range(n_active):
+            w = exp(self.log_w[active[j]] - top)
+            num += w * preds[active[j]]
+            den += w
+        return num / den
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        cdef double eta = schedule_at(self.eta, t), W = self.wstate[0], ref = self.wstate[1]
+        cdef double new, delta
+        cdef int j, i
+        cdef bint rebuild = t % 1024 == 0
+        for j in range(n_active):
+            i = active[j]
+            self.log_w[i] -= eta * losses[i] / self.q[i]
+            new = exp(self.log_w[i] - ref)
+            delta = new - self.wlin[i]
+            if -delta > 0.5 * W:           # cancellation: recompute everything exactly below
+                rebuild = True
+            self.wlin[i] = new
+            W += delta
+            i += 1
+            while i <= self.n_experts:
+                self.tree[i] += delta
+                i += i & -i
+        self.wstate[0] = W
+        if rebuild or W < 1e-150:
+            self.rebuild_weights()
+
+
+# ------------------------------------------------------------------------------------------------
+cdef class SimilarityGraphFeedback(Combiner):
+    """OMKL-SFG and OMKL-SFG-R on a fixed directed graph G (CSR out/in lists, self-loops included).
+
+    Round t, with xi = xi(t) and node weights u (U = sum u):
+
+    * SFG-R (``refine``), unless frozen (t > freeze_after > 0): D_t = {i : u_i >= the top_k-th
+      largest u} (ties included), or {i : u_i / U >= (beta - xi/N) / (1 - xi)} for a constant beta;
+      {argmax u} if empty.  Each node i that no member of D_t points to (or every node, with
+      ``refine_all``) gets the edge (d_i, i), d_i = argmax_{d in D_t} divergence[d, i] (argmin with
+      ``refine_argmin``; ties: smallest index).  SFG uses the fixed dominating set given.
+    * p_i = (1 - xi) u_i / U + xi / |D| 1{i in D}.  I is drawn with two uniforms: r1 < xi picks
+      D[floor(r2 |D|)], otherwise the u-proportional node at r2 U (Fenwick tree).  With
+      ``legacy_sampler`` I becomes min(I + 1, N - 1).  After ``exploit_after`` (> 0) rounds, I is
+      argmax u (``exploit_mode`` 0) or node 0 (mode 1, the released code's SFG); no uniform used.
+    * The subset is N_out(I) in the (refined) graph; q_i = sum_{j in N_in(i)} p_j is computed in
+      O(1) from s_i = sum_{j in N_in(i)} u_j, kept incrementally; the importance weight is
+      1 / max(q_i, q_floor).  The prediction mixes the subset with normalised w (only the unrefined
+      N_out(I) with ``predict_unrefined``).
+    * After the label: log w_i -= eta L_i / q_i on the subset, and
+      u_I *= exp(-eta_u loss(y_hat, y) / max(p_I, p_floor)).
+
+    Numerics: u, s, U and the tree are updated in O(M + log N) per round; a quantity that loses more
+    than half its value is recomputed exactly, all of them are recomputed every 1024 rounds, and u is
+    rescaled to sum 1 when U falls below 1e-200.  Prediction without learning uses the subset of
+    argmax u (ties: smallest index), or every kernel with ``predict_all``.
+    """
+
+    def __init__(self, int n_experts, out_ptr, out_idx, dominating, divergence, int loss,
+                 double eta_scale, int eta_kind, double eta_u_scale, int eta_u_kind,
+                 double xi_scale, int xi_kind, double q_floor=0.0, double p_floor=0.0,
+                 long exploit_after=0, int exploit_mode=0, bint legacy_sampler=False,
+                 bint refine=False, double beta=-1.0, int top_k=10, bint refine_all=False,
+                 bint refine_argmin=False, bint predict_unrefined=False, long freeze_after=0,
+                 bint predict_all=False):
+        cdef int N = n_experts, i, e
+        out_ptr = np.ascontiguousarray(out_ptr, dtype=np.intc)
+        out_idx = np.ascontiguousarray(out_idx, dtype=np.intc)
+        if out_ptr.shape[0] != N + 1 or out_ptr[0] != 0 or out_ptr[N] != out_idx.shape[0]:
+            raise ValueError("out_ptr/out_idx must be a CSR graph on n_experts nodes")
+        if out_idx.size and (out_idx.min() < 0 or out_idx.max() >= N):
+            raise ValueError("out_idx has a node outside 0..n_experts-1")
+        adj = np.zeros((N, N), dtype=np.uint8)
+        adj[np.repeat(np.arange(N), np.diff(out_ptr)), out_idx] = 1
+        if not adj.diagonal().all():
+            raise ValueError(f"node {int(np.argmin(adj.diagonal()))} has no self-loop")
+        if adj.sum() != out_idx.shape[0]:
+            raise ValueError("the graph has repeated edges")
+        rows, cols = np.nonzero(adj.T)               # in-lists: for node j, the i with (i, j)
+        self.in_ptr = np.searchsorted(rows, np.arange(N + 1)).astype(np.intc)
+        self.in_idx = cols.astype(np.intc)
+        self.out_ptr = out_ptr
+        self.out_idx = out_idx
+        self.adj = adj
+        self.n_experts = N
+        divergence = np.array(divergence, dtype=np.float64, order="C")
+        if divergence.shape != (N, N):
+            raise ValueError("divergence must be (n_experts, n_experts)")
+        self.divergence = divergence
+        self.loss = loss
+        self.eta.scale = eta_scale
+        self.eta.kind = eta_kind
+        self.eta_u.scale = eta_u_scale
+        self.eta_u.kind = eta_u_kind
+        self.xi.scale = xi_scale
+        self.xi.kind = xi_kind
+        self.q_floor = q_floor
+        self.p_floor = p_floor
+        self.exploit_after = exploit_after
+        self.exploit_mode = exploit_mode
+        self.legacy_sampler = legacy_sampler
+        self.refine = refine
+        self.beta = beta
+        self.top_k = top_k
+        self.refine_all = refine_all
+        self.refine_argmin = refine_argmin
+        self.predict_unrefined = predict_unrefined
+        self.freeze_after = freeze_after
+        self.predict_all = predict_all
+        self.log_w = np.zeros(N)
+        self.u = np.ones(N)
+        self.s = np.zeros(N)
+        self.tree = np.zeros(N + 1)
+        self.dstate = np.zeros(3)                    # [U, p of the drawn node, D_t threshold]
+        self.istate = np.zeros(4, dtype=np.int64)    # [I, |D|, have D, D may be stale]
+        self.dom_mask = np.zeros(N, dtype=np.uint8)
+        self.dom_list = np.zeros(N, dtype=np.intc)
+        self.cnt = np.zeros(N, dtype=np.intc)
+        self.parent = np.full(N, -1, dtype=np.intc)
+        self.child_head = np.full(N, -1, dtype=np.intc)
+        self.child_next = np.full(N, -1, dtype=np.intc)
+        self.q = np.ones(N)
+        self.pred_mask = np.ones(N, dtype=np.uint8)
+        self.scratch_mask = np.zeros(N, dtype=np.uint8)
+        self.scratch_int = np.zeros(N, dtype=np.intc)
+        if not refine:
+            dominating = np.asarray(dominating, dtype=bool)
+            if dominating.shape != (N,) or not dominating.any():
+                raise ValueError("dominating must be a non-empty boolean mask of n_experts nodes")
+            covered = adj[dominating].any(axis=0)
+            if not covered.all():
+                raise ValueError(f"the dominating set does not cover node {np.argmin(covered)}")
+            np.asarray(self.dom_mask)[...] = dominating.astype(np.uint8)
+            self.rebuild_refinement()
+            self.istate[2] = 1
+        self.refresh()
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w, "u": self.u, "s": self.s, "tree": self.tree,
+                "dstate": self.dstate, "istate": self.istate, "dom_mask": self.dom_mask,
+                "dom_list": self.dom_list, "cnt": self.cnt, "parent": self.parent,
+                "child_head": self.child_head, "child_next": self.child_next, "q": self.q}
+
+    @property
+    def chosen_node(self):
+        return int(self.istate[0])
+
+    def refresh_state(self):
+        """Recompute the running sums from u (after u was edited from Python)."""
+        self.refresh()
+
+    def xi_at(self, long t):
+        return _clip01(schedule_at(self.xi, t))
+
+    @property
+    def dominating_set(self):
+        """The current dominating set (SFG: fixed; SFG-R: D_t of the last round)."""
+        return np.flatnonzero(np.asarray(self.dom_mask)).astype(np.intp)
+
+    def refined_adjacency(self):
+        """Adjacency of the graph used in the last round (G plus the refinement edges)."""
+        A = np.array(self.adj, dtype=bool)
+        parent = np.asarray(self.parent)
+        for i in np.flatnonzero(parent >= 0):
+            A[parent[i], i] = True
+        return A
+
+    def observation_probabilities(self, long t):
+        """q_i for every node at round t from the current state (Python helper for tests)."""
+        A = self.refined_adjacency()
+        return A.T.astype(float) @ self.node_probabilities(t)
+
+    def node_probabilities(self, long t):
+        """p_i for every node at round t from the current u and dominating set."""
+        xi = self.xi_at(t)
+        u = np.asarray(self.u)
+        dom = np.asarray(self.dom_mask).astype(bool)
+        return (1.0 - xi) * u / u.sum() + xi * dom / dom.sum()
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+    cdef void rebuild_tree(self) noexcept nogil:
+        cdef int N = self.n_experts, k, up
+        for k in range(1, N + 1):
+            self.tree[k] = self.u[k - 1]
+        for k in range(1, N + 1):
+            up = k + (k & -k)
+            if up <= N:
+                self.tree[up] += self.tree[k]
+
+    cdef void refresh(self) noexcept nogil:
+        """Recompute U, s and the tree exactly from u (rescaling u when it underflows)."""
+        cdef int N = self.n_experts, i, e
+        cdef double U = 0.0
+        for i in range(N):
+            U += self.u[i]
+        if U == 0.0:                       # every weight underflowed: restart from uniform
+            for i in range(N):
+                self.u[i] = 1.0
+            U = N
+        elif U < 1e-200:
+            for i in range(N):
+                self.u[i] /= U
+            U = 0.0
+            for i in range(N):
+                U += self.u[i]
+        self.dstate[0] = U
+        self.istate[3] = 1                 # u was rescaled or reset: recompute D_t
+        for i in range(N):
+            self.s[i] = 0.0
+            for e in range(self.in_ptr[i], self.in_ptr[i + 1]):
+                self.s[i] += self.u[self.in_idx[e]]
+        self.rebuild_tree()
+
+    cdef void fenwick_add(self, int i, double delta) noexcept nogil:
+        cdef int k = i + 1
+        while k <= self.n_experts:
+            self.tree[k] += delta
+            k += k & -k
+
+    cdef int fenwick_find(self, double target) noexcept nogil:
+        """Smallest i with u_0 + ... + u_i > target."""
+        cdef int N = self.n_experts, pos = 0, step = 1, nxt
+        while step * 2 <= N:
+            step *= 2
+        while step > 0:
+            nxt = pos + step
+            if nxt <= N and self.tree[nxt] <= target:
+                pos = nxt
+                target -= self.tree[nxt]
+            step >>= 1
+        return pos if pos < N else N - 1
+
+    cdef int argmax_u(self) noexcept nogil:
+        cdef int i, best = 0
+        for i in range(1, self.n_experts):
+            if self.u[i] > self.u[best]:
+                best = i
+        return best
+
+    cdef void update_dominating(self, double xi) noexcept nogil:
+        cdef int N = self.n_experts, i, r, pos, k, count = 0
+        cdef double thr
+        cdef bint same = True
+        if self.top_k > 0:
+            k = self.top_k if self.top_k < N else N
+            r = 0                          # scratch_int[0:r]: the k largest u, descending
+            for i in range(N):
+                if r == k and self.u[i] <= self.u[self.scratch_int[r - 1]]:
+                    continue
+                pos = r if r < k else k - 1
+                while pos > 0 and self.u[i] > self.u[self.scratch_int[pos - 1]]:
+                    self.scratch_int[pos] = self.scratch_int[pos - 1]
+                    pos -= 1
+                self.scratch_int[pos] = i
+                if r < k:
+                    r += 1
+            thr = self.u[self.scratch_int[k - 1]]
+        elif xi >= 1.0:
+            thr = 0.0
+        else:
+            thr = self.dstate[0] * (self.beta - xi / N) / (1.0 - xi)
+        self.dstate[2] = thr
+        for i in range(N):
+            self.scratch_mask[i] = 1 if self.u[i] >= thr else 0
+            count += self.scratch_mask[i]
+        if count == 0:
+            self.scratch_mask[self.argmax_u()] = 1
+        if self.istate[2]:
+            for i in range(N):
+                if self.scratch_mask[i] != self.dom_mask[i]:
+                    same = False
+                    break
+            if same:
+                return
+        for i in range(N):
+            self.dom_mask[i] = self.scratch_mask[i]
+        self.rebuild_refinement()
+        self.istate[2] = 1
+
+    cdef void rebuild_refinement(self) noexcept nogil:
+        """dom_list, the in-counts |N_in(i) & D| and (SFG-R) the refinement edges, from dom_mask."""
+        cdef int N = self.n_experts, i, e, r, n_dom = 0, best, d
+        cdef double bv, v
+        for i in range(N):
+            if self.dom_mask[i]:
+                self.dom_list[n_dom] = i
+                n_dom += 1
+        self.istate[1] = n_dom
+        for i in range(N):
+            self.cnt[i] = 0
+            self.parent[i] = -1
+            self.child_head[i] = -1
+            self.child_next[i] = -1
+        for r in range(n_dom):
+            d = self.dom_list[r]
+            for e in range(self.out_ptr[d], self.out_ptr[d + 1]):
+                self.cnt[self.out_idx[e]] += 1
+        if not self.refine:
+            return
+        for i in range(N - 1, -1, -1):       # descending, so child lists come out ascending
+            if not (self.refine_all or self.cnt[i] == 0):
+                continue
+            best = self.dom_list[0]
+            bv = self.divergence[best, i]
+            for r in range(1, n_dom):
+                d = self.dom_list[r]
+                v = self.divergence[d, i]
+                if (v < bv) if self.refine_argmin else (v > bv):
+                    best = d
+                    bv = v
+            self.parent[i] = best
+            self.child_next[i] = self.child_head[best]
+            self.child_head[best] = i
+
+    cdef int _subset(self, int I, int* active, bint with_unrefined_mask) noexcept nogil:
+        cdef int n = 0, e, c
+        for e in range(self.out_ptr[I], self.out_ptr[I + 1]):
+            active[n] = self.out_idx[e]
+            self.pred_mask[n] = 1
+            n += 1
+        c = self.child_head[I]
+        while c >= 0:
+            if not self.adj[I, c]:
+                active[n] = c
+                self.pred_mask[n] = 0 if with_unrefined_mask else 1
+                n += 1
+            c = self.child_next[c]
+        return n
+
+    # -- the round ------------------------------------------------------------------------------
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        cdef int N = self.n_experts, I, n, j, i, n_dom, cn, par
+        cdef double xi = _clip01(schedule_at(self.xi, t))
+        cdef double U, r1, r2, su, qi
+        if self.refine and (not self.istate[2] or
+                            ((self.freeze_after <= 0 or t <= self.freeze_after)
+                             and (self.istate[3] or self.top_k <= 0))):
+            self.update_dominating(xi)
+            self.istate[3] = 0
+        U = self.dstate[0]
+        n_dom = <int>self.istate[1]
+        if self.exploit_after > 0 and t > self.exploit_after:
+            I = self.argmax_u() if self.exploit_mode == 0 else 0
+        else:
+            r1 = _uniform(rng)
+            r2 = _uniform(rng)
+            if r1 < xi:
+                j = <int>(r2 * n_dom)
+                I = self.dom_list[j if j < n_dom else n_dom - 1]
+            else:
+                I = self.fenwick_find(r2 * U)
+            if self.legacy_sampler and I < N - 1:
+                I += 1
+        self.istate[0] = I
+        self.dstate[1] = (1.0 - xi) * self.u[I] / U + (xi / n_dom if self.dom_mask[I] else 0.0)
+        n = self._subset(I, active, self.predict_unrefined)
+        for j in range(n):
+            i = active[j]
+            su = self.s[i]
+            cn = self.cnt[i]
+            par = self.parent[i]
+            if par >= 0 and not self.adj[par, i]:
+                su += self.u[par]
+                cn += 1
+            qi = (1.0 - xi) * su / U + xi * cn / n_dom
+            if qi > 1.0:
+                qi = 1.0
+            if qi < self.q_floor:
+                qi = self.q_floor
+            self.q[i] = qi
+            weight[j] = 1.0 / qi
+        return n
+
+    cdef int select_predict(self, int* active) noexcept nogil:
+        cdef int N = self.n_experts, i, n, e
+        if self.predict_all:
+            for i in range(N):
+                active[i] = i
+                self.pred_mask[i] = 1
+            return N
+        i = self.argmax_u()
+        if self.predict_unrefined:
+            n = 0
+            for e in range(self.out_ptr[i], self.out_ptr[i + 1]):
+                active[n] = self.out_idx[e]
+                self.pred_mask[n] = 1
+                n += 1
+            return n
+        return self._subset(i, active, False)
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double top = -INFINITY, num = 0.0, den = 0.0, w
+        cdef int j
+        for j in range(n_active):
+            if self.pred_mask[j] and self.log_w[active[j]] > top:
+                top = self.log_w[active[j]]
+        for j in range(n_active):
+            if self.pred_mask[j]:
+                w = exp(self.log_w[active[j]] - top)
+                num += w * preds[active[j]]
+                den += w
+        return num / den
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        cdef double eta = schedule_at(self.eta, t)
+        cdef double p, old, new, delta, U
+        cdef int j, i, e, I = <int>self.istate[0], f
+        for j in range(n_active):
+            i = active[j]
+            self.log_w[i] -= eta * losses[i] / self.q[i]
+        p = self.dstate[1]
+        if p < self.p_floor:
+            p = self.p_floor
+        old = self.u[I]
+        new = old * exp(-schedule_at(self.eta_u, t) * loss_value(self.loss, y_hat, y) / p)
+        delta = new - old
+        self.u[I] = new
+        if self.dom_mask[I] and new < self.dstate[2]:
+            self.istate[3] = 1             # I may leave the top-k set D_t
+        U = self.dstate[0]
+        if -delta > 0.5 * U or U + delta < 1e-200 or t % 1024 == 0:
+            self.refresh()
+            return
+        self.dstate[0] = U + delta
+        self.fenwick_add(I, delta)
+        for e in range(self.out_ptr[I], self.out_ptr[I + 1]):
+            j = self.out_idx[e]
+            if -delta > 0.5 * self.s[j]:
+                self.s[j] = 0.0
+                for f in range(self.in_ptr[j], self.in_ptr[j + 1]):
+                    self.s[j] += self.u[self.in_idx[f]]
+            else:
+                self.s[j] += delta
+
+
+# ------------------------------------------------------------------------------------------------
+cdef class DiscountHedge(FullInformation):
+    """Every expert, weights w_k <- w_k beta^{L_k} from w_k = 1/N (OMKR, RFOMKR).
+
+    ``normalize`` (default) predicts sum_k w_bar_k f_k; without it, sum_k w_k f_k with the raw
+    weights, as the released RFOMKR code does (the weights shrink, so do the predictions).
+    """
+
+    def __init__(self, int n_experts, double beta=0.5, bint normalize=True):
+        if not 0.0 < beta <= 1.0:
+            raise ValueError(f"beta must be in (0, 1], got {beta}")
+        self.n_experts = n_experts
+        self.log_beta = log(beta)
+        self.normalize = normalize
+        self.log_w = np.full(n_experts, -np.log(n_experts))
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w}
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double top = -INFINITY, num = 0.0, den = 0.0, w
+        cdef int j
+        if not self.normalize:
+            for j in range(n_active):
+                num += exp(self.log_w[active[j]]) * preds[active[j]]
+            return num
+        for j in range(n_active):
+            if self.log_w[active[j]] > top:
+                top = self.log_w[active[j]]
+        for j in range(n_active):
+            w = exp(self.log_w[active[j]] - top)
+            num += w * preds[active[j]]
+            den += w
+        return num / den
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        cdef int j
+        for j in range(n_active):
+            self.log_w[active[j]] += self.log_beta * losses[active[j]]

@@ -1,0 +1,513 @@
+"""Graph-aided online multi-kernel learning (Ghari & Shen, JMLR 2023): OMKL-GF, OMKL-SFG, OMKL-SFG-R.
+
+All three run Raker's per-kernel models (random features, OGD on
+L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2) but evaluate and update only a subset S_t of the
+kernels each round, chosen through a feedback graph.  Kernels outside S_t are not computed at all,
+so a round costs O(|S_t| d D) instead of O(N d D).  The updates of the kernels in S_t use
+importance weights 1/q_i, q_i = P(i in S_t):
+theta_i -= eta_t grad L_i / q_i and w_i *= exp(-eta_t L_i / q_i).
+
+* ``OMKLGF`` (Alg. 1-3): a random bipartite graph of J selective nodes, each attached to M kernels
+  drawn from the weights mixed with uniform exploration eta_e^j; one selective node is drawn.
+* ``OMKLSFG`` (Alg. 5): a fixed similarity graph (Alg. 4, ``fastomkl.graph.similarity_graph``)
+  on the kernels, out-degree M with the self-loop; a node I_t is drawn from
+  p = (1 - xi) u / U + xi Unif(D), D a dominating set, and S_t = N_out(I_t); the node weights u
+  follow Exp3 on the loss of the combined prediction.
+* ``OMKLSFGR`` (Alg. 6): as SFG, but every round the nodes with large p form D_t and the graph is
+  refined so that D_t dominates it, which guarantees q_i >= beta.
+
+Prediction without learning (``predict``, ``predict_one``) is deterministic and draws nothing:
+GF uses the M kernels with the largest weights, SFG/SFG-R the out-neighbourhood of argmax u (in
+the refined graph of the last round for SFG-R), each mixed with the normalised kernel weights;
+``predict_with="all"`` uses every kernel instead.
+
+Fidelity switches
+-----------------
+The defaults are the paper's algorithms.  Each switch below reproduces a behaviour of the authors'
+released code (spec 000 §8, §10.1b); ``legacy_options(model_name, dataset)`` returns all of them.
+
+============================  ======================  =========================================
+parameter                     legacy value            default (paper)
+============================  ======================  =========================================
+``legacy_sampler``            True                    False: exact inverse-CDF sampling.  True:
+                                                      each GF kernel draw / SFG(-R) node draw k
+                                                      becomes min(k + 1, N - 1) (off by one)
+``divergence``                "legacy_nan"            "exact" S of eq. (27) in closed form;
+                              ("legacy_code")         "legacy_code": the released formulas with
+                                                      their missing return added
+``dominating``                "legacy"                "chvatal" greedy set cover
+``exploit_after`` (SFG)       300 (Bias: 500) with    None.  With a value T0: I_t = argmax u for
+``exploit="node0"``                                   t > T0 (the paper's text); "node0": I_t = 0
+``freeze_graph_after``        302 (Bias: 502) GF;     None.  GF: no new bipartite graph after the
+                              300 (500) SFG-R         round; SFG-R: D_t and G_t frozen
+``q_floor``                   0.05 GF, 0.1 SFG(-R)    None: 1/q unclipped
+``p_floor``                   0.2 (SFG, SFG-R)        None: u update divides by p_{I_t}
+``regularizer_after_update``  True                    False: lam ||theta_t||^2 in L_i
+``refine_scope`` (SFG-R)      "all"                   "uncovered": edges only for nodes D_t
+                                                      does not cover
+``predict_set`` (SFG-R)       "unrefined"             "refined" N_out_t(I_t)
+============================  ======================  =========================================
+
+Further options (not legacy): ``q="conditional"`` (GF: q_i = sum_j p_j A_ij, exactly unbiased given
+the graph), ``refine_rule="argmin"`` (SFG-R), ``beta`` (SFG-R constant threshold instead of the
+``top_k`` rule), ``graph_dim`` (the dimension of the divergence integral; default: the data's).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.base import LOSSES
+from fastomkl._core.engine import Engine
+from fastomkl._core.experts import OGDExperts
+from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
+                                  check_loss, check_schedule)
+from fastomkl._validation import check_choice, check_float, check_int
+from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
+
+__all__ = ["OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier", "OMKLSFGR",
+           "OMKLSFGRClassifier", "legacy_options"]
+
+
+def legacy_options(model: str, dataset: str | None = None) -> dict:
+    """The parameters that make a model behave like the authors' released code.
+
+    ``model`` is "OMKLGF", "OMKLSFG" or "OMKLSFGR"; on "bias_correction" the released notebooks
+    use 500 instead of 300 rounds before exploiting/freezing.
+    """
+    t0 = 500 if dataset in ("bias", "bias_correction") else 300
+    common = {"regularizer_after_update": True, "legacy_sampler": True}
+    if model.startswith("OMKLGF"):
+        return {**common, "q_floor": 0.05, "freeze_graph_after": t0 + 2}
+    sfg = {**common, "q_floor": 0.1, "p_floor": 0.2, "divergence": "legacy_nan",
+           "dominating": "legacy"}
+    if model.startswith("OMKLSFGR"):
+        sfg.pop("dominating")
+        return {**sfg, "freeze_graph_after": t0, "refine_scope": "all",
+                "predict_set": "unrefined"}
+    if model.startswith("OMKLSFG"):
+        return {**sfg, "exploit_after": t0, "exploit": "node0"}
+    raise ValueError(f"no legacy options for {model!r}")
+
+
+def _optional_int(value, name, minimum=1) -> int:
+    """None -> 0 (off), else a checked int."""
+    return 0 if value is None else check_int(value, name, minimum)
+
+
+def _optional_float(value, name) -> float:
+    return 0.0 if value is None else check_float(value, name, 0.0, maximum=1.0)
+
+
+_COMMON_DOC = """
+    kernels : list of Kernel, default None
+        The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
+    n_components : int, default 50
+        Random frequencies per kernel (D); each kernel's model has 2D weights.
+    M : int, default 10
+        {m_doc}
+    eta : float, default 0.1
+        OGD step size, constant or eta / sqrt(t) (``eta_schedule``).
+    eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"
+        Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
+    eta_hedge : float or None
+        Rate of the kernel weights' exponential update; None uses ``eta``.
+    lam : float, default 1e-3
+        Weight of lam ||theta_i||^2 in every kernel's loss.
+    loss : str
+        {loss_doc}
+    q_floor : float or None
+        Importance weights use 1 / max(q, q_floor) (legacy: {q_floor_legacy}); None: no clip.
+    legacy_sampler : bool, default False
+        Off-by-one inverse-CDF draws of the released code (see the module docstring).
+    regularizer_after_update : bool, default False
+        lam ||theta||^2 in L_i after the OGD step (released code) instead of before (paper).
+    predict_with : {{"subset", "all"}}, default "subset"
+        Kernels used by ``predict``/``predict_one`` (see the module docstring).
+    shared_draw : bool, default False
+        Share one standard frequency draw per kernel family, scaled per bandwidth.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the frequency draws and, on a separate stream, the per-round sampling."""
+
+
+class _GraphRFFBase(RFFModelMixin):
+    _losses = REGRESSION_LOSSES
+
+    def _common_config(self) -> dict:
+        config = self._check_rff_params()
+        config["eta"] = check_schedule(self.eta, self.eta_schedule)
+        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
+                                             self.eta_schedule, "eta_hedge")
+        config["lam"] = check_float(self.lam, "lam", 0.0)
+        config["loss"] = check_loss(self.loss, self._losses)
+        config["M"] = check_int(self.M, "M", 1)
+        config["q_floor"] = _optional_float(self.q_floor, "q_floor")
+        config["predict_all"] = check_choice(self.predict_with, "predict_with",
+                                             ("subset", "all")) == "all"
+        return config
+
+    def _experts(self, config, bank):
+        return OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["lam"],
+                          *config["eta"], bool(self.regularizer_after_update))
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """Normalised kernel weights w_bar."""
+        log_w = np.asarray(self._fitted_engine().combiner.log_w)
+        w = np.exp(log_w - log_w.max())
+        return w / w.sum()
+
+
+# -- OMKL-GF -------------------------------------------------------------------------------------
+class _GFBase(_GraphRFFBase):
+    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
+                 freeze_graph_after=None, q_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.M = M
+        self.J = J
+        self.eta = eta
+        self.eta_schedule = eta_schedule
+        self.eta_hedge = eta_hedge
+        self.eta_e = eta_e
+        self.lam = lam
+        self.loss = loss
+        self.q = q
+        self.freeze_graph_after = freeze_graph_after
+        self.q_floor = q_floor
+        self.legacy_sampler = legacy_sampler
+        self.regularizer_after_update = regularizer_after_update
+        self.predict_with = predict_with
+        self.shared_draw = shared_draw
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = self._common_config()
+        config["J"] = check_int(self.J, "J", 1)
+        eta_e = self.eta if self.eta_e is None else self.eta_e
+        config["eta_e"] = check_schedule(eta_e, self.eta_schedule, "eta_e")
+        if config["eta_e"][0] > 1.0:
+            raise ValueError(f"eta_e must be in (0, 1], got {eta_e}")
+        config["conditional"] = check_choice(self.q, "q", ("paper", "conditional")) == "conditional"
+        config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        bank = self._rff_bank(config, n_features, feature_rng)
+        combiner = GraphFeedback(bank.n_kernels, config["J"], config["M"], *config["eta_hedge"],
+                                 *config["eta_e"], config["freeze"], config["conditional"],
+                                 config["q_floor"], bool(self.legacy_sampler),
+                                 config["predict_all"])
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+
+    @property
+    def graph_(self) -> np.ndarray:
+        """The current bipartite graph: A (n_kernels, J) bool, A[i, j] = kernel i on node j."""
+        return np.asarray(self._fitted_engine().combiner.adj, dtype=bool).T.copy()
+
+
+_GF_DOC = _COMMON_DOC.format(
+    m_doc="Kernel draws per selective node (its maximum degree).",
+    loss_doc="{loss_choices}", q_floor_legacy="0.05") + """
+    J : int, default 2
+        Selective nodes; node j explores with probability eta_e^j.
+    eta_e : float or None
+        Exploration rate (same schedule); None uses ``eta``.
+    q : {"paper", "conditional"}, default "paper"
+        Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
+    freeze_graph_after : int or None
+        Stop regenerating the bipartite graph after this round (the paper's experiments: 300)."""
+
+
+class OMKLGF(_GFBase, OnlineEstimator):
+    __doc__ = ("OMKL-GF: online multi-kernel learning with bipartite graph feedback (regression)."
+               "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
+                   "{loss_choices}", '"squared" (default) or "absolute".'))
+
+
+class OMKLGFClassifier(_GFBase, BinaryClassifier):
+    __doc__ = ("OMKL-GF for binary classification (labels map to -1/+1)."
+               "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
+                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_e=None, lam=1e-3, loss="logistic", q="paper",
+                 freeze_graph_after=None, q_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        super().__init__(kernels, n_components, M, J, eta, eta_schedule, eta_hedge, eta_e, lam,
+                         loss, q, freeze_graph_after, q_floor, legacy_sampler,
+                         regularizer_after_update, predict_with, shared_draw, random_state)
+
+
+# -- OMKL-SFG and OMKL-SFG-R ---------------------------------------------------------------------
+@functools.lru_cache(maxsize=32)
+def _cached_graph(kernels: tuple, M: int, dim: int, divergence: str):
+    A, delta = similarity_graph(list(kernels), M, dim=dim, divergence=divergence,
+                                return_divergence=True)
+    A.flags.writeable = False
+    delta.flags.writeable = False
+    return A, delta
+
+
+class _SimilarityBase(_GraphRFFBase):
+    _refine = False
+
+    def _similarity_config(self, config, n_features) -> tuple:
+        dim = n_features if self.graph_dim is None else check_int(self.graph_dim, "graph_dim", 1)
+        divergence = check_choice(self.divergence, "divergence",
+                                  ("exact", "legacy_code", "legacy_nan"))
+        if config["M"] > len(config["kernels"]):
+            raise ValueError(f"M must be at most the number of kernels "
+                             f"({len(config['kernels'])}), got {config['M']}")
+        A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, divergence)
+        return A, delta
+
+    def _check_similarity_params(self, config) -> dict:
+        config["xi"] = check_schedule(self.eta if self.xi is None else self.xi, self.eta_schedule,
+                                      "xi")
+        config["eta_u"] = check_schedule(self.eta if self.eta_u is None else self.eta_u,
+                                         self.eta_schedule, "eta_u")
+        config["p_floor"] = _optional_float(self.p_floor, "p_floor")
+        config["exploit_after"] = _optional_int(self.exploit_after, "exploit_after", 0)
+        if self.graph_dim is not None:
+            check_int(self.graph_dim, "graph_dim", 1)
+        check_choice(self.divergence, "divergence", ("exact", "legacy_code", "legacy_nan"))
+        return config
+
+    @property
+    def graph_(self) -> np.ndarray:
+        """The similarity graph G: adjacency (N, N) bool, A[i, j] = edge (i, j)."""
+        return np.array(self._fitted_engine().combiner.adj, dtype=bool)
+
+    @property
+    def dominating_set_(self) -> np.ndarray:
+        """SFG: the dominating set of G; SFG-R: D_t of the last round."""
+        return self._fitted_engine().combiner.dominating_set
+
+    @property
+    def node_weights_(self) -> np.ndarray:
+        """Normalised node weights u / U."""
+        u = np.asarray(self._fitted_engine().combiner.u)
+        return u / u.sum()
+
+
+class _SFGBase(_SimilarityBase):
+    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared",
+                 divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
+                 exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.M = M
+        self.eta = eta
+        self.eta_schedule = eta_schedule
+        self.eta_hedge = eta_hedge
+        self.eta_u = eta_u
+        self.xi = xi
+        self.lam = lam
+        self.loss = loss
+        self.divergence = divergence
+        self.graph_dim = graph_dim
+        self.dominating = dominating
+        self.exploit_after = exploit_after
+        self.exploit = exploit
+        self.q_floor = q_floor
+        self.p_floor = p_floor
+        self.legacy_sampler = legacy_sampler
+        self.regularizer_after_update = regularizer_after_update
+        self.predict_with = predict_with
+        self.shared_draw = shared_draw
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = self._check_similarity_params(self._common_config())
+        config["dominating"] = check_choice(self.dominating, "dominating", ("chvatal", "legacy"))
+        config["exploit_mode"] = {"argmax": 0, "node0": 1}[
+            check_choice(self.exploit, "exploit", ("argmax", "node0"))]
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        A, delta = self._similarity_config(config, n_features)
+        bank = self._rff_bank(config, n_features, feature_rng)
+        n = bank.n_kernels
+        dom = np.zeros(n, dtype=bool)
+        dom[dominating_set(A, config["dominating"])] = True
+        ptr, idx = adjacency_to_csr(A)
+        combiner = SimilarityGraphFeedback(
+            n, ptr, idx, dom, delta, config["loss"], *config["eta_hedge"], *config["eta_u"],
+            *config["xi"], q_floor=config["q_floor"], p_floor=config["p_floor"],
+            exploit_after=config["exploit_after"], exploit_mode=config["exploit_mode"],
+            legacy_sampler=bool(self.legacy_sampler), predict_all=config["predict_all"])
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+
+
+_SIM_DOC = """
+    eta_u : float or None
+        Rate of the node weights' Exp3 update; None uses ``eta``.
+    xi : float or None
+        Exploration rate over the dominating set (same schedule); None uses ``eta``.
+    divergence : {"exact", "legacy_code", "legacy_nan"}, default "exact"
+        Kernel divergence of the similarity graph (``fastomkl.graph.kernel_divergence``).
+    graph_dim : int or None
+        Dimension of the divergence integral; None uses the data's number of features.
+    p_floor : float or None
+        The u update divides the combined loss by max(p_{I_t}, p_floor) (legacy: 0.2).
+    exploit_after : int or None
+        After this round I_t is not drawn any more (see ``exploit``)."""
+
+_SFG_DOC = _COMMON_DOC.format(
+    m_doc="Out-degree of the similarity graph, self-loop included (|S_t| = M).",
+    loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
+    dominating : {"chvatal", "legacy"}, default "chvatal"
+        Greedy dominating set (``fastomkl.graph.dominating_set``).
+    exploit : {"argmax", "node0"}, default "argmax"
+        After ``exploit_after``: I_t = argmax u (the paper's text) or node 0 (released code)."""
+
+
+class OMKLSFG(_SFGBase, OnlineEstimator):
+    __doc__ = ("OMKL-SFG: online multi-kernel learning with a similarity feedback graph "
+               "(regression).\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
+                   "{loss_choices}", '"squared" (default) or "absolute".'))
+
+
+class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
+    __doc__ = ("OMKL-SFG for binary classification (labels map to -1/+1)."
+               "\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
+                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic",
+                 divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
+                 exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
+                         loss, divergence, graph_dim, dominating, exploit_after, exploit, q_floor,
+                         p_floor, legacy_sampler, regularizer_after_update, predict_with,
+                         shared_draw, random_state)
+
+
+class _SFGRBase(_SimilarityBase):
+    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared", beta=None,
+                 top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
+                 refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
+                 exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.M = M
+        self.eta = eta
+        self.eta_schedule = eta_schedule
+        self.eta_hedge = eta_hedge
+        self.eta_u = eta_u
+        self.xi = xi
+        self.lam = lam
+        self.loss = loss
+        self.beta = beta
+        self.top_k = top_k
+        self.divergence = divergence
+        self.graph_dim = graph_dim
+        self.refine_scope = refine_scope
+        self.refine_rule = refine_rule
+        self.predict_set = predict_set
+        self.freeze_graph_after = freeze_graph_after
+        self.exploit_after = exploit_after
+        self.q_floor = q_floor
+        self.p_floor = p_floor
+        self.legacy_sampler = legacy_sampler
+        self.regularizer_after_update = regularizer_after_update
+        self.predict_with = predict_with
+        self.shared_draw = shared_draw
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = self._check_similarity_params(self._common_config())
+        if self.beta is None:
+            config["beta"] = -1.0
+            config["top_k"] = check_int(self.top_k, "top_k", 1)
+        else:
+            config["beta"] = check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0)
+            config["top_k"] = 0
+        config["refine_all"] = check_choice(self.refine_scope, "refine_scope",
+                                            ("uncovered", "all")) == "all"
+        config["argmin"] = check_choice(self.refine_rule, "refine_rule",
+                                        ("argmax", "argmin")) == "argmin"
+        config["unrefined"] = check_choice(self.predict_set, "predict_set",
+                                           ("refined", "unrefined")) == "unrefined"
+        config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        A, delta = self._similarity_config(config, n_features)
+        bank = self._rff_bank(config, n_features, feature_rng)
+        ptr, idx = adjacency_to_csr(A)
+        combiner = SimilarityGraphFeedback(
+            bank.n_kernels, ptr, idx, None, delta, config["loss"], *config["eta_hedge"],
+            *config["eta_u"], *config["xi"], q_floor=config["q_floor"],
+            p_floor=config["p_floor"], exploit_after=config["exploit_after"], exploit_mode=0,
+            legacy_sampler=bool(self.legacy_sampler), refine=True, beta=config["beta"],
+            top_k=config["top_k"], refine_all=config["refine_all"],
+            refine_argmin=config["argmin"], predict_unrefined=config["unrefined"],
+            freeze_after=config["freeze"], predict_all=config["predict_all"])
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+
+    @property
+    def refined_graph_(self) -> np.ndarray:
+        """G_t of the last round: G plus the refinement edges."""
+        return self._fitted_engine().combiner.refined_adjacency()
+
+
+_SFGR_DOC = _COMMON_DOC.format(
+    m_doc="Out-degree of the similarity graph G, self-loop included.",
+    loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
+    beta : float or None
+        Constant threshold: D_t = {i : p_i >= beta} (the theory wants beta <= 1/N).  None uses
+        the experiments' rule: D_t = the ``top_k`` nodes of largest u (ties included).
+    top_k : int, default 10
+    refine_scope : {"uncovered", "all"}, default "uncovered"
+        Nodes that get a refinement edge from D_t: those D_t does not cover (paper) or all.
+    refine_rule : {"argmax", "argmin"}, default "argmax"
+        The edge (d_i, i) uses the most (eq. 45) or least divergent d_i in D_t.
+    predict_set : {"refined", "unrefined"}, default "refined"
+        The prediction mixes N_out_t(I_t) of G_t (paper) or N_out(I_t) of G (released code).
+    freeze_graph_after : int or None
+        Keep D_t and G_t fixed after this round (I_t is still drawn)."""
+
+
+class OMKLSFGR(_SFGRBase, OnlineEstimator):
+    __doc__ = ("OMKL-SFG-R: OMKL with a refined similarity feedback graph, q >= beta "
+               "(regression).\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
+                   "{loss_choices}", '"squared" (default) or "absolute".'))
+
+
+class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
+    __doc__ = ("OMKL-SFG-R for binary classification (labels map to -1/+1)."
+               "\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
+                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic", beta=None,
+                 top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
+                 refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
+                 exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
+                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
+                 random_state=None):
+        super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
+                         loss, beta, top_k, divergence, graph_dim, refine_scope, refine_rule,
+                         predict_set, freeze_graph_after, exploit_after, q_floor, p_floor,
+                         legacy_sampler, regularizer_after_update, predict_with, shared_draw,
+                         random_state)
