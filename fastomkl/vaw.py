@@ -46,7 +46,8 @@ from fastomkl._validation import check_choice, check_float, check_int, check_ker
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian, Laplacian, paper003_dictionary
 
-__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "legacy_frequencies", "m_for_T",
+__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "legacy_frequencies", "legacy_draw",
+           "m_for_T",
            "META_LEARNERS"]
 
 MODES = ("vaw", "ridge")
@@ -62,6 +63,12 @@ def legacy_frequencies(kernels, n_components: int, n_features: int, seed: int) -
     sigma^2) and ``standard_cauchy((d, m)) / sigma`` for a Laplacian exp(-||.||_1 / sigma).  Uses a
     private ``RandomState`` (same stream as the global legacy seed), so global state is untouched.
     """
+    return legacy_draw(kernels, n_components, n_features, seed)[0]
+
+
+def legacy_draw(kernels, n_components: int, n_features: int, seed: int):
+    """(frequencies, stream): ``legacy_frequencies`` and the legacy MT19937 bit generator right
+    after those draws, which is where the notebooks' sampling models (OMKL-GF) continue."""
     rs = np.random.RandomState(seed)
     out = np.empty((len(kernels), n_components, n_features))
     for i, kernel in enumerate(kernels):
@@ -73,7 +80,7 @@ def legacy_frequencies(kernels, n_components: int, n_features: int, seed: int) -
             raise ValueError(f"the legacy protocol knows Gaussian and Laplacian kernels, "
                              f"got {kernel!r}")
         out[i] = (block / kernel.sigma).T
-    return out
+    return out, rs._bit_generator
 
 
 def m_for_T(T: int, R_over_Y: float = 1.0, lam: float = 1.0) -> int:
