@@ -152,3 +152,35 @@ def test_vaw_experts_under_raker_hedge_engine_level():
     transform_many(engine.features, X, F)
     E = ref.vaw_experts(F, y, 1.0, "ridge")
     np.testing.assert_allclose(out, ref.hedge(E, (E - y[:, None]) ** 2, 0.1), atol=1e-10)
+
+
+def test_vaw_experts_under_graph_feedback():
+    """Cross combination: VAW experts under OMKL-GF's graph-feedback combiner.  Each round only the
+    kernels of the drawn subset learn, with importance weight 1/q: every expert must end as the
+    weighted ridge solution over the rounds it was selected in."""
+    from fastomkl import OMKLGF
+    X, y = stream(T=200)
+    N, D, lam = len(KERNELS), 12, 0.5
+    gf = OMKLGF(KERNELS, n_components=6, M=2, J=2, random_state=3)
+    base = gf._engine_for(X.shape[1])                       # built, nothing learnt
+    comb = base.combiner
+    engine = Engine(base.features, VAWExperts(N, D, lam, "vaw"), comb, np.random.PCG64(5))
+    F = np.empty((len(y), N, D))
+    transform_many(engine.features, X, F)
+    S = np.repeat(lam * np.eye(D)[None], N, axis=0)
+    b = np.zeros((N, D))
+    sizes = []
+    for t in range(len(y)):
+        engine.predict_learn_one(X[t], y[t])
+        node = comb.info[1]
+        active = np.asarray(comb.members)[node, :comb.n_members[node]]
+        sizes.append(len(active))
+        for k in active:
+            w = 1.0 / comb.q[k]
+            S[k] += w * np.outer(F[t, k], F[t, k])
+            b[k] += w * y[t] * F[t, k]
+    assert min(sizes) >= 1 and max(sizes) < N                 # partial feedback really happened
+    experts = engine.experts
+    np.testing.assert_allclose(experts.inverse(), np.linalg.inv(S), atol=1e-9)
+    np.testing.assert_allclose(experts.targets, b, atol=1e-9)
+    assert len(set(experts.get_state()["n_updates"].tolist())) > 1   # experts learnt unequally
