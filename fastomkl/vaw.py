@@ -1,28 +1,34 @@
-"""The Vovk-Azoury-Warmuth family (Rokhlin & Gurtovaya, "double VAW"): VAW, concatenated VAW, VAW^2,
-VAW-EWA and VAW experts under the other meta-learners (Aggregating Algorithm, BOA, ML-Poly, ML-Prod).
+"""The Vovk-Azoury-Warmuth family (Rokhlin & Gurtovaya, "double VAW"): VAW, concatenated VAW,
+VAW^2, VAW-EWA and VAW experts under the other meta-learners (Aggregating Algorithm, BOA, ML-Poly,
+ML-Prod).
 
 All are presets of one engine (features -> experts -> combiner):
 
-=================  =============================  ================================  =============
-model              features                       experts                           combiner
-=================  =============================  ================================  =============
-``VAW``            one kernel (or concatenated)   one VAW on z(x)                   ``Single``
-``ConcatVAW``      all kernels concatenated       one VAW on N * 2m features        ``Single``
-``VAW2``           one block per kernel           N VAW experts                     second-level VAW
-``VAWMeta``        one block per kernel           N VAW experts                     EWA, AA, BOA, ...
-``VAWEWA``         one block per kernel           N VAW experts                     EWA
-=================  =============================  ================================  =============
+=============  ============================  ========================  ======================
+model          features                      experts                   combiner
+=============  ============================  ========================  ======================
+``VAW``        one kernel (or concatenated)  one VAW on z(x)           ``Single``
+``ConcatVAW``  all kernels concatenated      one VAW on N * 2m values  ``Single``
+``VAW2``       one block per kernel          N VAW experts             second-level VAW
+``VAWMeta``    one block per kernel          N VAW experts             EWA, AA, BOA, ML-*, ...
+``VAWEWA``     one block per kernel          N VAW experts             EWA
+=============  ============================  ========================  ======================
+
+The compiled parts compose with the rest of the library: ``fastomkl._core.vaw.VAWExperts`` runs
+under Hedge or graph feedback (importance-weighted updates), and the meta-learners of
+``fastomkl._core.meta`` combine any experts.
 
 The VAW forecaster on features z_t with ridge lam predicts
 
-    mode="vaw"   : y_hat_t = z_t^T (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s   (the paper)
-    mode="ridge" : y_hat_t = z_t^T (lam I + sum_{s<t}  z_s z_s^T)^{-1} sum_{s<t} y_s z_s   (online ridge,
-                   what the authors' experiments ran; the paper's Table 2 comes from this mode)
+    mode="vaw"   : y_hat_t = z_t^T (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s
+                   (the paper's definition)
+    mode="ridge" : y_hat_t = z_t^T (lam I + sum_{s<t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s
+                   (online ridge: what the authors' experiments ran, and what Table 2 shows)
 
-and keeps the inverse matrix by symmetric rank-one (Sherman-Morrison) updates: one ``dsymv`` and one
-``dsyr`` per round.  Random features are z(x) = [cos(W x); sin(W x)] / sqrt(m) with m =
-``n_components`` frequencies (2m values, ||z(x)|| = 1).  Note the scale: lam on these features equals
-lam * m on unscaled [cos, sin] features.
+and keeps the inverse matrix, packed, by symmetric rank-one (Sherman-Morrison) updates: one
+symmetric matrix-vector product and one rank-one update per round (BLAS dspmv / dspr).  Random
+features are z(x) = [cos(W x); sin(W x)] / sqrt(m) with m = ``n_components`` frequencies (2m values,
+||z(x)|| = 1).  Note the scale: lam on these features equals lam * m on unscaled [cos, sin] features.
 
 Frequencies are drawn from ``random_state`` (a NumPy Generator stream) by default.  With
 ``rng_protocol="legacy"`` and an integer ``random_state`` s, they are drawn exactly as the paper's
