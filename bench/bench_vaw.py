@@ -242,7 +242,10 @@ NOTES = """## Reading
 * The floor rows run only the 76 symmetric matrix-vector products and 76 rank-one updates of a
   round, on the same sizes, with nothing else.  fastomkl's round adds the random features (76 × 50
   projections of d = 15 and sin/cos), the dot products z·u and b·u, b += y z and the 76 × 76 meta
-  level.
+  level, but buffers the rank-one updates of each expert four at a time and writes them into the
+  packed inverse in one pass (a rank-4 update every fourth round), so its matrix traffic per round
+  is one read of the inverses plus a quarter of a read-write pass, against a read and a read-write
+  pass for dsymv + dsyr.  That is how the whole round comes out at the cost of the floor.
 * OpenBLAS multithreads `dsyr` (and, depending on the version, the packed calls) at order 100; for
   matrices this small the thread hand-offs cost more than the arithmetic, and on a shared machine
   the threaded rows vary by large factors from run to run.  That is why fastomkl runs its own

@@ -30,6 +30,8 @@ FASTOMKL_DISPATCH(void, fastomkl_spmv, (int n, const double *A, const double *z,
                   (n, A, z, u))
 FASTOMKL_DISPATCH(void, fastomkl_spr, (int n, double alpha, const double *u, double *A),
                   (n, alpha, u, A))
+FASTOMKL_DISPATCH(void, fastomkl_spr4, (int n, const double *alpha, const double *U, double *A),
+                  (n, alpha, U, A))
 
 /* Rarely called (the optional refresh of a VAW inverse): plain loops, one variant. */
 int fastomkl_spd_inverse(int n, const double *S, double *work, double *P)

@@ -16,6 +16,9 @@ void fastomkl_spmv(int n, const double *A, const double *z, double *u);
 /* A += alpha u u^T.  */
 void fastomkl_spr(int n, double alpha, const double *u, double *A);
 
+/* A += sum_{k<4} alpha[k] U_k U_k^T, U row-major (4, n): four rank-one updates in one pass.  */
+void fastomkl_spr4(int n, const double *alpha, const double *U, double *A);
+
 /* P = S^{-1} for a symmetric positive definite S, both packed, through the Cholesky factor
  * S = L L^T (L and L^{-1} kept in `work`, n*n doubles).  Single-threaded and O(n^3 / 2); returns 0,
  * or -1 if S is not numerically positive definite (P is then left unchanged).  */

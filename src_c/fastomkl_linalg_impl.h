@@ -81,3 +81,16 @@ LINALG_TARGET static void LINALG_NAME(fastomkl_spr)(int n, double alpha, const d
         for (int j = 0; j <= i; ++j) row[j] += c * u[j];
     }
 }
+
+LINALG_TARGET static void LINALG_NAME(fastomkl_spr4)(int n, const double *alpha, const double *U,
+                                                     double *A)
+{
+    const double *u0 = U, *u1 = U + n, *u2 = U + 2 * n, *u3 = U + 3 * n;
+    for (int i = 0; i < n; ++i) {
+        double *row = A + (long)i * (i + 1) / 2;
+        const double c0 = alpha[0] * u0[i], c1 = alpha[1] * u1[i], c2 = alpha[2] * u2[i],
+                     c3 = alpha[3] * u3[i];
+        #pragma omp simd
+        for (int j = 0; j <= i; ++j) row[j] += c0 * u0[j] + c1 * u1[j] + c2 * u2[j] + c3 * u3[j];
+    }
+}

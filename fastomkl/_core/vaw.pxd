@@ -17,7 +17,12 @@
 # src_c/fastomkl_linalg.c: OpenBLAS's threaded packed dpptrf/dpptri took 50x longer here), which
 # resets any accumulated rounding error.
 #
-# The two level-2 operations are the packed symmetric matrix-vector product and rank-one update of
+# VAWExperts (below) buffers the rank-one terms: the inverse is P + sum of up to three pending
+# a_j u_j u_j^T, which a prediction applies to u in O(D) each, and every fourth update writes all
+# four into P in one pass (spr4).  A round then reads P once instead of reading it twice and writing
+# it once.  The second-level VAWCombiner (order N, small) uses vaw_predict / vaw_update directly.
+#
+# The level-2 operations are the packed symmetric matrix-vector product and rank-one update of
 # BLAS (dspmv, dspr), written out in src_c/fastomkl_linalg.c: same arrays, same arithmetic, but
 # always single-threaded, four rows at a time.  OpenBLAS spreads dsyr/dspmv of order ~100 over its
 # threads, which on a shared 2-core machine costs from 2.5x to tens of times more than one core
@@ -27,6 +32,7 @@
 cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_spmv(int n, const double* A, const double* z, double* u)
     void fastomkl_spr(int n, double alpha, const double* u, double* A)
+    void fastomkl_spr4(int n, const double* alpha, const double* U, double* A)
     int fastomkl_spd_inverse(int n, const double* S, double* work, double* P)
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -35,6 +41,9 @@ cdef extern from "fastomkl_kernels.h" nogil:
 cdef enum:
     VAW_MODE_VAW = 0
     VAW_MODE_RIDGE = 1
+
+cdef enum:
+    VAW_PENDING = 4          # rank-one updates an expert buffers before one pass over P
 
 
 cdef inline double vaw_predict(int D, double* P, const double* b, const double* z, double* u,
@@ -76,4 +85,10 @@ cdef class VAWExperts(ExpertBank):
     cdef double[:, ::1] u                   # scratch: P_k z_k of the last predict of expert k
     cdef double[::1] q                      # scratch: z_k . P_k z_k of the last predict
     cdef double[::1] _work                  # scratch of the refresh (dim * dim, or empty)
+    # Buffered Sherman-Morrison terms: the inverse is P_k + sum_{j < n_pending[k]} a_kj u_kj u_kj^T.
+    # Every VAW_PENDING updates they go into P_k in one pass (a rank-4 update), which halves the
+    # memory traffic over P of a round; predictions add the pending terms in O(dim) each.
+    cdef double[:, :, ::1] pend_u           # (n_experts, VAW_PENDING, dim)
+    cdef double[:, ::1] pend_a              # (n_experts, VAW_PENDING)
+    cdef long[::1] n_pending                # (n_experts,)
     cdef void refresh(self, int k) noexcept nogil

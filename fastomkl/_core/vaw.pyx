@@ -8,7 +8,8 @@ cimport cython
 
 from fastomkl._core.base cimport ExpertBank
 from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
-                                 fastomkl_spmv, fastomkl_spr, fastomkl_spd_inverse)
+                                 VAW_PENDING, fastomkl_spmv, fastomkl_spr, fastomkl_spr4,
+                                 fastomkl_spd_inverse, fastomkl_dot)
 from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
@@ -44,9 +45,10 @@ cdef class VAWExperts(ExpertBank):
     predict(k, z) = b_k^T P_k z / (1 + z^T P_k z) in mode "vaw", b_k^T P_k z in mode "ridge", with
     P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
     learn() adds the round with importance weight w (1 under full information) and returns the
-    squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one dsymv and one dsyr
-    (about 3 dim^2 flops); memory dim (dim + 1) / 2 + 3 dim doubles (the inverse is stored packed;
-    twice that with refresh_every > 0).
+    squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one packed symmetric
+    matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
+    buffered four at a time, see vaw.pxd), about 3 dim^2 flops; memory dim (dim + 1) / 2 + 7 dim
+    doubles (the inverse is stored packed; twice that with refresh_every > 0).
     """
 
     def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
@@ -75,20 +77,30 @@ cdef class VAWExperts(ExpertBank):
         self.n_updates = np.zeros(n_experts, dtype=np.int_)
         self.u = np.zeros((n_experts, dim))
         self.q = np.zeros(n_experts)
+        self.pend_u = np.zeros((n_experts, VAW_PENDING, dim))
+        self.pend_a = np.zeros((n_experts, VAW_PENDING))
+        self.n_pending = np.zeros(n_experts, dtype=np.int_)
 
     @property
     def mode_name(self):
         return "vaw" if self.mode == VAW_MODE_VAW else "ridge"
 
     def _state_arrays(self):
-        state = {"P": self.P, "b": self.b, "n_updates": self.n_updates}
+        state = {"P": self.P, "b": self.b, "n_updates": self.n_updates, "pend_u": self.pend_u,
+                 "pend_a": self.pend_a, "n_pending": self.n_pending}
         if self.refresh_every > 0:
             state["S"] = self.S
         return state
 
     def inverse(self):
-        """(n_experts, dim, dim) copy of the inverses P_k (both triangles filled)."""
-        return unpack(self.P, self.dim)
+        """(n_experts, dim, dim) copy of the inverses (both triangles filled, buffered terms
+        included)."""
+        full = unpack(self.P, self.dim)
+        U, a = np.asarray(self.pend_u), np.asarray(self.pend_a)
+        for k in range(self.n_experts):
+            for j in range(self.n_pending[k]):
+                full[k] += a[k, j] * np.outer(U[k, j], U[k, j])
+        return full
 
     def gram(self):
         """(n_experts, dim, dim) copy of S_k = P_k^{-1}, computed (or read, with refresh_every > 0)."""
@@ -107,15 +119,40 @@ cdef class VAWExperts(ExpertBank):
         return np.einsum("kij,kj->ki", self.inverse(), np.asarray(self.b))
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        return vaw_predict(self.dim, &self.P[k, 0], &self.b[k, 0], z, &self.u[k, 0],
-                           &self.q[k], self.mode)
+        cdef int D = self.dim, j, i
+        cdef double* u = &self.u[k, 0]
+        cdef const double* v
+        cdef double c, q, r
+        fastomkl_spmv(D, &self.P[k, 0], z, u)
+        for j in range(self.n_pending[k]):
+            v = &self.pend_u[k, j, 0]
+            c = self.pend_a[k, j] * fastomkl_dot(v, z, D)
+            for i in range(D):
+                u[i] += c * v[i]
+        q = fastomkl_dot(z, u, D)
+        r = fastomkl_dot(&self.b[k, 0], u, D)
+        self.q[k] = q
+        if self.mode == VAW_MODE_VAW:
+            return r / (1.0 + q)
+        return r
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef char uplo = b'U'
-        cdef int inc = 1, D = self.dim
-        vaw_update(self.dim, &self.P[k, 0], &self.b[k, 0], z, &self.u[k, 0], self.q[k], y,
-                   weight)
+        cdef int D = self.dim, i
+        cdef long slot = self.n_pending[k]
+        cdef double wy = weight * y
+        cdef double* u = &self.u[k, 0]
+        cdef double* b = &self.b[k, 0]
+        cdef double* dst = &self.pend_u[k, slot, 0]
+        # Sherman-Morrison term of this round, buffered (u = current inverse times z)
+        self.pend_a[k, slot] = -weight / (1.0 + weight * self.q[k])
+        for i in range(D):
+            dst[i] = u[i]
+            b[i] += wy * z[i]
+        self.n_pending[k] = slot + 1
+        if slot + 1 == VAW_PENDING:
+            fastomkl_spr4(D, &self.pend_a[k, 0], &self.pend_u[k, 0, 0], &self.P[k, 0])
+            self.n_pending[k] = 0
         self.n_updates[k] += 1
         if self.refresh_every > 0:
             fastomkl_spr(D, weight, z, &self.S[k, 0])
@@ -126,7 +163,8 @@ cdef class VAWExperts(ExpertBank):
     cdef void refresh(self, int k) noexcept nogil:
         """P_k <- S_k^{-1} through the Cholesky factor of S_k; if S_k is numerically not positive
         definite the Sherman-Morrison P_k is kept."""
-        fastomkl_spd_inverse(self.dim, &self.S[k, 0], &self._work[0], &self.P[k, 0])
+        if fastomkl_spd_inverse(self.dim, &self.S[k, 0], &self._work[0], &self.P[k, 0]) == 0:
+            self.n_pending[k] = 0
 
     def predict_expert(self, int k, z):
         """Python access to one expert's prediction on a feature vector z (fills its scratch)."""
