@@ -17,6 +17,7 @@ from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClass
                                  OMKLSFGRClassifier)
 from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
                            RFOMKRClassifier)
+from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
 
 __version__ = "0.1.0"
 
@@ -26,4 +27,5 @@ __all__ = [
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
+    "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
 ]

@@ -1,0 +1,236 @@
+"""Compiled Vovk-Azoury-Warmuth experts: one VAW (or online ridge) forecaster per kernel.
+
+See vaw.pxd for the round (one dspmv in predict, one dspr in learn), the packed storage and the
+drift guards.
+"""
+import numpy as np
+cimport cython
+
+from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
+                                 VAW_PENDING, fastomkl_spmv, fastomkl_spr, fastomkl_spr4,
+                                 fastomkl_spd_inverse, fastomkl_dot)
+from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
+
+MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
+
+
+def packed_size(int dim):
+    return dim * (dim + 1) // 2
+
+
+@cython.wraparound(True)
+def pack(A):
+    """Packed storage (..., dim (dim + 1) / 2) of symmetric matrices A (..., dim, dim)."""
+    A = np.asarray(A, dtype=np.float64)
+    rows, cols = np.tril_indices(A.shape[-1])
+    return np.ascontiguousarray(A[..., rows, cols])
+
+
+@cython.wraparound(True)
+def unpack(P, int dim):
+    """Full symmetric matrices (..., dim, dim) from packed storage (..., dim (dim + 1) / 2)."""
+    P = np.asarray(P)
+    out = np.zeros(P.shape[:-1] + (dim, dim))
+    rows, cols = np.tril_indices(dim)
+    out[..., rows, cols] = P
+    out[..., cols, rows] = P
+    return out
+
+
+cdef class VAWExperts(ExpertBank):
+    """Per kernel k, a VAW forecaster on z_k (mode "vaw", the paper's definition) or online ridge
+    regression (mode "ridge", what the paper's experiments ran).
+
+    predict(k, z) = b_k^T P_k z / (1 + z^T P_k z) in mode "vaw", b_k^T P_k z in mode "ridge", with
+    P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
+    learn() adds the round with importance weight w (1 under full information) and returns the
+    squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one packed symmetric
+    matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
+    buffered four at a time, see vaw.pxd), about 3 dim^2 flops; memory dim (dim + 1) / 2 + 7 dim
+    doubles (the inverse is stored packed; twice that with refresh_every > 0).
+    """
+
+    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
+        if n_experts < 1 or dim < 1:
+            raise ValueError(f"n_experts and dim must be >= 1, got {n_experts} and {dim}")
+        if not lam > 0.0:
+            raise ValueError(f"lam must be > 0, got {lam}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'vaw' or 'ridge', got {mode!r}")
+        if refresh_every < 0:
+            raise ValueError(f"refresh_every must be >= 0 (0 = never), got {refresh_every}")
+        self.n_experts = n_experts
+        self.dim = dim
+        self.lam = lam
+        self.mode = MODES[mode]
+        self.refresh_every = refresh_every
+        eye = pack(np.eye(dim))
+        self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
+        if refresh_every > 0:
+            self.S = np.repeat((eye * lam)[None], n_experts, axis=0)
+            self._work = np.zeros(dim * dim)
+        else:
+            self.S = np.zeros((0, 0))
+            self._work = np.zeros(0)
+        self.b = np.zeros((n_experts, dim))
+        self.n_updates = np.zeros(n_experts, dtype=np.int_)
+        self.u = np.zeros((n_experts, dim))
+        self.q = np.zeros(n_experts)
+        self.pend_u = np.zeros((n_experts, VAW_PENDING, dim))
+        self.pend_a = np.zeros((n_experts, VAW_PENDING))
+        self.n_pending = np.zeros(n_experts, dtype=np.int_)
+
+    @property
+    def mode_name(self):
+        return "vaw" if self.mode == VAW_MODE_VAW else "ridge"
+
+    def _state_arrays(self):
+        state = {"P": self.P, "b": self.b, "n_updates": self.n_updates, "pend_u": self.pend_u,
+                 "pend_a": self.pend_a, "n_pending": self.n_pending}
+        if self.refresh_every > 0:
+            state["S"] = self.S
+        return state
+
+    def inverse(self):
+        """(n_experts, dim, dim) copy of the inverses (both triangles filled, buffered terms
+        included)."""
+        full = unpack(self.P, self.dim)
+        U, a = np.asarray(self.pend_u), np.asarray(self.pend_a)
+        for k in range(self.n_experts):
+            for j in range(self.n_pending[k]):
+                full[k] += a[k, j] * np.outer(U[k, j], U[k, j])
+        return full
+
+    def gram(self):
+        """(n_experts, dim, dim) copy of S_k = P_k^{-1}, computed (or read, with refresh_every > 0)."""
+        if self.refresh_every > 0:
+            return unpack(self.S, self.dim)
+        return np.linalg.inv(self.inverse())
+
+    @property
+    def targets(self):
+        """(n_experts, dim) copy of b_k = sum_s w_s y_s z_s."""
+        return np.array(self.b, copy=True)
+
+    @property
+    def coef_(self):
+        """(n_experts, dim) current ridge weights P_k b_k (the terminal weights of the paper)."""
+        return np.einsum("kij,kj->ki", self.inverse(), np.asarray(self.b))
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef int D = self.dim, j, i
+        cdef double* u = &self.u[k, 0]
+        cdef const double* v
+        cdef double c, q, r
+        fastomkl_spmv(D, &self.P[k, 0], z, u)
+        for j in range(self.n_pending[k]):
+            v = &self.pend_u[k, j, 0]
+            c = self.pend_a[k, j] * fastomkl_dot(v, z, D)
+            for i in range(D):
+                u[i] += c * v[i]
+        q = fastomkl_dot(z, u, D)
+        r = fastomkl_dot(&self.b[k, 0], u, D)
+        self.q[k] = q
+        if self.mode == VAW_MODE_VAW:
+            return r / (1.0 + q)
+        return r
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef int D = self.dim, i
+        cdef long slot = self.n_pending[k]
+        cdef double wy = weight * y
+        cdef double* u = &self.u[k, 0]
+        cdef double* b = &self.b[k, 0]
+        cdef double* dst = &self.pend_u[k, slot, 0]
+        # Sherman-Morrison term of this round, buffered (u = current inverse times z)
+        self.pend_a[k, slot] = -weight / (1.0 + weight * self.q[k])
+        for i in range(D):
+            dst[i] = u[i]
+            b[i] += wy * z[i]
+        self.n_pending[k] = slot + 1
+        if slot + 1 == VAW_PENDING:
+            fastomkl_spr4(D, &self.pend_a[k, 0], &self.pend_u[k, 0, 0], &self.P[k, 0])
+            self.n_pending[k] = 0
+        self.n_updates[k] += 1
+        if self.refresh_every > 0:
+            fastomkl_spr(D, weight, z, &self.S[k, 0])
+            if self.n_updates[k] % self.refresh_every == 0:
+                self.refresh(k)
+        return (f - y) * (f - y)
+
+    cdef void refresh(self, int k) noexcept nogil:
+        """P_k <- S_k^{-1} through the Cholesky factor of S_k; if S_k is numerically not positive
+        definite the Sherman-Morrison P_k is kept."""
+        if fastomkl_spd_inverse(self.dim, &self.S[k, 0], &self._work[0], &self.P[k, 0]) == 0:
+            self.n_pending[k] = 0
+
+    def predict_expert(self, int k, z):
+        """Python access to one expert's prediction on a feature vector z (fills its scratch)."""
+        if not 0 <= k < self.n_experts:
+            raise ValueError(f"expert index must be in [0, {self.n_experts}), got {k}")
+        cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
+        if zv.shape[0] != self.dim:
+            raise ValueError(f"z must have {self.dim} values, got {zv.shape[0]}")
+        return self.predict(k, NULL, &zv[0])
+
+    def learn_expert(self, int k, z, double y, double weight=1.0):
+        """Python access to one round of expert k on z with importance weight `weight` (predicts
+        first, so the update uses this z); returns the squared loss of that prediction."""
+        if not weight > 0.0:
+            raise ValueError(f"weight must be > 0, got {weight}")
+        f = self.predict_expert(k, z)
+        cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
+        return self.learn(k, NULL, &zv[0], f, y, self.n_updates[k] + 1, weight)
+
+    def refresh_now(self):
+        """Recompute every P_k from S_k now (only with refresh_every > 0)."""
+        if self.refresh_every <= 0:
+            raise ValueError("refresh_now needs refresh_every > 0 (S is not kept otherwise)")
+        cdef int k
+        for k in range(self.n_experts):
+            self.refresh(k)
+
+
+def blas_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds, bint packed=True):
+    """Time reference: n_rounds x, for every k, the two BLAS calls of a VAW round on P[k] and z[k]
+    and nothing else: dspmv + dspr on packed P[k] (packed=True), or dsymv + dsyr on a full
+    (dim x dim) P[k] stored flat (packed=False).  The arithmetic floor of a round with BLAS.
+    The rank-one term is scaled so the matrices stay bounded; returns the last u[0].
+    """
+    cdef int n = P.shape[0], D = z.shape[1], inc = 1, k
+    cdef long t
+    cdef char uplo = b'U'
+    cdef double one = 1.0, zero = 0.0, alpha = -1e-9
+    if P.shape[1] != (packed_size(D) if packed else D * D):
+        raise ValueError("P has the wrong width for z")
+    u = np.zeros(D)
+    cdef double[::1] uv = u
+    with nogil:
+        for t in range(n_rounds):
+            for k in range(n):
+                if packed:
+                    dspmv(&uplo, &D, &one, &P[k, 0], <double*>&z[k, 0], &inc, &zero, &uv[0], &inc)
+                    dspr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0])
+                else:
+                    dsymv(&uplo, &D, &one, &P[k, 0], &D, <double*>&z[k, 0], &inc, &zero, &uv[0],
+                          &inc)
+                    dsyr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0], &D)
+    return u[0]
+
+
+def kernel_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds):
+    """Like blas_floor, with the package's own packed kernels (what VAWExperts runs)."""
+    cdef int n = P.shape[0], D = z.shape[1], k
+    cdef long t
+    if P.shape[1] != packed_size(D):
+        raise ValueError("P has the wrong width for z")
+    u = np.zeros(D)
+    cdef double[::1] uv = u
+    with nogil:
+        for t in range(n_rounds):
+            for k in range(n):
+                fastomkl_spmv(D, &P[k, 0], &z[k, 0], &uv[0])
+                fastomkl_spr(D, -1e-9, &uv[0], &P[k, 0])
+    return u[0]

@@ -1,0 +1,27 @@
+/* Small dense linear algebra for the VAW forecasters, single-threaded and vectorised.
+ *
+ * Symmetric matrices are kept in packed storage: the lower triangle row by row, element (i, j) with
+ * j <= i at i(i+1)/2 + j (the layout column-major BLAS calls packed 'U', so these functions and
+ * dspmv/dspr are interchangeable on the same arrays).  Multithreaded BLAS is slower than one core for
+ * matrices of order ~100 and makes the timing depend on the machine's load; these loops are not.
+ * Compiled like the other kernels (see setup.py): -O3 -ffast-math -fopenmp-simd, one variant per
+ * instruction set chosen at load time (fastomkl_dispatch.h; FASTOMKL_ISA caps it).
+ */
+#ifndef FASTOMKL_LINALG_H
+#define FASTOMKL_LINALG_H
+
+/* u = A z, one pass over A.  */
+void fastomkl_spmv(int n, const double *A, const double *z, double *u);
+
+/* A += alpha u u^T.  */
+void fastomkl_spr(int n, double alpha, const double *u, double *A);
+
+/* A += sum_{k<4} alpha[k] U_k U_k^T, U row-major (4, n): four rank-one updates in one pass.  */
+void fastomkl_spr4(int n, const double *alpha, const double *U, double *A);
+
+/* P = S^{-1} for a symmetric positive definite S, both packed, through the Cholesky factor
+ * S = L L^T (L and L^{-1} kept in `work`, n*n doubles).  Single-threaded and O(n^3 / 2); returns 0,
+ * or -1 if S is not numerically positive definite (P is then left unchanged).  */
+int fastomkl_spd_inverse(int n, const double *S, double *work, double *P);
+
+#endif
