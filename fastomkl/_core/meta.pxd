@@ -1,8 +1,8 @@
 # Meta-learners of paper 003 as combiners (full information: every expert runs every round).
-from fastomkl._core.base cimport Combiner
+from fastomkl._core.base cimport FullInformation
 
-cdef class FullInformation(Combiner):
-    # Common part: every expert is active with weight 1; optional clipping of the expert predictions
+cdef class MetaLearner(FullInformation):
+    # Full information (every expert, weight 1) with optional clipping of the expert predictions
     # to [lo, hi] before they are combined (the "truncated" experts of the paper).
     cdef readonly bint clip
     cdef readonly double lo, hi
@@ -10,11 +10,11 @@ cdef class FullInformation(Combiner):
     cdef void inputs(self, const int* active, int n_active, const double* preds) noexcept nogil
 
 
-cdef class Single(FullInformation):
+cdef class Single(MetaLearner):
     pass
 
 
-cdef class VAWCombiner(FullInformation):
+cdef class VAWCombiner(MetaLearner):
     # Second-level VAW (or online ridge) on the vector of expert predictions (VAW^2).
     cdef readonly int mode
     cdef readonly double lam
@@ -24,7 +24,7 @@ cdef class VAWCombiner(FullInformation):
     cdef double q
 
 
-cdef class ExpWeights(FullInformation):
+cdef class ExpWeights(MetaLearner):
     # Shared by EWA and the Aggregating Algorithm: cumulative square losses L of the clipped
     # experts, weights proportional to exp(-eta L).
     cdef readonly double eta
@@ -41,16 +41,16 @@ cdef class AA(ExpWeights):
     pass
 
 
-cdef class BOA(FullInformation):
+cdef class BOA(MetaLearner):
     cdef double[::1] lr, V, M, Rreg, R, w
     cdef void weights(self) noexcept nogil
 
 
-cdef class MLPoly(FullInformation):
+cdef class MLPoly(MetaLearner):
     cdef double[::1] lr, R, Smax, w
     cdef void weights(self) noexcept nogil
 
 
-cdef class MLProd(FullInformation):
+cdef class MLProd(MetaLearner):
     cdef double[::1] lr, V, M, R, w
     cdef void weights(self) noexcept nogil

@@ -13,15 +13,15 @@ reference does.
 """
 import numpy as np
 
-from fastomkl._core.base cimport Combiner, bitgen_t
+from fastomkl._core.base cimport FullInformation
 from fastomkl._core.vaw cimport vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE
 from libc.math cimport exp, log, sqrt, ceil, log2, pow, fabs
 
 cdef double TINY = 1.0 / 1048576.0          # 2^-20, the reference's initial state
 
 
-cdef class FullInformation(Combiner):
-    """Every expert, every round, importance weight 1; optional clipping of expert predictions."""
+cdef class MetaLearner(FullInformation):
+    """A full-information combiner with optional clipping of the expert predictions it mixes."""
 
     def __init__(self, int n_experts, clip_range=None):
         if n_experts < 1:
@@ -41,19 +41,6 @@ cdef class FullInformation(Combiner):
     def clip_range(self):
         return (self.lo, self.hi) if self.clip else None
 
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-            weight[k] = 1.0
-        return self.n_experts
-
-    cdef int select_predict(self, int* active) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-        return self.n_experts
-
     cdef void inputs(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef int j, k
         cdef double v
@@ -68,13 +55,13 @@ cdef class FullInformation(Combiner):
             self.xbar[k] = v
 
 
-cdef class Single(FullInformation):
+cdef class Single(MetaLearner):
     """One expert, passed through (the single-model presets: VAW on one kernel, ConcatVAW)."""
 
     def __init__(self, int n_experts=1, clip_range=None):
         if n_experts != 1:
             raise ValueError(f"Single combines exactly one expert, got n_experts={n_experts}")
-        FullInformation.__init__(self, 1, clip_range)
+        MetaLearner.__init__(self, 1, clip_range)
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         self.inputs(active, n_active, preds)
@@ -85,13 +72,13 @@ cdef class Single(FullInformation):
         pass
 
 
-cdef class VAWCombiner(FullInformation):
+cdef class VAWCombiner(MetaLearner):
     """Second-level VAW on the expert predictions: y_hat = alpha_t . x_t with unconstrained (signed)
     weights alpha_t = (lam I + sum_{s<=t} x_s x_s^T)^{-1} sum_{s<t} y_s x_s (mode "vaw"), or without
     x_t in the matrix (mode "ridge").  With a clip range it is the paper's VAW^2(trunc)."""
 
     def __init__(self, int n_experts, double lam=1.0, mode="vaw", clip_range=None):
-        FullInformation.__init__(self, n_experts, clip_range)
+        MetaLearner.__init__(self, n_experts, clip_range)
         if not lam > 0.0:
             raise ValueError(f"lam must be > 0, got {lam}")
         if mode not in ("vaw", "ridge"):
@@ -132,9 +119,9 @@ cdef class VAWCombiner(FullInformation):
                    y, 1.0)
 
 
-cdef class ExpWeights(FullInformation):
+cdef class ExpWeights(MetaLearner):
     def __init__(self, int n_experts, double eta, clip_range=None):
-        FullInformation.__init__(self, n_experts, clip_range)
+        MetaLearner.__init__(self, n_experts, clip_range)
         if not eta > 0.0:
             raise ValueError(f"eta must be > 0, got {eta}")
         self.eta = eta
@@ -229,11 +216,11 @@ cdef class AA(ExpWeights):
         return gamma
 
 
-cdef class BOA(FullInformation):
+cdef class BOA(MetaLearner):
     """Bernstein Online Aggregation (Wintenberger 2017) with adaptive per-expert rates."""
 
     def __init__(self, int n_experts, clip_range=None):
-        FullInformation.__init__(self, n_experts, clip_range)
+        MetaLearner.__init__(self, n_experts, clip_range)
         self.lr = np.full(n_experts, TINY)
         self.V = np.full(n_experts, TINY)
         self.M = np.full(n_experts, TINY)
@@ -295,11 +282,11 @@ cdef class BOA(FullInformation):
             self.R[k] += r
 
 
-cdef class MLPoly(FullInformation):
+cdef class MLPoly(MetaLearner):
     """ML-Poly (Gaillard, Stoltz & van Erven 2014): w proportional to lr_k max(R_k, 0)."""
 
     def __init__(self, int n_experts, clip_range=None):
-        FullInformation.__init__(self, n_experts, clip_range)
+        MetaLearner.__init__(self, n_experts, clip_range)
         self.lr = np.full(n_experts, TINY)
         self.R = np.zeros(n_experts)
         self.Smax = np.zeros(1)
@@ -358,12 +345,12 @@ cdef class MLPoly(FullInformation):
         self.Smax[0] += delta
 
 
-cdef class MLProd(FullInformation):
+cdef class MLProd(MetaLearner):
     """ML-Prod (Gaillard, Stoltz & van Erven 2014): w proportional to lr_k exp(R_k), computed in
     the log domain."""
 
     def __init__(self, int n_experts, clip_range=None):
-        FullInformation.__init__(self, n_experts, clip_range)
+        MetaLearner.__init__(self, n_experts, clip_range)
         self.lr = np.full(n_experts, TINY)
         self.V = np.full(n_experts, TINY)
         self.M = np.full(n_experts, TINY)
