@@ -71,6 +71,21 @@ cdef inline double loss_derivative(int kind, double f, double y) noexcept nogil:
     return -y if y * f < 1.0 else 0.0
 
 
+cdef inline double softmax_in_place(double* v, int n) noexcept nogil:
+    """v <- exp(v - max v) / sum: weights from log-weights without overflow; returns max v."""
+    cdef double top = v[0], total = 0.0
+    cdef int k
+    for k in range(1, n):
+        if v[k] > top:
+            top = v[k]
+    for k in range(n):
+        v[k] = exp(v[k] - top)
+        total += v[k]
+    for k in range(n):
+        v[k] /= total
+    return top
+
+
 cdef class Component:
     pass
 

@@ -1,8 +1,7 @@
 """Compiled combiners that use every expert each round."""
 import numpy as np
 
-from fastomkl._core.base cimport FullInformation, Schedule, schedule_at
-from libc.math cimport exp
+from fastomkl._core.base cimport FullInformation, Schedule, schedule_at, softmax_in_place
 
 
 cdef class Hedge(FullInformation):
@@ -34,15 +33,10 @@ cdef class Hedge(FullInformation):
         self.normalise()
 
     cdef void normalise(self) noexcept nogil:
-        """Shift log_w so its maximum is 0 (no under/overflow) and refresh w_bar."""
+        """Refresh w_bar and shift log_w so its maximum is 0 (it never under- or overflows)."""
         cdef int k
-        cdef double top = self.log_w[0], total = 0.0
-        for k in range(1, self.n_experts):
-            if self.log_w[k] > top:
-                top = self.log_w[k]
+        for k in range(self.n_experts):
+            self.w_bar[k] = self.log_w[k]
+        cdef double top = softmax_in_place(&self.w_bar[0], self.n_experts)
         for k in range(self.n_experts):
             self.log_w[k] -= top
-            self.w_bar[k] = exp(self.log_w[k])
-            total += self.w_bar[k]
-        for k in range(self.n_experts):
-            self.w_bar[k] /= total

@@ -7,7 +7,9 @@ cdef class MetaLearner(FullInformation):
     cdef readonly bint clip
     cdef readonly double lo, hi
     cdef double[::1] xbar                   # scratch: this round's (clipped) expert predictions
+    cdef double[::1] w                      # scratch: the mixing weights weights() computes
     cdef void inputs(self, const int* active, int n_active, const double* preds) noexcept nogil
+    cdef void weights(self) noexcept nogil
 
 
 cdef class Single(MetaLearner):
@@ -29,8 +31,6 @@ cdef class ExpWeights(MetaLearner):
     # experts, weights proportional to exp(-eta L).
     cdef readonly double eta
     cdef double[::1] L
-    cdef double[::1] w                      # scratch: normalised weights
-    cdef void weights(self) noexcept nogil
 
 
 cdef class EWA(ExpWeights):
@@ -42,15 +42,12 @@ cdef class AA(ExpWeights):
 
 
 cdef class BOA(MetaLearner):
-    cdef double[::1] lr, V, M, Rreg, R, w
-    cdef void weights(self) noexcept nogil
+    cdef double[::1] lr, V, M, Rreg, R
 
 
 cdef class MLPoly(MetaLearner):
-    cdef double[::1] lr, R, Smax, w
-    cdef void weights(self) noexcept nogil
+    cdef double[::1] lr, R, Smax
 
 
 cdef class MLProd(MetaLearner):
-    cdef double[::1] lr, V, M, R, w
-    cdef void weights(self) noexcept nogil
+    cdef double[::1] lr, V, M, R

@@ -13,7 +13,7 @@ reference does.
 """
 import numpy as np
 
-from fastomkl._core.base cimport FullInformation
+from fastomkl._core.base cimport FullInformation, softmax_in_place
 from fastomkl._core.vaw cimport vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE
 from libc.math cimport exp, log, sqrt, ceil, log2, pow, fabs
 
@@ -36,6 +36,7 @@ cdef class MetaLearner(FullInformation):
         else:
             self.lo, self.hi = -np.inf, np.inf
         self.xbar = np.zeros(n_experts)
+        self.w = np.zeros(n_experts)
 
     @property
     def clip_range(self):
@@ -53,6 +54,21 @@ cdef class MetaLearner(FullInformation):
                 elif v > self.hi:
                     v = self.hi
             self.xbar[k] = v
+
+    cdef void weights(self) noexcept nogil:
+        """Fill w with this round's mixing weights (learners that mix linearly define it)."""
+        pass
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        """y_hat = sum_k w_k x_k over the (clipped) expert predictions x."""
+        cdef int j, k
+        cdef double y_hat = 0.0
+        self.inputs(active, n_active, preds)
+        self.weights()
+        for j in range(n_active):
+            k = active[j]
+            y_hat += self.w[k] * self.xbar[k]
+        return y_hat
 
 
 cdef class Single(MetaLearner):
@@ -138,17 +154,10 @@ cdef class ExpWeights(MetaLearner):
         return np.array(self.w, copy=True)
 
     cdef void weights(self) noexcept nogil:
-        cdef int k, n = self.n_experts
-        cdef double top = -self.eta * self.L[0], total = 0.0, v
-        for k in range(1, n):
-            v = -self.eta * self.L[k]
-            if v > top:
-                top = v
-        for k in range(n):
-            self.w[k] = exp(-self.eta * self.L[k] - top)
-            total += self.w[k]
-        for k in range(n):
-            self.w[k] /= total
+        cdef int k
+        for k in range(self.n_experts):
+            self.w[k] = -self.eta * self.L[k]
+        softmax_in_place(&self.w[0], self.n_experts)
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
@@ -165,16 +174,6 @@ cdef class EWA(ExpWeights):
     """Exponentially weighted average: y_hat = sum_k w_k x_k, w proportional to exp(-eta L_k), with
     L_k the cumulative square loss of (clipped) expert k over past rounds.  For labels in [lo, hi]
     the exp-concavity rate is eta = 1 / (2 (hi - lo)^2)."""
-
-    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
-        cdef int j, k
-        cdef double y_hat = 0.0
-        self.inputs(active, n_active, preds)
-        self.weights()
-        for j in range(n_active):
-            k = active[j]
-            y_hat += self.w[k] * self.xbar[k]
-        return y_hat
 
 
 cdef class AA(ExpWeights):
@@ -238,27 +237,10 @@ cdef class BOA(MetaLearner):
 
     cdef void weights(self) noexcept nogil:
         cdef int k, n = self.n_experts
-        cdef double top = -1e308, v, total = 0.0, log_prior = log(1.0 / n)
+        cdef double log_prior = log(1.0 / n)
         for k in range(n):
-            v = log(self.lr[k]) + log_prior + self.lr[k] * self.Rreg[k]
-            self.w[k] = v
-            if v > top:
-                top = v
-        for k in range(n):
-            self.w[k] = exp(self.w[k] - top)
-            total += self.w[k]
-        for k in range(n):
-            self.w[k] /= total
-
-    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
-        cdef int j, k
-        cdef double y_hat = 0.0
-        self.inputs(active, n_active, preds)
-        self.weights()
-        for j in range(n_active):
-            k = active[j]
-            y_hat += self.w[k] * self.xbar[k]
-        return y_hat
+            self.w[k] = log(self.lr[k]) + log_prior + self.lr[k] * self.Rreg[k]
+        softmax_in_place(&self.w[0], n)
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
@@ -313,16 +295,6 @@ cdef class MLPoly(MetaLearner):
             else:
                 self.w[k] /= total
 
-    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
-        cdef int j, k
-        cdef double y_hat = 0.0
-        self.inputs(active, n_active, preds)
-        self.weights()
-        for j in range(n_active):
-            k = active[j]
-            y_hat += self.w[k] * self.xbar[k]
-        return y_hat
-
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
         cdef int j, k
@@ -366,28 +338,10 @@ cdef class MLProd(MetaLearner):
         return np.array(self.w, copy=True)
 
     cdef void weights(self) noexcept nogil:
-        cdef int k, n = self.n_experts
-        cdef double top = -1e308, v, total = 0.0
-        for k in range(n):
-            v = log(self.lr[k]) + self.R[k]
-            self.w[k] = v
-            if v > top:
-                top = v
-        for k in range(n):
-            self.w[k] = exp(self.w[k] - top)
-            total += self.w[k]
-        for k in range(n):
-            self.w[k] /= total
-
-    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
-        cdef int j, k
-        cdef double y_hat = 0.0
-        self.inputs(active, n_active, preds)
-        self.weights()
-        for j in range(n_active):
-            k = active[j]
-            y_hat += self.w[k] * self.xbar[k]
-        return y_hat
+        cdef int k
+        for k in range(self.n_experts):
+            self.w[k] = log(self.lr[k]) + self.R[k]
+        softmax_in_place(&self.w[0], self.n_experts)
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
