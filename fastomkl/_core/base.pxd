@@ -14,6 +14,8 @@
 #   y_hat = combiner.combine(active, n, preds)
 #   for j, k in enumerate(active): losses[k] = experts.learn(k, x, z_k, preds[k], y, t, weight[j])
 #   combiner.learn(t, active, n, preds, losses, y_hat, y)
+# With experts.independent the engine calls each learn right after its predict (same result: the
+# combination reads only the stored predictions).
 # `predict` is pure (it may fill scratch that the `learn` right after it reuses); `t` counts rounds
 # from 1.  Prediction without learning uses combiner.select_predict, which never draws randomness.
 #
@@ -99,6 +101,10 @@ cdef class FeatureBank(Component):
 
 cdef class ExpertBank(Component):
     cdef readonly int n_experts
+    # True when learn(k) never changes what predict(j) returns for another expert j (each expert
+    # has its own state): the engine may then finish each expert (features, prediction, update)
+    # before the next, with one L1-resident feature buffer.  False for shared state.
+    cdef readonly bint independent
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil
     # Updates expert k from its prediction f on (x, y) with importance weight `weight`, and returns
     # the loss the combiner sees for it.

@@ -83,7 +83,11 @@ cdef class Engine:
         self.weight = np.ones(n)
         self.preds = np.zeros(n)
         self.losses = np.zeros(n)
-        self.z = np.zeros((features.n_kernels, max(features.n_outputs, 1)))
+        # Independent experts are finished one at a time and share one feature buffer (stride 0);
+        # otherwise every active kernel keeps its features until the updates.
+        self.z = np.zeros((1 if experts.independent else features.n_kernels,
+                           max(features.n_outputs, 1)))
+        self.z_stride = 0 if experts.independent else self.z.shape[1]
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
@@ -106,10 +110,12 @@ cdef class Engine:
         cdef int* active = &self.active[0]
         cdef int n = self.combiner.select_predict(active)
         cdef int j, k
+        cdef double* z
         for j in range(n):
             k = active[j]
-            self.features.transform(x, k, &self.z[k, 0])
-            self.preds[k] = self.experts.predict(k, x, &self.z[k, 0])
+            z = &self.z[0, 0] + k * self.z_stride
+            self.features.transform(x, k, z)
+            self.preds[k] = self.experts.predict(k, x, z)
         return self.combiner.combine(active, n, &self.preds[0])
 
     cdef double step_ptr(self, const double* x, double y) noexcept nogil:
@@ -120,14 +126,21 @@ cdef class Engine:
         cdef int n = self.combiner.select(t, self.rng, active, &self.weight[0])
         cdef int j, k
         cdef double y_hat
+        cdef double* z
+        cdef bint finish_each = self.experts.independent
         for j in range(n):
             k = active[j]
-            self.features.transform(x, k, &self.z[k, 0])
-            preds[k] = self.experts.predict(k, x, &self.z[k, 0])
+            z = &self.z[0, 0] + k * self.z_stride
+            self.features.transform(x, k, z)
+            preds[k] = self.experts.predict(k, x, z)
+            if finish_each:           # the combination below reads only the stored predictions
+                losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
         y_hat = self.combiner.combine(active, n, preds)
-        for j in range(n):
-            k = active[j]
-            losses[k] = self.experts.learn(k, x, &self.z[k, 0], preds[k], y, t, self.weight[j])
+        if not finish_each:
+            for j in range(n):
+                k = active[j]
+                z = &self.z[0, 0] + k * self.z_stride
+                losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
         self.combiner.learn(t, active, n, preds, losses, y_hat, y)
         self.t = t
         return y_hat

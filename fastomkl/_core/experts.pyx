@@ -22,6 +22,7 @@ cdef class OGDExperts(ExpertBank):
     def __init__(self, int n_experts, int dim, int loss, double lam, double eta_scale,
                  int eta_kind, bint regularizer_after_update=False):
         self.n_experts = n_experts
+        self.independent = True
         self.dim = dim
         self.loss = loss
         self.lam = lam

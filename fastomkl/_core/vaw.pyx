@@ -61,6 +61,7 @@ cdef class VAWExperts(ExpertBank):
         if refresh_every < 0:
             raise ValueError(f"refresh_every must be >= 0 (0 = never), got {refresh_every}")
         self.n_experts = n_experts
+        self.independent = True
         self.dim = dim
         self.lam = lam
         self.mode = MODES[mode]
