@@ -172,7 +172,7 @@ def memory(T: int) -> dict:
     tracemalloc.stop()
     return {"config": "Raker-76, D=50, d=15", "state_bytes": params,
             "frequencies_bytes": 76 * 50 * 15 * 8, "theta_bytes": 76 * 100 * 8,
-            "scratch_bytes": 76 * 100 * 8 + 4 * 76 * 8,
+            "scratch_bytes": model._engine.scratch_bytes,
             "python_heap_growth_over_stream_bytes": current - snapshot_mid,
             "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}
 

@@ -220,6 +220,13 @@ cdef class Engine:
             self.release()
 
     @property
+    def scratch_bytes(self):
+        """Bytes of per-round scratch (fixed at construction, independent of the stream)."""
+        n = self.active.shape[0]
+        return (n * sizeof(int) + 3 * n * sizeof(double)
+                + self.z.shape[0] * self.z.shape[1] * sizeof(double))
+
+    @property
     def rng_state(self):
         return self.bit_generator.state
 
