@@ -60,7 +60,7 @@ def naval(n: int):
 
 def handwritten_c(model, X, y, passes: int) -> float | None:
     """ns per sample of bench/handwritten_raker.c on the model's own frequencies, or None."""
-    weights = np.asarray(model._engine.features.weights)            # (N, d, D), as the library
+    weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)       # (N, d, D)
     with tempfile.TemporaryDirectory() as tmp:
         exe, data = Path(tmp) / "hw", Path(tmp) / "input.bin"
         build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=native",

@@ -71,7 +71,7 @@ def main() -> None:
         X, y = scale_to_unit_ball(X[:, :15]), scale_to_unit_interval(y)
         model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
         model.learn_one(X[0], y[0])
-        weights = np.asarray(model._engine.features.weights)
+        weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)   # (N, d, D)
 
         def hand(n):
             data = Path(tmp) / f"in{n}.bin"

@@ -9,9 +9,13 @@
 #define FASTOMKL_KERNELS_H
 
 /* Random Fourier features of one kernel.
- *   W: frequencies, row-major (d, D): W[l*D + j] is coordinate l of frequency j.
+ *   W: frequencies, d rows of ld doubles: W[l*ld + j] is coordinate l of frequency j (j < D);
+ *      ld >= D is a multiple of FASTOMKL_RFF_ALIGN and the padding W[l*ld + j], j >= D, is zero,
+ *      so that every vector the kernel reads is whole and finite.
  *   z: output of length 2D, z[j] = scale*cos(w_j.x), z[D+j] = scale*sin(w_j.x).  */
-void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z);
+#define FASTOMKL_RFF_ALIGN 8     /* doubles in the widest vector (AVX-512) */
+void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
+                  double *z);
 
 /* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
 double fastomkl_dot(const double *a, const double *b, int n);

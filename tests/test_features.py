@@ -20,6 +20,18 @@ def test_transform_equals_numpy_formula():
     np.testing.assert_allclose(np.linalg.norm(Z, axis=2), 1.0, atol=1e-13)
 
 
+@pytest.mark.parametrize("n_components", [1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 24, 31, 32, 33, 40, 50,
+                                          63, 64, 65, 100])
+def test_every_block_and_tail_shape_equals_numpy(n_components):
+    """The compiled map works on whole vectors of frequencies (blocks of 4, then a partial block and
+    a zero-padded partial vector): every remainder of n_components against the formula."""
+    rng = np.random.default_rng(n_components)
+    X = rng.normal(size=(6, 5)) * 3.0
+    f = RandomFourierFeatures(KERNELS, n_components=n_components, random_state=1).fit(X)
+    want = np.stack([rff(f.frequencies_, x) for x in X])
+    np.testing.assert_allclose(f.transform(X), want, rtol=0, atol=1e-13)
+
+
 def test_frequencies_are_read_only():
     f = RandomFourierFeatures(KERNELS, n_components=3, random_state=0).fit(n_features=2)
     with pytest.raises(ValueError):

@@ -6,7 +6,9 @@ from libc.math cimport sqrt
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
-    void fastomkl_rff(const double *W, const double *x, int d, int D, double scale, double *z)
+    enum: FASTOMKL_RFF_ALIGN
+    void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
+                      double *z)
 
 
 
@@ -28,25 +30,28 @@ cdef class RFFBank(FeatureBank):
         frequencies = np.asarray(frequencies, dtype=np.float64)
         if frequencies.ndim != 3:
             raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
-        self.weights = np.ascontiguousarray(frequencies.transpose(0, 2, 1))
-        self.n_kernels = frequencies.shape[0]
-        self.n_components = frequencies.shape[1]
-        self.n_features = frequencies.shape[2]
+        self.n_kernels, self.n_components, self.n_features = frequencies.shape
+        row = (self.n_components + FASTOMKL_RFF_ALIGN - 1) // FASTOMKL_RFF_ALIGN * FASTOMKL_RFF_ALIGN
+        padded = np.zeros((self.n_kernels, self.n_features, row))
+        padded[:, :, :self.n_components] = frequencies.transpose(0, 2, 1)
+        self.weights = padded
         self.n_outputs = 2 * self.n_components
         self.scale = 1.0 / sqrt(<double>self.n_components)
 
     @property
     def frequencies(self):
         """A read-only view (n_kernels, n_components, n_features) of the frequencies."""
-        view = np.asarray(self.weights).transpose(0, 2, 1)
+        view = np.asarray(self.weights)[:, :, :self.n_components].transpose(0, 2, 1)
         view.flags.writeable = False
         return view
 
     def _state_arrays(self):
-        return {"weights": self.weights}
+        # Without the padding, so a saved state does not depend on the storage layout.
+        return {"weights": np.asarray(self.weights)[:, :, :self.n_components]}
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        fastomkl_rff(&self.weights[k, 0, 0], x, self.n_features, self.n_components, self.scale, z)
+        fastomkl_rff(&self.weights[k, 0, 0], x, self.n_features, self.n_components,
+                     self.weights.shape[2], self.scale, z)
 
 
 cdef class ConcatenatedFeatures(FeatureBank):
