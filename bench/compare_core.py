@@ -13,7 +13,8 @@ Contenders, per prequential sample (predict, then learn the label):
 * ``predict_one`` of a tiny model (one kernel, D = 1): the cost of the Python boundary.
 * Memory: parameter bytes, and Python-heap growth over a long stream (tracemalloc).
 
-Times are medians over repeated passes; ratios compare numbers from the same run.  Results go to
+Times are medians over repeated passes, the contenders of a table interleaved pass by pass; ratios
+compare numbers from the same run.  Results go to
 bench/results/core_comparison.{json,md}.
 """
 from __future__ import annotations
@@ -42,14 +43,24 @@ from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_in
 from reference import NumpyRaker  # noqa: E402
 
 
-def per_sample(run, n: int, repeats: int) -> float:
-    """Median seconds per sample of `run()` (which processes n samples) over `repeats` passes."""
-    times = []
-    for _ in range(repeats):
+def timed(run, n: int):
+    """A contender: one call runs `run()` (n samples) and returns its seconds per sample."""
+    def once() -> float:
         start = time.perf_counter()
         run()
-        times.append((time.perf_counter() - start) / n)
-    return float(np.median(times))
+        return (time.perf_counter() - start) / n
+    return once
+
+
+def interleaved(contenders: dict, repeats: int) -> dict:
+    """Median seconds per sample of each contender, the passes interleaved round by round (in a
+    rotating order), so that a slow spell of this shared machine hits every contender alike."""
+    times = {name: [] for name in contenders}
+    names = list(contenders)
+    for r in range(repeats):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            times[name].append(contenders[name]())
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def naval(n: int):
@@ -58,73 +69,77 @@ def naval(n: int):
     return X[:n].copy(), scale_to_unit_interval(y)[:n].copy()
 
 
-def handwritten_c(model, X, y, passes: int) -> float | None:
-    """ns per sample of bench/handwritten_raker.c on the model's own frequencies, or None."""
+def handwritten_c(model, X, y, tmp: Path):
+    """A contender running bench/handwritten_raker.c on the model's own frequencies, or None."""
     weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)       # (N, d, D)
-    with tempfile.TemporaryDirectory() as tmp:
-        exe, data = Path(tmp) / "hw", Path(tmp) / "input.bin"
-        build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=native",
-                                str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
-                               capture_output=True, text=True)
-        if build.returncode != 0:
-            print("hand-written C not built:", build.stderr.strip()[:200])
-            return None
-        with open(data, "wb") as fh:
-            fh.write(np.array([weights.shape[0], weights.shape[2], weights.shape[1], len(y)],
-                              dtype=np.int32).tobytes())
-            for a in (weights, X, y):
-                fh.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
-        out = subprocess.run([str(exe), str(data), str(passes)], capture_output=True, text=True,
-                             check=True)
-    return float(out.stdout.split()[0]) * 1e-9
+    exe, data = tmp / "hw", tmp / "input.bin"
+    build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=native",
+                            str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        print("hand-written C not built:", build.stderr.strip()[:200])
+        return None
+    with open(data, "wb") as fh:
+        fh.write(np.array([weights.shape[0], weights.shape[2], weights.shape[1], len(y)],
+                          dtype=np.int32).tobytes())
+        for a in (weights, X, y):
+            fh.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+
+    def once() -> float:       # the program times its own pass over the stream
+        out = subprocess.run([str(exe), str(data), "1"], capture_output=True, text=True, check=True)
+        return float(out.stdout.split()[0]) * 1e-9
+    return once
 
 
 def raker76(T: int, T_numpy: int, repeats: int) -> dict:
     X, y = naval(T)
     model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
     model.learn_one(X[0], y[0])
-    one = per_sample(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T, repeats)
     stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
-    stream = per_sample(lambda: stream_model.predict_learn(X, y), T, repeats)
     ref = NumpyRaker(model.features_.frequencies_)
-    numpy_step = per_sample(lambda: [ref.predict_learn_one(x, t) for x, t in
-                                     zip(X[:T_numpy], y[:T_numpy])], T_numpy, max(1, repeats // 2))
-    hand = handwritten_c(model, X, y, repeats)
+    contenders = {
+        "one": timed(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T),
+        "stream": timed(lambda: stream_model.predict_learn(X, y), T),
+        "numpy": timed(lambda: [ref.predict_learn_one(x, t) for x, t in
+                                zip(X[:T_numpy], y[:T_numpy])], T_numpy)}
+    with tempfile.TemporaryDirectory() as tmp:
+        hand = handwritten_c(model, X, y, Path(tmp))
+        if hand is not None:
+            contenders["hand"] = hand
+        med = interleaved(contenders, repeats)
+    one, stream, hand = med["one"], med["stream"], med.get("hand")
     return {"config": "Raker, 76 kernels, D=50, d=15 (Naval)",
             "fastomkl_predict_learn_one_us": one * 1e6, "fastomkl_predict_learn_us": stream * 1e6,
-            "numpy_step_us": numpy_step * 1e6,
+            "numpy_step_us": med["numpy"] * 1e6,
             "handwritten_c_us": None if hand is None else hand * 1e6,
-            "speedup_vs_numpy": numpy_step / one,
+            "speedup_vs_numpy": med["numpy"] / one,
             "ratio_to_handwritten_c": None if hand is None else one / hand,
             "stream_ratio_to_handwritten_c": None if hand is None else stream / hand}
 
 
-def single_gaussian(T: int, repeats: int) -> dict:
+def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
     X, y = naval(T)
     sigma = 0.5
     kernel = fastomkl.Gaussian(sigma)
     model = fastomkl.Raker([kernel], n_components=50, random_state=0)
     model.learn_one(X[0], y[0])
-    ours = per_sample(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T, repeats)
     ref = NumpyRaker(model.features_.frequencies_)
-    numpy_step = per_sample(lambda: [ref.predict_learn_one(x, t) for x, t in zip(X, y)], T,
-                            repeats)
-    result = {"config": "one Gaussian kernel (sigma=0.5), D=50, d=15 (Naval)",
-              "fastomkl_predict_learn_one_us": ours * 1e6, "numpy_step_us": numpy_step * 1e6,
-              "speedup_vs_numpy": numpy_step / ours}
+    contenders = {
+        "fastomkl": timed(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T),
+        "numpy": timed(lambda: [ref.predict_learn_one(x, t) for x, t in zip(X, y)], T)}
     gamma = 1.0 / (2 * sigma ** 2)
+    Xp, yp = X[:T_peers], y[:T_peers]
     try:
         from river import feature_extraction, linear_model
         pipe = feature_extraction.RBFSampler(gamma=gamma, n_components=100, seed=0) | \
             linear_model.LinearRegression()
-        dicts = [dict(enumerate(x)) for x in X]
+        dicts = [dict(enumerate(x)) for x in Xp]
 
         def river_pass():
-            for xd, t in zip(dicts, y):
+            for xd, t in zip(dicts, yp):
                 pipe.predict_one(xd)
                 pipe.learn_one(xd, t)
-        river_t = per_sample(river_pass, T, max(1, repeats // 2))
-        result.update(river_us=river_t * 1e6, speedup_vs_river=river_t / ours)
+        contenders["river"] = timed(river_pass, T_peers)
     except ImportError:
         print("river not installed: skipped")
     try:
@@ -135,14 +150,21 @@ def single_gaussian(T: int, repeats: int) -> dict:
         sgd.partial_fit(rbf.transform(X[:1]), y[:1])
 
         def sklearn_pass():
-            for i in range(T):
-                z = rbf.transform(X[i:i + 1])
+            for i in range(T_peers):
+                z = rbf.transform(Xp[i:i + 1])
                 sgd.predict(z)
-                sgd.partial_fit(z, y[i:i + 1])
-        sk_t = per_sample(sklearn_pass, T, max(1, repeats // 2))
-        result.update(sklearn_us=sk_t * 1e6, speedup_vs_sklearn=sk_t / ours)
+                sgd.partial_fit(z, yp[i:i + 1])
+        contenders["sklearn"] = timed(sklearn_pass, T_peers)
     except ImportError:
         print("scikit-learn not installed: skipped")
+    med = interleaved(contenders, repeats)
+    ours = med["fastomkl"]
+    result = {"config": "one Gaussian kernel (sigma=0.5), D=50, d=15 (Naval)",
+              "fastomkl_predict_learn_one_us": ours * 1e6, "numpy_step_us": med["numpy"] * 1e6,
+              "speedup_vs_numpy": med["numpy"] / ours}
+    for peer in ("river", "sklearn"):
+        if peer in med:
+            result.update({f"{peer}_us": med[peer] * 1e6, f"speedup_vs_{peer}": med[peer] / ours})
     return result
 
 
@@ -151,10 +173,10 @@ def tiny_predict_one(repeats: int) -> dict:
     model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, random_state=0)
     model.learn_one(x, 0.5)
     n = 200_000
-    t = per_sample(lambda: [model.predict_one(x) for _ in range(n)], n, repeats)
-    loop = per_sample(lambda: [None for _ in range(n)], n, repeats)
-    return {"config": "one Gaussian kernel, D=1, d=1", "predict_one_us": t * 1e6,
-            "python_loop_overhead_us": loop * 1e6}
+    med = interleaved({"predict_one": timed(lambda: [model.predict_one(x) for _ in range(n)], n),
+                       "loop": timed(lambda: [None for _ in range(n)], n)}, repeats)
+    return {"config": "one Gaussian kernel, D=1, d=1", "predict_one_us": med["predict_one"] * 1e6,
+            "python_loop_overhead_us": med["loop"] * 1e6}
 
 
 def memory(T: int) -> dict:
@@ -172,6 +194,8 @@ def memory(T: int) -> dict:
     tracemalloc.stop()
     return {"config": "Raker-76, D=50, d=15", "state_bytes": params,
             "frequencies_bytes": 76 * 50 * 15 * 8, "theta_bytes": 76 * 100 * 8,
+            # rows zero-padded from 50 to 56 frequencies (whole AVX-512 vectors)
+            "frequencies_stored_bytes": np.asarray(model._engine.features.weights).nbytes,
             "scratch_bytes": model._engine.scratch_bytes,
             "python_heap_growth_over_stream_bytes": current - snapshot_mid,
             "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}
@@ -208,8 +232,9 @@ def write(results: dict, quick: bool) -> None:
         f"{fmt(s['predict_one_us'])} µs per call (an empty Python loop iteration costs "
         f"{s['python_loop_overhead_us']:.3f} µs).", "",
         f"## Memory, {m['config']}", "",
-        f"State {m['state_bytes']} bytes (frequencies {m['frequencies_bytes']}, theta "
-        f"{m['theta_bytes']}, weights); scratch {m['scratch_bytes']} bytes; Python-heap growth over "
+        f"State {m['state_bytes']} bytes (frequencies {m['frequencies_bytes']}, stored as "
+        f"{m['frequencies_stored_bytes']} with each row padded to whole vectors; theta "
+        f"{m['theta_bytes']}; weights); scratch {m['scratch_bytes']} bytes; Python-heap growth over "
         f"{m['samples']} more samples: {m['python_heap_growth_over_stream_bytes']} bytes.", "",
     ]
     (out / "core_comparison.md").write_text("\n".join(lines))
@@ -220,11 +245,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples and passes")
     args = parser.parse_args()
-    T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 7)
+    T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 9)
     results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                           f"Python {platform.python_version()}, NumPy {np.__version__}"}
     results["raker76"] = raker76(T, T_numpy, repeats)
-    results["single_gaussian"] = single_gaussian(T // 2, repeats)
+    results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)
     results["memory"] = memory(T)
     write(results, args.quick)
