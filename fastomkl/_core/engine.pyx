@@ -32,8 +32,10 @@ cdef object _coerce_sample(object x, int n_features):
     return arr
 
 
-cdef inline const double* _sample_ptr(object x, int n_features, list keep) except NULL:
-    """Pointer to x's values after checking dtype, shape and finiteness (zero-copy fast path)."""
+cdef inline cnp.ndarray _sample(object x, int n_features):
+    """x itself when it is a contiguous float64 vector (no copy, no allocation), else a converted
+    copy; either way checked for dtype, shape and finiteness.  The caller holds the returned array
+    while it uses the values."""
     cdef cnp.ndarray arr
     if (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
             and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1
@@ -41,7 +43,6 @@ cdef inline const double* _sample_ptr(object x, int n_features, list keep) excep
         arr = <cnp.ndarray>x
     else:
         arr = _coerce_sample(x, n_features)
-        keep.append(arr)
     if cnp.PyArray_DIM(arr, 0) != n_features:
         raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model is "
                          f"expecting {n_features} features as input")
@@ -50,7 +51,7 @@ cdef inline const double* _sample_ptr(object x, int n_features, list keep) excep
     for j in range(n_features):
         if not isfinite(p[j]):
             raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
-    return p
+    return arr
 
 
 cdef inline double _target(object y) except? -1.0:
@@ -147,21 +148,19 @@ cdef class Engine:
 
     # -- single samples (validated here) ---------------------------------------------------------
     def predict_one(self, x):
-        cdef list keep = []
-        cdef const double* p = _sample_ptr(x, self.n_features, keep)
+        cdef cnp.ndarray sample = _sample(x, self.n_features)
         cdef double y_hat
         self.acquire()
-        y_hat = self.predict_ptr(p)
+        y_hat = self.predict_ptr(<const double*>cnp.PyArray_DATA(sample))
         self.release()
         return y_hat
 
     def predict_learn_one(self, x, y):
-        cdef list keep = []
-        cdef const double* p = _sample_ptr(x, self.n_features, keep)
+        cdef cnp.ndarray sample = _sample(x, self.n_features)
         cdef double target = _target(y)
         cdef double y_hat
         self.acquire()
-        y_hat = self.step_ptr(p, target)
+        y_hat = self.step_ptr(<const double*>cnp.PyArray_DATA(sample), target)
         self.release()
         return y_hat
 
