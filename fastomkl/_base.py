@@ -43,6 +43,10 @@ class OnlineEstimator:
         """Validated, normalised configuration from the public parameters (raise ValueError)."""
         return {}
 
+    def _random_streams(self, config: dict):
+        """(feature stream, per-round bit generator), independent streams of ``random_state``."""
+        return split_random_state(self.random_state)
+
     def _build_engine(self, config: dict, n_features: int, feature_rng, round_bit_generator):
         """The compiled Engine for inputs of width n_features."""
         raise TypeError(f"{type(self).__name__} does not define a model")
@@ -93,7 +97,7 @@ class OnlineEstimator:
         engine = self._engine
         if engine is None:
             config = self._check_params()
-            feature_rng, round_bit_generator = split_random_state(self.random_state)
+            feature_rng, round_bit_generator = self._random_streams(config)
             engine = self._build_engine(config, n_features, feature_rng, round_bit_generator)
             self._engine = engine
             self.n_features_in_ = n_features

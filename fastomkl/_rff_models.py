@@ -1,30 +1,57 @@
 """What every random-feature model shares: its kernels, feature bank and the public views of them."""
 from __future__ import annotations
 
+import numpy as np
+
 from fastomkl._core.base import LOSSES, SCHEDULES
 from fastomkl._core.features import RFFBank
-from fastomkl._validation import (check_choice, check_float, check_int, check_kernels)
-from fastomkl.features import RandomFourierFeatures, draw_frequencies
+from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
+                                  split_random_state)
+from fastomkl.features import (RandomFourierFeatures, draw_frequencies, draw_legacy_frequencies,
+                               legacy_bit_generator)
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
+RNG_PROTOCOLS = ("default", "legacy")
 CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
 
 class RFFModelMixin:
     """Parameters and attributes common to models on random Fourier features.
 
-    Subclasses keep ``kernels``, ``n_components``, ``shared_draw`` and ``random_state`` among their
-    parameters; ``kernels=None`` means paper 000's 76-kernel dictionary.
+    Subclasses keep ``kernels``, ``n_components``, ``rng_protocol``, ``random_state`` (and
+    optionally ``shared_draw``) among their parameters; ``kernels=None`` means paper 000's 76-kernel
+    dictionary.
+
+    ``rng_protocol="legacy"`` replays the authors' notebooks: with an integer seed s, the stream of
+    ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``) and then,
+    continuing, every per-round draw of a sampling model (OMKL-GF's uniforms, for example).
     """
 
     def _check_rff_params(self) -> dict:
-        return {
+        config = {
             "kernels": self.kernels_,
             "n_components": check_int(self.n_components, "n_components", 1),
+            "rng_protocol": check_choice(self.rng_protocol, "rng_protocol", RNG_PROTOCOLS),
         }
+        if config["rng_protocol"] == "legacy":
+            check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0)
+            if getattr(self, "shared_draw", False):
+                raise ValueError("shared_draw=True cannot be combined with rng_protocol='legacy' "
+                                 "(the legacy protocol draws each kernel's block in turn)")
+        return config
+
+    def _random_streams(self, config: dict):
+        """(feature stream, per-round bit generator); one legacy stream serves both, in turn."""
+        if config["rng_protocol"] == "legacy":
+            bit_generator = legacy_bit_generator(int(self.random_state))
+            return np.random.RandomState(bit_generator), bit_generator
+        return split_random_state(self.random_state)
 
     def _rff_bank(self, config: dict, n_features: int, feature_rng) -> RFFBank:
+        if config["rng_protocol"] == "legacy":
+            return RFFBank(draw_legacy_frequencies(config["kernels"], config["n_components"],
+                                                   n_features, feature_rng))
         return RFFBank(draw_frequencies(config["kernels"], config["n_components"], n_features,
                                         feature_rng, getattr(self, "shared_draw", False)))
 

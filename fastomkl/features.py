@@ -6,7 +6,7 @@ import numpy as np
 from fastomkl._core.features import RFFBank, transform_many
 from fastomkl._validation import check_int, check_kernels, check_matrix, split_random_state
 
-__all__ = ["RandomFourierFeatures"]
+__all__ = ["RandomFourierFeatures", "legacy_frequencies"]
 
 
 class RandomFourierFeatures:
@@ -111,3 +111,42 @@ def draw_frequencies(kernels, n_components: int, n_features: int, rng: np.random
         else:
             out[i] = kernel.sample_frequencies(n_components, n_features, rng)
     return out
+
+
+def legacy_bit_generator(seed: int) -> np.random.MT19937:
+    """An MT19937 in the state ``np.random.seed(seed)`` leaves (legacy seeding), private to the
+    caller: ``np.random.RandomState(legacy_bit_generator(s))`` draws what ``np.random.*`` would."""
+    bit_generator = np.random.MT19937()
+    bit_generator.state = np.random.RandomState(seed).get_state(legacy=False)
+    return bit_generator
+
+
+def draw_legacy_frequencies(kernels, n_components: int, n_features: int,
+                            stream: np.random.RandomState) -> np.ndarray:
+    """The notebooks' draws from `stream`: per kernel in order a (d, m) block of ``randn`` divided
+    by sigma (Gaussian) or ``standard_cauchy`` divided by sigma (Laplacian), transposed."""
+    from fastomkl.kernels import Gaussian, Laplacian
+    out = np.empty((len(kernels), n_components, n_features))
+    for i, kernel in enumerate(kernels):
+        if type(kernel) is Gaussian:
+            block = stream.randn(n_features, n_components)
+        elif type(kernel) is Laplacian:
+            block = stream.standard_cauchy((n_features, n_components))
+        else:
+            raise ValueError(f"rng_protocol='legacy' knows Gaussian and Laplacian kernels, "
+                             f"got {kernel!r}")
+        out[i] = (block / kernel.sigma).T
+    return out
+
+
+def legacy_frequencies(kernels, n_components: int, n_features: int, seed: int) -> np.ndarray:
+    """Frequencies drawn as the VAW^2 paper's notebooks draw them, shape (N, n_components, d).
+
+    ``np.random.seed(seed)`` then, for each kernel in order, a (d, m) block: ``randn(d, m) / sigma``
+    for a Gaussian kernel exp(-||.||^2 / (2 sigma^2)) (the notebooks' ``sqrt(1/gamma)``, gamma =
+    sigma^2) and ``standard_cauchy((d, m)) / sigma`` for a Laplacian exp(-||.||_1 / sigma).  Uses a
+    private stream, so NumPy's global state is untouched.  Models draw these with
+    ``rng_protocol="legacy"``.
+    """
+    return draw_legacy_frequencies(kernels, n_components, n_features,
+                                   np.random.RandomState(legacy_bit_generator(seed)))

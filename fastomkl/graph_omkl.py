@@ -129,6 +129,10 @@ _COMMON_DOC = """
         Kernels used by ``predict``/``predict_one`` (see the module docstring).
     shared_draw : bool, default False
         Share one standard frequency draw per kernel family, scaled per bandwidth.
+    rng_protocol : {{"default", "legacy"}}, default "default"
+        "legacy" replays the authors' notebooks: with an integer ``random_state`` s, the stream of
+        ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``, Gaussian
+        and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws and, on a separate stream, the per-round sampling."""
 
@@ -167,7 +171,7 @@ class _GFBase(_GraphRFFBase):
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -185,6 +189,7 @@ class _GFBase(_GraphRFFBase):
         self.regularizer_after_update = regularizer_after_update
         self.predict_with = predict_with
         self.shared_draw = shared_draw
+        self.rng_protocol = rng_protocol
         self.random_state = random_state
 
     def _check_params(self) -> dict:
@@ -241,10 +246,11 @@ class OMKLGFClassifier(_GFBase, BinaryClassifier):
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="logistic", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         super().__init__(kernels, n_components, M, J, eta, eta_schedule, eta_hedge, eta_e, lam,
                          loss, q, freeze_graph_after, q_floor, legacy_sampler,
-                         regularizer_after_update, predict_with, shared_draw, random_state)
+                         regularizer_after_update, predict_with, shared_draw, rng_protocol,
+                         random_state)
 
 
 # -- OMKL-SFG and OMKL-SFG-R ---------------------------------------------------------------------
@@ -305,7 +311,7 @@ class _SFGBase(_SimilarityBase):
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -327,6 +333,7 @@ class _SFGBase(_SimilarityBase):
         self.regularizer_after_update = regularizer_after_update
         self.predict_with = predict_with
         self.shared_draw = shared_draw
+        self.rng_protocol = rng_protocol
         self.random_state = random_state
 
     def _check_params(self) -> dict:
@@ -391,11 +398,11 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
                          loss, divergence, graph_dim, dominating, exploit_after, exploit, q_floor,
                          p_floor, legacy_sampler, regularizer_after_update, predict_with,
-                         shared_draw, random_state)
+                         shared_draw, rng_protocol, random_state)
 
 
 class _SFGRBase(_SimilarityBase):
@@ -405,7 +412,7 @@ class _SFGRBase(_SimilarityBase):
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
                  exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -431,6 +438,7 @@ class _SFGRBase(_SimilarityBase):
         self.regularizer_after_update = regularizer_after_update
         self.predict_with = predict_with
         self.shared_draw = shared_draw
+        self.rng_protocol = rng_protocol
         self.random_state = random_state
 
     def _check_params(self) -> dict:
@@ -505,9 +513,9 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
                  exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
                          loss, beta, top_k, divergence, graph_dim, refine_scope, refine_rule,
                          predict_set, freeze_graph_after, exploit_after, q_floor, p_floor,
                          legacy_sampler, regularizer_after_update, predict_with, shared_draw,
-                         random_state)
+                         rng_protocol, random_state)

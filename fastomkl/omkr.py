@@ -166,7 +166,8 @@ class _RFOMKRBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", beta=0.5,
-                 loss="squared", normalize=True, shared_draw=False, random_state=None):
+                 loss="squared", normalize=True, shared_draw=False, rng_protocol="default",
+                 random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -175,6 +176,7 @@ class _RFOMKRBase(RFFModelMixin):
         self.loss = loss
         self.normalize = normalize
         self.shared_draw = shared_draw
+        self.rng_protocol = rng_protocol
         self.random_state = random_state
 
     def _check_params(self) -> dict:
@@ -210,6 +212,10 @@ _RFOMKR_DOC = """
     normalize : bool, default True
         False: predict with the raw weights (the released code; fidelity switch).
     shared_draw : bool, default False
+    rng_protocol : {"default", "legacy"}, default "default"
+        "legacy" replays the authors' notebooks: with an integer ``random_state`` s, the stream of
+        ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``, Gaussian
+        and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
 """
 
@@ -223,6 +229,7 @@ class RFOMKRClassifier(_RFOMKRBase, BinaryClassifier):
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", beta=0.5,
-                 loss="logistic", normalize=True, shared_draw=False, random_state=None):
+                 loss="logistic", normalize=True, shared_draw=False, rng_protocol="default",
+                 random_state=None):
         super().__init__(kernels, n_components, eta, eta_schedule, beta, loss, normalize,
-                         shared_draw, random_state)
+                         shared_draw, rng_protocol, random_state)

@@ -111,8 +111,8 @@ def _plain(value):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
+    if isinstance(value, (np.generic, np.ndarray)):     # an MT19937 state holds its key as an array
+        return value.tolist()
     return value
 
 

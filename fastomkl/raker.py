@@ -41,6 +41,10 @@ _PARAMS_DOC = """
         True after it (the authors' released code).
     shared_draw : bool, default False
         Share one standard frequency draw per kernel family, scaled per bandwidth.
+    rng_protocol : {"default", "legacy"}, default "default"
+        "legacy" replays the authors' notebooks: with an integer ``random_state`` s, the stream of
+        ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``, Gaussian
+        and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws (its own stream: same seed, same features in every model).
 
@@ -60,7 +64,7 @@ class _RakerBase(RFFModelMixin):
 
     def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
                  loss="squared", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -70,6 +74,7 @@ class _RakerBase(RFFModelMixin):
         self.eta_hedge = eta_hedge
         self.regularizer_after_update = regularizer_after_update
         self.shared_draw = shared_draw
+        self.rng_protocol = rng_protocol
         self.random_state = random_state
 
     def _check_params(self) -> dict:
@@ -107,9 +112,9 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
 
     def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
                  loss="logistic", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 random_state=None):
+                 rng_protocol="default", random_state=None):
         super().__init__(kernels, n_components, eta, eta_schedule, lam, loss, eta_hedge,
-                         regularizer_after_update, shared_draw, random_state)
+                         regularizer_after_update, shared_draw, rng_protocol, random_state)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (n_samples, 2) from the logistic link; logistic loss only."""

@@ -43,50 +43,18 @@ import numpy as np
 from fastomkl._base import OnlineEstimator
 from fastomkl._core.combiners import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.features import ConcatenatedFeatures, RFFBank
+from fastomkl._core.features import ConcatenatedFeatures
 from fastomkl._core.meta import AA, BOA, EWA, MLPoly, MLProd, Single, VAWCombiner
 from fastomkl._core.base import SCHEDULES
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._rff_models import RFFModelMixin
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
-from fastomkl.features import draw_frequencies
-from fastomkl.kernels import Gaussian, Laplacian, paper003_dictionary
+from fastomkl.kernels import Gaussian, paper003_dictionary
 
-__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "legacy_frequencies", "legacy_draw",
-           "m_for_T",
-           "META_LEARNERS"]
+__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "m_for_T", "META_LEARNERS"]
 
 MODES = ("vaw", "ridge")
-RNG_PROTOCOLS = ("default", "legacy")
 META_LEARNERS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod", "hedge")
-
-
-def legacy_frequencies(kernels, n_components: int, n_features: int, seed: int) -> np.ndarray:
-    """Frequencies drawn as the VAW^2 paper's notebooks draw them, shape (N, n_components, d).
-
-    ``np.random.seed(seed)`` then, for each kernel in order, a (d, m) block: ``randn(d, m) / sigma``
-    for a Gaussian kernel exp(-||.||^2 / (2 sigma^2)) (the notebooks' ``sqrt(1/gamma)``, gamma =
-    sigma^2) and ``standard_cauchy((d, m)) / sigma`` for a Laplacian exp(-||.||_1 / sigma).  Uses a
-    private ``RandomState`` (same stream as the global legacy seed), so global state is untouched.
-    """
-    return legacy_draw(kernels, n_components, n_features, seed)[0]
-
-
-def legacy_draw(kernels, n_components: int, n_features: int, seed: int):
-    """(frequencies, stream): ``legacy_frequencies`` and the legacy MT19937 bit generator right
-    after those draws, which is where the notebooks' sampling models (OMKL-GF) continue."""
-    rs = np.random.RandomState(seed)
-    out = np.empty((len(kernels), n_components, n_features))
-    for i, kernel in enumerate(kernels):
-        if type(kernel) is Gaussian:
-            block = rs.randn(n_features, n_components)
-        elif type(kernel) is Laplacian:
-            block = rs.standard_cauchy((n_features, n_components))
-        else:
-            raise ValueError(f"the legacy protocol knows Gaussian and Laplacian kernels, "
-                             f"got {kernel!r}")
-        out[i] = (block / kernel.sigma).T
-    return out, rs._bit_generator
 
 
 def m_for_T(T: int, R_over_Y: float = 1.0, lam: float = 1.0) -> int:
@@ -127,19 +95,7 @@ class _VAWFamily(RFFModelMixin):
         config["lam"] = check_float(self.lam, "lam", 0.0, strict=True)
         config["mode"] = check_choice(self.mode, "mode", MODES)
         config["refresh_every"] = check_int(self.refresh_every, "refresh_every", 0)
-        config["rng_protocol"] = check_choice(self.rng_protocol, "rng_protocol", RNG_PROTOCOLS)
-        if config["rng_protocol"] == "legacy":
-            check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0)
         return config
-
-    def _rff_bank(self, config: dict, n_features: int, feature_rng) -> RFFBank:
-        if config["rng_protocol"] == "legacy":
-            freqs = legacy_frequencies(config["kernels"], config["n_components"], n_features,
-                                       int(self.random_state))
-        else:
-            freqs = draw_frequencies(config["kernels"], config["n_components"], n_features,
-                                     feature_rng)
-        return RFFBank(freqs)
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
         return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"])
@@ -161,7 +117,8 @@ _COMMON_DOC = """
         from a direct inverse is about 5e-13 relative (3e-11 on the weights) after 1e5 updates of a
         100-dimensional expert.
     rng_protocol : {"default", "legacy"}, default "default"
-        "legacy" draws the frequencies exactly as the paper's notebooks (``legacy_frequencies``);
+        "legacy" draws the frequencies exactly as the paper's notebooks
+        (``fastomkl.features.legacy_frequencies``);
         it needs an integer ``random_state``.
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws.

@@ -6,7 +6,7 @@ import pytest
 
 import fastomkl
 from fastomkl import VAW, VAW2, VAWEWA, ConcatVAW, Gaussian, Laplacian, VAWMeta
-from fastomkl.vaw import legacy_frequencies
+from fastomkl.features import legacy_frequencies
 from helpers import state_bytes
 
 

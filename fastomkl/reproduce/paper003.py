@@ -5,7 +5,7 @@ averaged over feature draws (seeds 0..4).  The protocol is the authors' notebook
 
 * labels min-max scaled to [0, 1] and inputs divided by the largest row norm, both over the whole
   data set (not causal; the online learners themselves are);
-* frequencies drawn with the legacy NumPy protocol (``fastomkl.vaw.legacy_frequencies``), shared by
+* frequencies drawn with the legacy NumPy protocol (``fastomkl.features.legacy_frequencies``), shared by
   every method of a run;
 * VAW experts in ``ridge`` mode (what produced the published table) and in ``vaw`` mode (the paper's
   definition), VAW-EWA / Aggr / BOA / ML-Poly / ML-Prod on experts clipped to [0, 1];
@@ -183,29 +183,18 @@ FIG2_METHODS = ("VAW²", "VAW²(trunc)", "VAW-EWA", "VAW-ML-Prod")
 
 def _baseline(method: str, seed: int, n_components: int, kernels):
     """Raker or OMKL-GF with the notebooks' settings, on the frequencies of the VAW models of the
-    same run (the notebooks re-seed and redraw them).  OMKL-GF also takes its per-round uniforms
-    from the legacy stream right after those draws, as the notebooks do, and runs with the released
-    code's switches (``legacy_options``: off-by-one kernel draw, 1/q clipped at 1/0.05, graph frozen
-    after 0-based round 301, regulariser after the step) with M = 5 kernels per subset, J = 2."""
-    from fastomkl._core.features import RFFBank
+    same run (``rng_protocol="legacy"``: the notebooks re-seed and redraw them).  OMKL-GF also takes
+    its per-round uniforms from that stream right after the draws, as the notebooks do, and runs
+    with the released code's switches (``legacy_options``: off-by-one kernel draw, 1/q clipped at
+    1/0.05, graph frozen after 0-based round 301, regulariser after the step) with M = 5 kernels
+    per subset, J = 2."""
     from fastomkl.graph_omkl import OMKLGF, legacy_options
     from fastomkl.raker import Raker
-    from fastomkl.vaw import legacy_draw
     if method == "Raker":
-        model = Raker(kernels, n_components, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
-                      regularizer_after_update=True, random_state=seed)
-    else:
-        model = OMKLGF(kernels, n_components, M=5, J=2, eta=0.1, eta_schedule="inv_sqrt",
-                       lam=1e-3, random_state=seed, **legacy_options("OMKLGF"))
-    build = model._build_engine
-
-    def build_legacy(config, d, feature_rng, round_bit_generator):
-        freqs, stream = legacy_draw(kernels, n_components, d, seed)
-        model._rff_bank = lambda config, d, rng: RFFBank(freqs)
-        return build(config, d, feature_rng, stream)
-
-    model._build_engine = build_legacy
-    return model
+        return Raker(kernels, n_components, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+                     regularizer_after_update=True, rng_protocol="legacy", random_state=seed)
+    return OMKLGF(kernels, n_components, M=5, J=2, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+                  rng_protocol="legacy", random_state=seed, **legacy_options("OMKLGF"))
 
 
 def run(datasets, methods, modes, seeds, n_components=50, T=None, bias_mode="code",
