@@ -41,6 +41,17 @@ class RFFModelMixin:
                                  "(the legacy protocol draws each kernel's block in turn)")
         return config
 
+    def _check_ogd_params(self) -> dict:
+        """The parameters of models with OGD experts and exponential weights (Raker, the graph
+        family): step sizes and their schedule, lam and the loss among ``self._losses``."""
+        config = self._check_rff_params()
+        config["eta"] = check_schedule(self.eta, self.eta_schedule)
+        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
+                                             self.eta_schedule, "eta_hedge")
+        config["lam"] = check_float(self.lam, "lam", 0.0)
+        config["loss"] = check_loss(self.loss, self._losses)
+        return config
+
     def _random_streams(self, config: dict):
         """(feature stream, per-round bit generator); one legacy stream serves both, in turn."""
         if config["rng_protocol"] == "legacy":

@@ -59,12 +59,11 @@ import functools
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.base import LOSSES
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_loss, check_schedule)
+                                  check_schedule)
 from fastomkl._validation import check_choice, check_float, check_int
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -141,12 +140,7 @@ class _GraphRFFBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
 
     def _common_config(self) -> dict:
-        config = self._check_rff_params()
-        config["eta"] = check_schedule(self.eta, self.eta_schedule)
-        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
-                                             self.eta_schedule, "eta_hedge")
-        config["lam"] = check_float(self.lam, "lam", 0.0)
-        config["loss"] = check_loss(self.loss, self._losses)
+        config = self._check_ogd_params()
         config["M"] = check_int(self.M, "M", 1)
         config["q_floor"] = _optional_float(self.q_floor, "q_floor")
         config["predict_all"] = check_choice(self.predict_with, "predict_with",

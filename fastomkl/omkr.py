@@ -19,8 +19,6 @@ exp(-||d||_1 / sigma).  The released OMKR uses exp(-||d||^2 / a) on the grid a =
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator

@@ -13,9 +13,7 @@ from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_loss, check_schedule)
-from fastomkl._validation import check_float
+from fastomkl._rff_models import CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin
 
 __all__ = ["Raker", "RakerClassifier"]
 
@@ -78,13 +76,7 @@ class _RakerBase(RFFModelMixin):
         self.random_state = random_state
 
     def _check_params(self) -> dict:
-        config = self._check_rff_params()
-        config["eta"] = check_schedule(self.eta, self.eta_schedule)
-        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
-                                             self.eta_schedule, "eta_hedge")
-        config["lam"] = check_float(self.lam, "lam", 0.0)
-        config["loss"] = check_loss(self.loss, self._losses)
-        return config
+        return self._check_ogd_params()
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)

@@ -8,7 +8,7 @@ from fastomkl._core.experts import OGDExperts
 from fastomkl._core.features import RFFBank
 from fastomkl._core.graph import DiscountHedge, GraphFeedback, SimilarityGraphFeedback
 
-from graph_reference import gf_stream, refine_parents, rff, sfg_stream
+from graph_reference import gf_stream, rff, sfg_stream
 
 N, d, D, T = 12, 3, 8, 300
 

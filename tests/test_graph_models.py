@@ -1,6 +1,5 @@
 """The graph-aided estimators and the Table 1 baselines through the public API."""
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -259,25 +258,6 @@ def test_rfomkr_unnormalised_is_the_raw_weighted_sum(stream):
     a, b = norm.predict_learn(X, y), raw.predict_learn(X, y)
     np.testing.assert_allclose(a[0], b[0] * 1.0)        # both 0 before any learning
     assert np.mean((a - y) ** 2) < np.mean((b - y) ** 2)
-
-
-@pytest.mark.parametrize("estimator", [
-    fo.OMKLGF([Gaussian(1.0), Gaussian(0.3)], n_components=10, M=2, random_state=0),
-    fo.OMKLSFG([Gaussian(1.0), Laplacian(1.0)], n_components=10, M=1, random_state=0),
-    fo.OMKLSFGR([Gaussian(1.0), Laplacian(1.0)], n_components=10, M=1, top_k=1, random_state=0),
-    fo.OMKLGFClassifier([Gaussian(1.0)], n_components=10, M=1, J=1, random_state=0),
-    fo.OMKR([Gaussian(1.0)]),
-    fo.RFOMKR([Gaussian(1.0)], n_components=10, random_state=0),
-], ids=lambda e: type(e).__name__)
-def test_check_estimator(estimator):
-    from sklearn.utils.estimator_checks import check_estimator
-    from test_sklearn_compat import EXCLUDED
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = check_estimator(estimator, on_fail=None)
-    failed = {r["check_name"]: str(r["exception"])[:300] for r in results if r["status"] == "failed"}
-    unexpected = {k: v for k, v in failed.items() if k not in EXCLUDED}
-    assert not unexpected, unexpected
 
 
 def test_omkr_threads_never_run_out_of_support(stream):

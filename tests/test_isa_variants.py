@@ -14,6 +14,10 @@ from fastomkl._core.features import isa_level
 
 HERE = Path(__file__).resolve().parent
 LEVELS = {"v4": 4, "v3": 3, "base": 2}
+# The tests comparing every compiled path with NumPy: features, OGD experts, graph feedback, the
+# packed VAW kernels and the meta-learners.
+NUMPY_COMPARISONS = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
+                     "test_vaw_core.py", "test_vaw_meta.py"]
 
 
 @pytest.mark.parametrize("isa", ["v4", "v3", "base"])
@@ -25,7 +29,7 @@ def test_variant_matches_numpy(isa):
                              "from fastomkl._core.features import isa_level; print(isa_level())"],
                             env=env, capture_output=True, text=True, check=True)
     assert int(chosen.stdout) == LEVELS[isa]
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          str(HERE / "test_raker_vs_numpy.py"), str(HERE / "test_features.py")],
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+                         + [str(HERE / name) for name in NUMPY_COMPARISONS],
                          env=env, capture_output=True, text=True, cwd=HERE.parent)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -7,7 +7,10 @@ import warnings
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from fastomkl import Gaussian, Raker, RakerClassifier
+import fastomkl as fo
+from fastomkl import Gaussian, Laplacian
+
+PAIR = [Gaussian(1.0), Laplacian(2.0)]
 
 EXCLUDED = {
     "check_estimators_unfitted":
@@ -26,9 +29,21 @@ EXCLUDED = {
 
 
 @pytest.mark.parametrize("estimator", [
-    Raker([Gaussian(1.0)], n_components=10, random_state=0),
-    RakerClassifier([Gaussian(1.0)], n_components=10, random_state=0),
-], ids=lambda e: type(e).__name__)
+    fo.Raker([Gaussian(1.0)], n_components=10, random_state=0),
+    fo.RakerClassifier([Gaussian(1.0)], n_components=10, random_state=0),
+    fo.OMKLGF([Gaussian(1.0), Gaussian(0.3)], n_components=10, M=2, random_state=0),
+    fo.OMKLSFG([Gaussian(1.0), Laplacian(1.0)], n_components=10, M=1, random_state=0),
+    fo.OMKLSFGR([Gaussian(1.0), Laplacian(1.0)], n_components=10, M=1, top_k=1, random_state=0),
+    fo.OMKLGFClassifier([Gaussian(1.0)], n_components=10, M=1, J=1, random_state=0),
+    fo.OMKR([Gaussian(1.0)]),
+    fo.RFOMKR([Gaussian(1.0)], n_components=10, random_state=0),
+    fo.VAW([Gaussian(1.0)], n_components=10, random_state=0),
+    fo.ConcatVAW(PAIR, n_components=5, random_state=0),
+    fo.VAW2(PAIR, n_components=10, random_state=0),
+    fo.VAW2(PAIR, n_components=10, truncate=(-1, 1), mode="ridge", random_state=0),
+    fo.VAWEWA(PAIR, n_components=10, label_range=(-3, 3), random_state=0),
+    fo.VAWMeta(PAIR, "mlpoly", n_components=10, label_range=(-3, 3), random_state=0),
+], ids=lambda e: repr(e)[:40])
 def test_check_estimator(estimator):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -42,6 +42,12 @@ cdef class MetaLearner(FullInformation):
     def clip_range(self):
         return (self.lo, self.hi) if self.clip else None
 
+    @property
+    def weights_(self):
+        """This round's mixing weights (a copy), for the learners that mix linearly."""
+        self.weights()
+        return np.array(self.w, copy=True)
+
     cdef void inputs(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef int j, k
         cdef double v
@@ -147,12 +153,6 @@ cdef class ExpWeights(MetaLearner):
     def _state_arrays(self):
         return {"L": self.L}
 
-    @property
-    def weights_(self):
-        """Current normalised weights exp(-eta L) / sum exp(-eta L)."""
-        self.weights()
-        return np.array(self.w, copy=True)
-
     cdef void weights(self) noexcept nogil:
         cdef int k
         for k in range(self.n_experts):
@@ -230,11 +230,6 @@ cdef class BOA(MetaLearner):
     def _state_arrays(self):
         return {"lr": self.lr, "V": self.V, "M": self.M, "Rreg": self.Rreg, "R": self.R}
 
-    @property
-    def weights_(self):
-        self.weights()
-        return np.array(self.w, copy=True)
-
     cdef void weights(self) noexcept nogil:
         cdef int k, n = self.n_experts
         cdef double log_prior = log(1.0 / n)
@@ -276,11 +271,6 @@ cdef class MLPoly(MetaLearner):
 
     def _state_arrays(self):
         return {"lr": self.lr, "R": self.R, "Smax": self.Smax}
-
-    @property
-    def weights_(self):
-        self.weights()
-        return np.array(self.w, copy=True)
 
     cdef void weights(self) noexcept nogil:
         cdef int k, n = self.n_experts
@@ -331,11 +321,6 @@ cdef class MLProd(MetaLearner):
 
     def _state_arrays(self):
         return {"lr": self.lr, "V": self.V, "M": self.M, "R": self.R}
-
-    @property
-    def weights_(self):
-        self.weights()
-        return np.array(self.w, copy=True)
 
     cdef void weights(self) noexcept nogil:
         cdef int k

@@ -160,7 +160,6 @@ def table2_stream(name: str, bias_mode: str = "code", naval_columns: int = 17, T
 # -- models -------------------------------------------------------------------------------------------
 def make_model(method: str, mode: str, seed: int, n_components: int = 50, kernels=None):
     """The estimator of one Table 2 row, on the legacy frequency draw of `seed`."""
-    from fastomkl.raker import Raker
     from fastomkl.vaw import VAW2, VAWMeta
     kernels = paper003_dictionary() if kernels is None else kernels
     common = dict(n_components=n_components, lam=1.0, mode=mode, rng_protocol="legacy",
