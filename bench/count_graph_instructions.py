@@ -9,15 +9,15 @@ start-up and warm-up cancel.  Writes bench/results/graph_instructions.md.
 """
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from callgrind import callgrind_total  # noqa: E402
+
 T = 300
 WARM = 400
 
@@ -42,25 +42,13 @@ model.partial_fit(X[warm:warm + n], y[warm:warm + n])
 """
 
 
-def callgrind_total(cmd: list[str], env) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
-                             + cmd, capture_output=True, text=True, env=env)
-        match = re.search(r"Collected : (\d+)", out.stderr)
-        if not match:
-            raise RuntimeError(out.stderr[-2000:])
-        return int(match.group(1))
-
-
 def main() -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
     counts = {}
     with tempfile.TemporaryDirectory() as tmp:
         driver = Path(tmp) / "driver.py"
         driver.write_text(DRIVER)
         for name, expr in MODELS.items():
-            run = lambda n: callgrind_total([sys.executable, str(driver), str(n), str(WARM), expr],
-                                            env)
+            run = lambda n: callgrind_total([sys.executable, str(driver), str(n), str(WARM), expr])
             counts[name] = (run(2 * T) - run(T)) / T
             print(f"{name}: {counts[name]:,.0f}", file=sys.stderr)
     base = counts["Raker-76"]

@@ -12,7 +12,6 @@ x86-64-v3.  Writes bench/results/core_instructions.md.
 """
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from callgrind import callgrind_total  # noqa: E402
 
 T = 300
 
@@ -39,16 +40,6 @@ else:
     for i in range(1, n + 1):
         model.predict_learn_one(X[i], y[i])
 """
-
-
-def callgrind_total(cmd: list[str]) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
-                             + cmd, capture_output=True, text=True)
-        match = re.search(r"Collected : (\d+)", out.stderr)
-        if not match:
-            raise RuntimeError(out.stderr[-2000:])
-        return int(match.group(1))
 
 
 def per_sample(cmd_for_n) -> float:

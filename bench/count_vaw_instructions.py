@@ -11,14 +11,15 @@ Valgrind emulates up to AVX2, so the AVX2 variants run.  Writes bench/results/va
 """
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from callgrind import callgrind_total  # noqa: E402
+
 T = 100
 
 DRIVER = """
@@ -39,17 +40,6 @@ else:
     else:
         blas_floor(np.repeat(np.eye(100).ravel()[None], 76, axis=0), z, n, False)
 """
-
-
-def callgrind_total(cmd):
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": str(HERE.parent)}      # this checkout's fastomkl
-        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
-                             + cmd, capture_output=True, text=True, env=env)
-        match = re.search(r"Collected : (\d+)", out.stderr)
-        if not match:
-            raise RuntimeError(out.stderr[-2000:])
-        return int(match.group(1))
 
 
 def per_sample(mode: str) -> float:
