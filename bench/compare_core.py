@@ -173,9 +173,12 @@ def tiny_predict_one(repeats: int) -> dict:
     model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, random_state=0)
     model.learn_one(x, 0.5)
     n = 200_000
+    as_list = [0.3]                                  # a request's payload, decoded from JSON
     med = interleaved({"predict_one": timed(lambda: [model.predict_one(x) for _ in range(n)], n),
+                       "list": timed(lambda: [model.predict_one(as_list) for _ in range(n)], n),
                        "loop": timed(lambda: [None for _ in range(n)], n)}, repeats)
     return {"config": "one Gaussian kernel, D=1, d=1", "predict_one_us": med["predict_one"] * 1e6,
+            "predict_one_list_us": med["list"] * 1e6,
             "python_loop_overhead_us": med["loop"] * 1e6}
 
 
@@ -229,7 +232,8 @@ def write(results: dict, quick: bool) -> None:
         f"| scikit-learn `RBFSampler` + `SGDRegressor.partial_fit` | {fmt(g.get('sklearn_us'))} | "
         f"{fmt(g.get('speedup_vs_sklearn'))}× |", "",
         f"## Python boundary: `predict_one`, {s['config']}", "",
-        f"{fmt(s['predict_one_us'])} µs per call (an empty Python loop iteration costs "
+        f"{fmt(s['predict_one_us'])} µs per call with a NumPy array, {fmt(s['predict_one_list_us'])} "
+        f"µs with a Python list (an empty Python loop iteration costs "
         f"{s['python_loop_overhead_us']:.3f} µs).", "",
         f"## Memory, {m['config']}", "",
         f"State {m['state_bytes']} bytes (frequencies {m['frequencies_bytes']}, stored as "

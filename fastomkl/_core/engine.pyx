@@ -23,7 +23,7 @@ cdef object _coerce_sample(object x, int n_features):
         if np.iscomplexobj(x):
             raise TypeError
         arr = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"x must be a sequence of {n_features} real numbers, got {type(x).__name__}"
                          ) from None
     if arr.ndim != 1:
@@ -52,6 +52,33 @@ cdef inline cnp.ndarray _sample(object x, int n_features):
         if not isfinite(p[j]):
             raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
     return arr
+
+
+# A list or tuple of Python floats and ints up to this long is read straight into a stack buffer:
+# the common shape of a request's payload, validated without allocating an array.
+cdef enum: STACK_FEATURES = 64
+
+
+cdef inline bint _fill_plain(object x, int n_features, double* buf) except -1:
+    """Copy x into buf when it is a list or tuple of n_features Python floats or ints, and check
+    finiteness; False for anything else (the general path then converts, or explains the error)."""
+    cdef Py_ssize_t j = 0
+    if (type(x) is not list and type(x) is not tuple) or len(x) != n_features:
+        return False
+    for item in x:
+        if type(item) is float:
+            buf[j] = item
+        elif type(item) is int:
+            try:
+                buf[j] = float(item)
+            except OverflowError:
+                return False
+        else:
+            return False
+        if not isfinite(buf[j]):
+            raise ValueError(f"x contains NaN or infinity (feature {j} is {buf[j]})")
+        j += 1
+    return True
 
 
 cdef inline double _target(object y) except? -1.0:
@@ -148,19 +175,29 @@ cdef class Engine:
 
     # -- single samples (validated here) ---------------------------------------------------------
     def predict_one(self, x):
-        cdef cnp.ndarray sample = _sample(x, self.n_features)
+        cdef double buf[STACK_FEATURES]
+        cdef cnp.ndarray sample = None
+        cdef const double* p = buf
         cdef double y_hat
+        if self.n_features > STACK_FEATURES or not _fill_plain(x, self.n_features, buf):
+            sample = _sample(x, self.n_features)
+            p = <const double*>cnp.PyArray_DATA(sample)
         self.acquire()
-        y_hat = self.predict_ptr(<const double*>cnp.PyArray_DATA(sample))
+        y_hat = self.predict_ptr(p)
         self.release()
         return y_hat
 
     def predict_learn_one(self, x, y):
-        cdef cnp.ndarray sample = _sample(x, self.n_features)
-        cdef double target = _target(y)
-        cdef double y_hat
+        cdef double buf[STACK_FEATURES]
+        cdef cnp.ndarray sample = None
+        cdef const double* p = buf
+        cdef double target, y_hat
+        if self.n_features > STACK_FEATURES or not _fill_plain(x, self.n_features, buf):
+            sample = _sample(x, self.n_features)
+            p = <const double*>cnp.PyArray_DATA(sample)
+        target = _target(y)
         self.acquire()
-        y_hat = self.step_ptr(<const double*>cnp.PyArray_DATA(sample), target)
+        y_hat = self.step_ptr(p, target)
         self.release()
         return y_hat
 
