@@ -13,7 +13,8 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 
 def callgrind_total(cmd: list[str]) -> int:
     """Instructions collected over the whole run of `cmd`, with this checkout's fastomkl."""
-    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))}
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
                              + cmd, capture_output=True, text=True, env=env)

@@ -7,8 +7,8 @@ from fastomkl._core.base import LOSSES, SCHEDULES
 from fastomkl._core.features import RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
-from fastomkl.features import (RandomFourierFeatures, draw_frequencies, draw_legacy_frequencies,
-                               legacy_bit_generator)
+from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_frequencies,
+                               draw_legacy_frequencies, legacy_bit_generator)
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
@@ -35,7 +35,9 @@ class RFFModelMixin:
             "rng_protocol": check_choice(self.rng_protocol, "rng_protocol", RNG_PROTOCOLS),
         }
         if config["rng_protocol"] == "legacy":
-            check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0)
+            check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0,
+                      2 ** 32 - 1)
+            check_legacy_kernels(config["kernels"])
             if getattr(self, "shared_draw", False):
                 raise ValueError("shared_draw=True cannot be combined with rng_protocol='legacy' "
                                  "(the legacy protocol draws each kernel's block in turn)")

@@ -12,11 +12,13 @@ class NotFittedError(ValueError, AttributeError):
     """Raised when a batch prediction is asked of a model that has seen no data."""
 
 
-def check_int(value, name: str, minimum: int | None = None) -> int:
+def check_int(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return int(value)
 
 
@@ -60,13 +62,13 @@ def _as_float_array(values, name: str) -> np.ndarray:
         raise ValueError(f"sparse input is not supported: pass {name}.toarray()")
     try:
         arr = np.asarray(values)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must contain real numbers, got {type(values).__name__}") from None
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: {name} must contain real numbers")
     try:
         return arr.astype(np.float64, copy=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must contain real numbers ({exc})") from None
 
 

@@ -121,20 +121,27 @@ def legacy_bit_generator(seed: int) -> np.random.MT19937:
     return bit_generator
 
 
+def check_legacy_kernels(kernels) -> None:
+    """The legacy protocol draws Gaussian and Laplacian kernels only (ValueError otherwise)."""
+    from fastomkl.kernels import Gaussian, Laplacian
+    for kernel in kernels:
+        if type(kernel) not in (Gaussian, Laplacian):
+            raise ValueError(f"rng_protocol='legacy' knows Gaussian and Laplacian kernels, "
+                             f"got {kernel!r}")
+
+
 def draw_legacy_frequencies(kernels, n_components: int, n_features: int,
                             stream: np.random.RandomState) -> np.ndarray:
     """The notebooks' draws from `stream`: per kernel in order a (d, m) block of ``randn`` divided
     by sigma (Gaussian) or ``standard_cauchy`` divided by sigma (Laplacian), transposed."""
-    from fastomkl.kernels import Gaussian, Laplacian
+    from fastomkl.kernels import Gaussian
+    check_legacy_kernels(kernels)
     out = np.empty((len(kernels), n_components, n_features))
     for i, kernel in enumerate(kernels):
         if type(kernel) is Gaussian:
             block = stream.randn(n_features, n_components)
-        elif type(kernel) is Laplacian:
-            block = stream.standard_cauchy((n_features, n_components))
         else:
-            raise ValueError(f"rng_protocol='legacy' knows Gaussian and Laplacian kernels, "
-                             f"got {kernel!r}")
+            block = stream.standard_cauchy((n_features, n_components))
         out[i] = (block / kernel.sigma).T
     return out
 

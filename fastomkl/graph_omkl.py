@@ -133,7 +133,8 @@ _COMMON_DOC = """
         ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``, Gaussian
         and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
-        Seeds the frequency draws and, on a separate stream, the per-round sampling."""
+        Seeds the frequency draws and, on a separate stream, the per-round sampling (one stream,
+        in that order, under ``rng_protocol="legacy"``)."""
 
 
 class _GraphRFFBase(RFFModelMixin):

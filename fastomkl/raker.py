@@ -44,7 +44,8 @@ _PARAMS_DOC = """
         ``np.random.seed(s)`` draws the frequencies (``fastomkl.features.legacy_frequencies``, Gaussian
         and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
-        Seeds the frequency draws (its own stream: same seed, same features in every model).
+        Seeds the frequency draws (its own stream: same seed, same features in every model;
+        under ``rng_protocol="legacy"`` the one ``np.random.seed`` stream).
 
     Attributes
     ----------

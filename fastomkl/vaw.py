@@ -118,7 +118,7 @@ _COMMON_DOC = """
         100-dimensional expert.
     rng_protocol : {"default", "legacy"}, default "default"
         "legacy" draws the frequencies exactly as the paper's notebooks
-        (``fastomkl.features.legacy_frequencies``);
+        (``fastomkl.features.legacy_frequencies``; these models draw nothing per round);
         it needs an integer ``random_state``.
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws.
@@ -326,7 +326,8 @@ class VAWMeta(_VAWFamily, OnlineEstimator):
 
     @property
     def weights_(self) -> np.ndarray:
-        combiner = self._fitted_engine().combiner
+        engine = self._fitted_engine()
+        combiner = engine.combiner
         if isinstance(combiner, VAWCombiner):
             return combiner.coef_
         if isinstance(combiner, Hedge):
@@ -334,7 +335,7 @@ class VAWMeta(_VAWFamily, OnlineEstimator):
         if isinstance(combiner, AA):
             raise AttributeError("the Aggregating Algorithm has no weight vector (its prediction "
                                  "is a substitution function)")
-        return combiner.weights_
+        return engine.locked(lambda: combiner.weights_)
 
 
 class VAWEWA(VAWMeta):

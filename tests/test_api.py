@@ -54,8 +54,13 @@ def test_huge_integers_are_a_value_error(stream):
     X, y = stream
     m = make().partial_fit(X[:5], y[:5])
     before = state_bytes(m)
+    huge = [10 ** 400] + [0] * (X.shape[1] - 1)
     with pytest.raises(ValueError, match="real numbers"):
-        m.predict_learn_one([10 ** 400] + [0] * (X.shape[1] - 1), 0.0)
+        m.predict_learn_one(huge, 0.0)
+    with pytest.raises(ValueError, match="real numbers"):
+        m.partial_fit([huge], [0.0])
+    with pytest.raises(ValueError, match="real numbers"):
+        make().learn_one(huge, 0.0)                      # the first sample's careful path
     assert state_bytes(m) == before
 
 

@@ -88,3 +88,18 @@ def test_legacy_knows_gaussian_and_laplacian_only(stream):
     with pytest.raises(ValueError, match="Gaussian and Laplacian"):
         Raker([Cauchy(1.0)], n_components=4, rng_protocol="legacy", random_state=0).partial_fit(
             X[:5], y[:5])
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(rng_protocol="legacy", kernels=[Cauchy(1.0)]), "Gaussian and Laplacian"),
+    (dict(rng_protocol="legacy", random_state=2 ** 32), "<= 4294967295"),
+])
+def test_set_params_refuses_a_legacy_setting_it_could_not_draw(change, match, stream):
+    """Refused at set_params, so a later fit cannot wipe a fitted model before failing."""
+    X, y = stream
+    model = Raker(KERNELS, n_components=4, random_state=0).partial_fit(X[:10], y[:10])
+    before = state_bytes(model)
+    with pytest.raises(ValueError, match=match):
+        model.set_params(**change)
+    assert model.get_params()["rng_protocol"] == "default"
+    assert state_bytes(model) == before

@@ -184,3 +184,11 @@ def test_vaw_experts_under_graph_feedback():
     np.testing.assert_allclose(experts.inverse(), np.linalg.inv(S), atol=1e-9)
     np.testing.assert_allclose(experts.targets, b, atol=1e-9)
     assert len(set(experts.get_state()["n_updates"].tolist())) > 1   # experts learnt unequally
+
+
+def test_weights_views_say_what_each_combiner_mixes():
+    from fastomkl._core.meta import Single
+    np.testing.assert_array_equal(Single(1).weights_, [1.0])     # the one expert, passed through
+    np.testing.assert_allclose(EWA(4, 0.5).weights_, 0.25)
+    with pytest.raises(AttributeError, match="coef_"):
+        VAWCombiner(3).weights_

@@ -230,6 +230,15 @@ cdef class Engine:
             self.release()
         return state
 
+    def locked(self, read):
+        """read() with the engine's lock held: for views that compute into a component's scratch
+        (a meta-learner's weights), which a round in another thread also writes."""
+        self.acquire()
+        try:
+            return read()
+        finally:
+            self.release()
+
     def _parts(self):
         return (("features.", self.features), ("experts.", self.experts),
                 ("combiner.", self.combiner))

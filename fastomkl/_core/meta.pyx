@@ -85,6 +85,9 @@ cdef class Single(MetaLearner):
             raise ValueError(f"Single combines exactly one expert, got n_experts={n_experts}")
         MetaLearner.__init__(self, 1, clip_range)
 
+    cdef void weights(self) noexcept nogil:
+        self.w[0] = 1.0
+
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         self.inputs(active, n_active, preds)
         return self.xbar[active[0]]
@@ -112,6 +115,10 @@ cdef class VAWCombiner(MetaLearner):
         self.b = np.zeros(n_experts)
         self.u = np.zeros(n_experts)
         self.q = 0.0
+
+    @property
+    def weights_(self):
+        raise AttributeError("a VAW combiner mixes by regression: its signed coefficients are coef_")
 
     @property
     def mode_name(self):
