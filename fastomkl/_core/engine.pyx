@@ -34,8 +34,8 @@ cdef object _coerce_sample(object x, int n_features):
 
 cdef inline cnp.ndarray _sample(object x, int n_features):
     """x itself when it is a contiguous float64 vector (no copy, no allocation), else a converted
-    copy; either way checked for dtype, shape and finiteness.  The caller holds the returned array
-    while it uses the values."""
+    copy; either way checked for dtype and shape.  The caller holds the returned array while it
+    uses the values."""
     cdef cnp.ndarray arr
     if (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
             and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1
@@ -46,11 +46,6 @@ cdef inline cnp.ndarray _sample(object x, int n_features):
     if cnp.PyArray_DIM(arr, 0) != n_features:
         raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model is "
                          f"expecting {n_features} features as input")
-    cdef const double* p = <const double*>cnp.PyArray_DATA(arr)
-    cdef int j
-    for j in range(n_features):
-        if not isfinite(p[j]):
-            raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
     return arr
 
 
@@ -60,8 +55,8 @@ cdef enum: STACK_FEATURES = 64
 
 
 cdef inline bint _fill_plain(object x, int n_features, double* buf) except -1:
-    """Copy x into buf when it is a list or tuple of n_features Python floats or ints, and check
-    finiteness; False for anything else (the general path then converts, or explains the error)."""
+    """Copy x into buf when it is a list or tuple of n_features Python floats or ints; False for
+    anything else (the general path then converts, or explains the error)."""
     cdef Py_ssize_t j = 0
     if (type(x) is not list and type(x) is not tuple) or len(x) != n_features:
         return False
@@ -75,10 +70,23 @@ cdef inline bint _fill_plain(object x, int n_features, double* buf) except -1:
                 return False
         else:
             return False
-        if not isfinite(buf[j]):
-            raise ValueError(f"x contains NaN or infinity (feature {j} is {buf[j]})")
         j += 1
     return True
+
+
+cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
+    """x's n_features values, checked finite: read into buf (lists and tuples of Python numbers, up
+    to STACK_FEATURES; returns None) or held by the validated array it returns."""
+    cdef cnp.ndarray arr = None
+    cdef const double* p = buf
+    cdef int j
+    if n_features > STACK_FEATURES or not _fill_plain(x, n_features, buf):
+        arr = _sample(x, n_features)
+        p = <const double*>cnp.PyArray_DATA(arr)
+    for j in range(n_features):
+        if not isfinite(p[j]):
+            raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
+    return arr
 
 
 cdef inline double _target(object y) except? -1.0:
@@ -176,12 +184,9 @@ cdef class Engine:
     # -- single samples (validated here) ---------------------------------------------------------
     def predict_one(self, x):
         cdef double buf[STACK_FEATURES]
-        cdef cnp.ndarray sample = None
-        cdef const double* p = buf
+        cdef cnp.ndarray sample = _sample_into(x, self.n_features, buf)
+        cdef const double* p = buf if sample is None else <const double*>cnp.PyArray_DATA(sample)
         cdef double y_hat
-        if self.n_features > STACK_FEATURES or not _fill_plain(x, self.n_features, buf):
-            sample = _sample(x, self.n_features)
-            p = <const double*>cnp.PyArray_DATA(sample)
         self.acquire()
         y_hat = self.predict_ptr(p)
         self.release()
@@ -189,13 +194,10 @@ cdef class Engine:
 
     def predict_learn_one(self, x, y):
         cdef double buf[STACK_FEATURES]
-        cdef cnp.ndarray sample = None
-        cdef const double* p = buf
-        cdef double target, y_hat
-        if self.n_features > STACK_FEATURES or not _fill_plain(x, self.n_features, buf):
-            sample = _sample(x, self.n_features)
-            p = <const double*>cnp.PyArray_DATA(sample)
-        target = _target(y)
+        cdef cnp.ndarray sample = _sample_into(x, self.n_features, buf)
+        cdef const double* p = buf if sample is None else <const double*>cnp.PyArray_DATA(sample)
+        cdef double target = _target(y)
+        cdef double y_hat
         self.acquire()
         y_hat = self.step_ptr(p, target)
         self.release()
