@@ -13,40 +13,23 @@ from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThr
 from libc.math cimport isfinite
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
+from fastomkl._validation import check_sample
 
 cnp.import_array()
 
 
-cdef object _coerce_sample(object x, int n_features):
-    """x as a contiguous float64 vector of n_features finite values, or a ValueError."""
-    try:
-        if np.iscomplexobj(x):
-            raise TypeError
-        arr = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"x must be a sequence of {n_features} real numbers, got {type(x).__name__}"
-                         ) from None
-    if arr.ndim != 1:
-        raise ValueError(f"x must be one sample: a 1-D sequence of {n_features} numbers, "
-                         f"got an array of shape {arr.shape}")
-    return arr
-
-
 cdef inline cnp.ndarray _sample(object x, int n_features):
-    """x itself when it is a contiguous float64 vector (no copy, no allocation), else a converted
-    copy; either way checked for dtype and shape.  The caller holds the returned array while it
-    uses the values."""
-    cdef cnp.ndarray arr
+    """x itself when it is a contiguous float64 vector of the right length (no copy, no
+    allocation), else the Python layer's validated conversion.  The caller holds the returned
+    array while it uses the values."""
     if (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
             and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1
             and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x)):
-        arr = <cnp.ndarray>x
-    else:
-        arr = _coerce_sample(x, n_features)
-    if cnp.PyArray_DIM(arr, 0) != n_features:
-        raise ValueError(f"x has {cnp.PyArray_DIM(arr, 0)} features, but the model is "
-                         f"expecting {n_features} features as input")
-    return arr
+        if cnp.PyArray_DIM(<cnp.ndarray>x, 0) != n_features:
+            raise ValueError(f"x has {cnp.PyArray_DIM(<cnp.ndarray>x, 0)} features, but the model "
+                             f"is expecting {n_features} features as input")
+        return <cnp.ndarray>x
+    return check_sample(x, n_features)
 
 
 # A list or tuple of Python floats and ints up to this long is read straight into a stack buffer:
