@@ -168,7 +168,8 @@ cdef class Engine:
     def predict_one(self, x):
         cdef double buf[STACK_FEATURES]
         cdef cnp.ndarray sample = _sample_into(x, self.n_features, buf)
-        cdef const double* p = buf if sample is None else <const double*>cnp.PyArray_DATA(sample)
+        cdef const double* p = (&buf[0] if sample is None
+                                else <const double*>cnp.PyArray_DATA(sample))
         cdef double y_hat
         self.acquire()
         y_hat = self.predict_ptr(p)
@@ -178,7 +179,8 @@ cdef class Engine:
     def predict_learn_one(self, x, y):
         cdef double buf[STACK_FEATURES]
         cdef cnp.ndarray sample = _sample_into(x, self.n_features, buf)
-        cdef const double* p = buf if sample is None else <const double*>cnp.PyArray_DATA(sample)
+        cdef const double* p = (&buf[0] if sample is None
+                                else <const double*>cnp.PyArray_DATA(sample))
         cdef double target = _target(y)
         cdef double y_hat
         self.acquire()
