@@ -6,20 +6,32 @@ per-kernel representations (``RandomFourierFeatures``), experts learn on each, a
 them.  Every model has ``predict_one``, ``learn_one``, ``predict_learn_one``, ``predict``,
 ``partial_fit``, ``fit``, ``predict_learn``, ``save`` and scikit-learn's parameter protocol.
 """
+from __future__ import annotations
+
+import importlib
+
 from fastomkl._validation import NotFittedError
-from fastomkl.datasets import load_dataset
-from fastomkl.features import RandomFourierFeatures
 from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, paper000_dictionary,
                               paper001_dictionary, paper003_dictionary)
-from fastomkl.persistence import load
-from fastomkl.raker import Raker, RakerClassifier
-from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClassifier, OMKLSFGR,
-                                 OMKLSFGRClassifier)
-from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
-                           RFOMKRClassifier)
-from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
 
 __version__ = "0.1.0"
+
+# Estimators, features, data and persistence load on first use, so that ``import fastomkl`` (and
+# every ``fastomkl`` command) does not pay for the compiled core and scipy.special up front.
+_LAZY = {
+    "RandomFourierFeatures": "fastomkl.features",
+    "load": "fastomkl.persistence",
+    "load_dataset": "fastomkl.datasets",
+    "Raker": "fastomkl.raker", "RakerClassifier": "fastomkl.raker",
+    "OMKLGF": "fastomkl.graph_omkl", "OMKLGFClassifier": "fastomkl.graph_omkl",
+    "OMKLSFG": "fastomkl.graph_omkl", "OMKLSFGClassifier": "fastomkl.graph_omkl",
+    "OMKLSFGR": "fastomkl.graph_omkl", "OMKLSFGRClassifier": "fastomkl.graph_omkl",
+    "OMKR": "fastomkl.omkr", "OMKRClassifier": "fastomkl.omkr",
+    "OnlineKernelRegressor": "fastomkl.omkr", "RFOMKR": "fastomkl.omkr",
+    "RFOMKRClassifier": "fastomkl.omkr",
+    "VAW": "fastomkl.vaw", "ConcatVAW": "fastomkl.vaw", "VAW2": "fastomkl.vaw",
+    "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
+}
 
 __all__ = [
     "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "RandomFourierFeatures",
@@ -29,3 +41,23 @@ __all__ = [
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
 ]
+
+
+def __getattr__(name: str):
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'fastomkl' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value          # later look-ups skip this function
+    return value
+
+
+def _import_all() -> None:
+    """Load every lazy export (after this the estimator registry knows every model class)."""
+    for name in _LAZY:
+        __getattr__(name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

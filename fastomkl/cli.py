@@ -1,14 +1,16 @@
-"""Command line: ``fastomkl run`` streams a dataset through a model; ``fastomkl reproduce`` runs a
-paper's tables.
+"""Command line: ``fastomkl run`` streams a data set through a model; ``fastomkl reproduce`` runs a
+paper's tables and figures.
 
     fastomkl run                                 # Raker, paper 000's 76 kernels, embedded Airfoil
     fastomkl run --csv data.csv --target price --plot mse.png --save model.npz
-    fastomkl reproduce 000 --table 1 --quick
+    fastomkl reproduce                           # the papers that can be reproduced
+    fastomkl reproduce 000 --quick               # a short run into a new folder
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 
@@ -21,7 +23,9 @@ CHUNK = 256            # samples per compiled call between progress updates
 
 
 def _regressors() -> dict:
+    import fastomkl
     from fastomkl._base import _REGISTRY, BinaryClassifier, OnlineEstimator
+    fastomkl._import_all()
     return {name.lower(): cls for name, cls in sorted(_REGISTRY.items())
             if issubclass(cls, OnlineEstimator) and not issubclass(cls, BinaryClassifier)
             and not name.startswith("_")}
@@ -51,20 +55,38 @@ def read_csv(path: str, target: str) -> tuple[np.ndarray, np.ndarray, list]:
     return np.delete(data[keep], j, axis=1), data[keep, j], [h for h in header if h != target]
 
 
-def _progress(total: int, enabled: bool):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-        return tqdm(total=total, unit="sample", file=sys.stderr, leave=False)
-    except ImportError:
-        return None
+def _check_writable(path: str, option: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise SystemExit(f"fastomkl: {option} {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise SystemExit(f"fastomkl: {option} {path}: not writable")
+
+
+def _plotting():
+    """pyplot, checked before the run so a missing matplotlib costs no work."""
+    from fastomkl.reproduce.common import check_plotting
+    plt = check_plotting()
+    if plt is None:
+        raise SystemExit("fastomkl: --plot needs matplotlib (pip install 'fastomkl[plot]')")
+    return plt
+
+
+def plot_mse(plt, mse, title: str, path: str) -> None:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(np.arange(1, len(mse) + 1), mse)
+    ax.set(xlabel="samples seen", ylabel="prequential MSE", yscale="log", title=title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def cmd_run(args) -> int:
-    models = _regressors()
-    if args.model not in models:
-        raise SystemExit(f"fastomkl: unknown model {args.model!r}; choose from {sorted(models)}")
+    from fastomkl.reproduce.common import progress
+    for path, option in ((args.save, "--save"), (args.plot, "--plot")):
+        if path:
+            _check_writable(path, option)
+    plt = _plotting() if args.plot else None
     if args.csv:
         X, y, _ = read_csv(args.csv, args.target)
         source = args.csv
@@ -73,21 +95,18 @@ def cmd_run(args) -> int:
         source = f"{args.dataset} (embedded)"
     X = scale_to_unit_ball(impute_column_means(X))
     y = scale_to_unit_interval(y)
-    cls = models[args.model]
+    cls = _regressors()[args.model]
     accepted = cls._param_names()
     model = cls(**{k: v for k, v in (("n_components", args.n_components),
                                       ("random_state", args.seed)) if k in accepted})
     n = len(y)
     preds = np.empty(n)
-    bar = _progress(n, n >= 20 * CHUNK and not args.quiet)
     start = time.perf_counter()
-    for lo in range(0, n, CHUNK):
-        preds[lo:lo + CHUNK] = model.predict_learn(X[lo:lo + CHUNK], y[lo:lo + CHUNK])
-        if bar is not None:
+    with progress(n, args.quiet, "sample", type(model).__name__) as bar:
+        for lo in range(0, n, CHUNK):
+            preds[lo:lo + CHUNK] = model.predict_learn(X[lo:lo + CHUNK], y[lo:lo + CHUNK])
             bar.update(min(CHUNK, n - lo))
     elapsed = time.perf_counter() - start
-    if bar is not None:
-        bar.close()
     mse = np.cumsum((preds - y) ** 2) / np.arange(1, n + 1)
     print(f"data        {source}: {n} samples, {X.shape[1]} features "
           "(x scaled into the unit ball, y into [0, 1])")
@@ -100,31 +119,33 @@ def cmd_run(args) -> int:
         print("top kernels (weight)")
         for i in np.argsort(weights)[::-1][:5]:
             print(f"  {i:3d}  {kernels[i]!r:32s} {weights[i]:.4f}")
-    if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise SystemExit("fastomkl: --plot needs matplotlib (pip install 'fastomkl[plot]')") from None
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot(np.arange(1, n + 1), mse)
-        ax.set(xlabel="samples seen", ylabel="prequential MSE", yscale="log",
-               title=f"{type(model).__name__} on {source}")
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
-        print(f"plot        {args.plot}")
-    if args.save:
+    if args.save:                     # first, so that a failing plot cannot lose the model
         model.save(args.save)
         print(f"saved       {args.save}")
+    if plt is not None:
+        try:
+            plot_mse(plt, mse, f"{type(model).__name__} on {source}", args.plot)
+        except Exception as exc:      # noqa: BLE001 - any plotting failure: report it, keep going
+            kept = f" (the model is saved in {args.save})" if args.save else ""
+            raise SystemExit(f"fastomkl: could not draw {args.plot}: {exc}{kept}") from None
+        print(f"plot        {args.plot}")
     return 0
 
 
+REPRODUCE_USAGE = """usage: fastomkl reproduce PAPER [options]   (fastomkl reproduce PAPER --help for its options)
+
+Runs a paper's experiments and writes its tables (Markdown, with the published numbers beside
+ours) and figures (PNG, needs fastomkl[plot]) into --out DIR, by default a new folder
+./fastomkl-reproduce-PAPER-YYYYmmdd-HHMMSS.  --quick makes a short run that says so.
+
+papers:
+"""
+
+
 def cmd_reproduce(args) -> int:
-    from fastomkl.reproduce import available, run
+    from fastomkl.reproduce import describe, run
     if args.paper in (None, "-h", "--help"):
-        print("usage: fastomkl reproduce PAPER [options]   (PAPER --help for its options)")
-        print(f"papers: {', '.join(available())}")
+        print(REPRODUCE_USAGE + describe())
         return 0
     try:
         return run(args.paper, args.rest)
@@ -133,23 +154,30 @@ def cmd_reproduce(args) -> int:
 
 
 def main(argv=None) -> int:
+    from fastomkl.reproduce import describe
+    from fastomkl.reproduce.common import HelpFormatter
     parser = argparse.ArgumentParser(prog="fastomkl", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="papers for `fastomkl reproduce`:\n" + describe())
     sub = parser.add_subparsers(dest="command")
-    run = sub.add_parser("run", help="stream a dataset through a model (prequential MSE, speed)")
-    run.add_argument("--model", default="raker", help="regressor name (default: raker)")
+    run = sub.add_parser("run", formatter_class=HelpFormatter,
+                         help="stream a data set through a model (prequential MSE, speed)",
+                         description="Stream a data set through a model, one prediction before "
+                                     "each label; print the prequential MSE and the speed.")
+    run.add_argument("--model", default="raker", choices=sorted(_regressors()), metavar="MODEL",
+                     help="regressor, one of: %(choices)s")
     run.add_argument("--dataset", default="airfoil", choices=DATASETS,
-                     help="embedded dataset when no --csv is given (default: airfoil)")
+                     help="embedded data set when no --csv is given")
     run.add_argument("--csv", help="a CSV file with a header line")
     run.add_argument("--target", help="the CSV's label column (required with --csv)")
     run.add_argument("--n-components", type=int, default=50, help="random features per kernel")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=int, default=0, help="random_state of the model")
     run.add_argument("--plot", metavar="FILE.png", help="plot the MSE over time (needs matplotlib)")
     run.add_argument("--save", metavar="FILE", help="save the trained model")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     rep = sub.add_parser("reproduce", add_help=False,
-                         help="reproduce a paper's tables into bench/results/ "
-                              "(fastomkl reproduce PAPER --help for its options)")
+                         help="reproduce a paper's tables and figures into a new folder "
+                              "(fastomkl reproduce lists the papers)")
     rep.add_argument("paper", nargs="?", help="paper number, e.g. 000 or 003")
     rep.add_argument("rest", nargs=argparse.REMAINDER)
     args, rest = parser.parse_known_args(argv)

@@ -70,6 +70,10 @@ def load(path):
     if header.get("sha256") != _digest(arrays):
         raise ValueError(f"{path}: the model's arrays do not match its checksum (file altered)")
     cls = _REGISTRY.get(header.get("class"))
+    if cls is None:                     # estimator modules load lazily: register them all first
+        import fastomkl
+        fastomkl._import_all()
+        cls = _REGISTRY.get(header.get("class"))
     if cls is None:
         raise ValueError(f"{path}: unknown model class {header.get('class')!r}")
     try:

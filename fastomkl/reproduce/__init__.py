@@ -1,20 +1,34 @@
-"""Reproductions of the papers' tables: ``fastomkl reproduce <paper> [options]``.
+"""Reproductions of the papers' tables and figures: ``fastomkl reproduce <paper> [options]``.
 
-Each paper has a module ``paperNNN`` with ``main(argv) -> int``; results go to ``bench/results/``.
+Each paper has a module ``paperNNN`` with ``main(argv) -> int``; results go to an output folder
+(``--out DIR``, by default a new folder in the current directory).
 """
 from __future__ import annotations
 
 import importlib
-import pkgutil
+
+# The papers that can be reproduced: number -> (authors, title, venue and year).
+PAPERS = {
+    "000": ("Ghari & Shen", "Graph-Aided Online Multi-Kernel Learning", "JMLR 24, 2023",
+            "Tables 1-5, Figures 1-6"),
+    "003": ("Rokhlin & Gurtovaya",
+            "Random feature-based double Vovk-Azoury-Warmuth algorithm for online multi-kernel "
+            "learning", "preprint, 2025", "Table 2, Figures 1-2"),
+}
 
 
 def available() -> list[str]:
-    return sorted(m.name[len("paper"):] for m in pkgutil.iter_modules(__path__)
-                  if m.name.startswith("paper"))
+    return sorted(PAPERS)
+
+
+def describe() -> str:
+    """One line per paper: number, authors, title, year and what is reproduced."""
+    return "\n".join(f"  {number}  {authors}, \"{title}\" ({year}): {what}"
+                     for number, (authors, title, year, what) in sorted(PAPERS.items()))
 
 
 def run(paper: str, argv: list[str]) -> int:
     paper = paper.zfill(3)
-    if paper not in available():
+    if paper not in PAPERS:
         raise ValueError(f"no reproduction for paper {paper!r}; available: {available()}")
     return importlib.import_module(f"{__name__}.paper{paper}").main(argv)

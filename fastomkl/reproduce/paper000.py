@@ -5,6 +5,7 @@
     fastomkl reproduce 000 --table 3            # OMKL-GF versus M (4 and 5: SFG, SFG-R)
     fastomkl reproduce 000 --table 1 --legacy   # with the released code's behaviour
     fastomkl reproduce 000 --table 1 --quick    # 2 draws, first 1000 samples (CI)
+    fastomkl reproduce 000 --table 1 2 3 4 5 --out DIR   # every table and Figures 1-6 into DIR
 
 Protocol (spec 000 §7): one prequential pass in file order; MSE(T) = mean squared error of the
 predictions made before each label, y scaled into [0, 1] (reported x 1e-3); x divided by its largest
@@ -18,7 +19,11 @@ code's behaviour instead (``fastomkl.graph_omkl.legacy_options``; OMKR with exp(
 RFOMKR predicting with un-normalised weights; Bias with the 20 columns the released code selects
 and 500 instead of 300 rounds).
 
-Results go to ``bench/results/paper000_table{N}[_legacy][_quick].md``.
+Results go to ``DIR/paper000_table{N}[_legacy][_quick].md`` (``--out DIR``; by default a new
+folder in the current directory, the committed full runs are in ``bench/results/``), with the
+paper's figures beside them (``paper000_fig{N}.png``, needs matplotlib): Figures 1-2 (the feedback
+graphs) always, 5-6 (MSE(t), cumulative regret) from the runs of Tables 1-2, 3-4 (MSE and run time
+against M) from those of Tables 3-5.
 """
 from __future__ import annotations
 
@@ -35,6 +40,9 @@ from fastomkl.datasets import (impute_column_means, load_dataset, scale_to_unit_
 from fastomkl.graph_omkl import OMKLGF, OMKLSFG, OMKLSFGR, _cached_graph, legacy_options
 from fastomkl.omkr import OMKR, RFOMKR, OnlineKernelRegressor, omkr_legacy_dictionary
 from fastomkl.raker import Raker
+from fastomkl.reproduce import figures000 as figures
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_plotting,
+                                       note, output_folder, progress)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
 LABELS = {"airfoil": "Airfoil", "bias_correction": "Bias", "concrete": "Concrete",
@@ -118,13 +126,15 @@ def make_model(algorithm: str, dataset: str, seed: int, legacy: bool, M: int = 1
 
 
 def run_one(algorithm, dataset, X, y, seed, legacy, M=10):
-    """(final MSE, wall seconds) of one online pass; the graph is rebuilt inside the timing."""
+    """(final MSE, wall seconds, per-sample squared errors) of one online pass; the graph is
+    rebuilt inside the timing."""
     _cached_graph.cache_clear()
     model = make_model(algorithm, dataset, seed, legacy, M)
     start = time.perf_counter()
     pred = model.predict_learn(X, y)
     elapsed = time.perf_counter() - start
-    return float(np.mean((pred - y) ** 2)), elapsed
+    errors = (pred - y) ** 2
+    return float(np.mean(errors)), elapsed, errors
 
 
 def _fmt(values, scale=1.0, digits=2):
@@ -134,32 +144,47 @@ def _fmt(values, scale=1.0, digits=2):
     return f"{v.mean():.{digits}f} ± {v.std():.{digits}f}"
 
 
+def _size(args) -> str:
+    return f"{args.draws} draws" + (f", first {args.n_samples} samples" if args.n_samples
+                                    else ", full datasets")
+
+
 def _header(title, args, wall):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
-    size = f"quick: {args.draws} draws, first {args.n_samples} samples" if args.quick else \
-        f"{args.draws} draws, full datasets"
-    return [f"# Paper 000 — {title}", "",
-            f"Mode: {mode}; {size}.  Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
+    quick = f" — quick run ({_size(args)})" if args.partial else ""
+    return [f"# Paper 000 — {title}{quick}", "",
+            f"Mode: {mode}; {_size(args)}.  Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind this "
             f"table: "
             f"{wall:.1f} s.", ""]
 
 
+def stream(dataset, args):
+    """The data set of a run, cut to --n-samples."""
+    X, y = load_paper_dataset(dataset, args.legacy)
+    if args.n_samples:
+        X, y = X[:args.n_samples], y[:args.n_samples]
+    return X, y
+
+
 def tables_1_2(args):
     results = {a: {} for a in ALGORITHMS}
     start = time.perf_counter()
-    for dataset in args.datasets:
-        X, y = load_paper_dataset(dataset, args.legacy)
-        if args.n_samples:
-            X, y = X[:args.n_samples], y[:args.n_samples]
-        for algorithm in ALGORITHMS:
-            draws = 1 if algorithm in DETERMINISTIC else args.draws
-            runs = [run_one(algorithm, dataset, X, y, seed, args.legacy)
-                    for seed in range(draws)]
-            results[algorithm][dataset] = runs
-            print(f"{LABELS[dataset]:9s} {algorithm:11s} MSE {_fmt([r[0] for r in runs], 1e3)}"
-                  f"  time {_fmt([r[1] for r in runs], 1, 3)} s", file=sys.stderr)
+    n_runs = sum(1 if a in DETERMINISTIC else args.draws for a in ALGORITHMS) * len(args.datasets)
+    with progress(n_runs, args.quiet, "run", "Tables 1-2") as bar:
+        for dataset in args.datasets:
+            X, y = stream(dataset, args)
+            for algorithm in ALGORITHMS:
+                draws = 1 if algorithm in DETERMINISTIC else args.draws
+                runs = []
+                for seed in range(draws):
+                    runs.append(run_one(algorithm, dataset, X, y, seed, args.legacy))
+                    bar.update()
+                results[algorithm][dataset] = runs
+                note(bar, f"{LABELS[dataset]:9s} {algorithm:11s} MSE "
+                          f"{_fmt([r[0] for r in runs], 1e3)}  time "
+                          f"{_fmt([r[1] for r in runs], 1, 3)} s")
     return results, time.perf_counter() - start
 
 
@@ -235,7 +260,18 @@ def write(path, lines):
 
 
 def _suffix(args):
-    return ("_legacy" if args.legacy else "") + ("_quick" if args.quick else "")
+    return ("_legacy" if args.legacy else "") + ("_quick" if args.partial else "")
+
+
+def deviations(notes: str, args, table: str) -> str:
+    """The full run's discussion of deviations, or, for a quick run, a pointer to it: its numbers
+    are about 20 draws on the whole data sets, which a quick run does not have."""
+    if not args.partial:
+        return notes
+    full = f"bench/results/{table}{'_legacy' if args.legacy else ''}.md"
+    return ("## Deviations\n\nThis is a quick run (" + _size(args) + "): its entries are not "
+            "comparable with the paper's one by one.  The deviations of the full run (20 draws, "
+            f"full data sets) are discussed in {full}.\n")
 
 
 def report_1_2(args, results, wall, tables):
@@ -244,7 +280,7 @@ def report_1_2(args, results, wall, tables):
         lines += _table(results, TABLE1, 0, 1e3, 2)
         lines += ["", "ours: mean ± standard deviation over the draws (one run for the "
                   "deterministic OMKR, RBF-1, POLY-2); diff: ours − paper.", ""]
-        lines += NOTES_1[args.legacy].splitlines()
+        lines += deviations(NOTES_1[args.legacy], args, "paper000_table1").splitlines()
         write(os.path.join(args.out, f"paper000_table1{_suffix(args)}.md"), lines)
     if 2 in tables:
         lines = _header("Table 2: run time (s) of one online pass", args, wall)
@@ -276,21 +312,23 @@ def sweep_table(args, table):
     algorithm, paper = SWEEP_TABLES[table]
     start = time.perf_counter()
     rows = []
-    for dataset in args.datasets:
-        X, y = load_paper_dataset(dataset, args.legacy)
-        if args.n_samples:
-            X, y = X[:args.n_samples], y[:args.n_samples]
-        mse_row, time_row = [], []
-        for k, M in enumerate(SWEEP):
-            runs = [run_one(algorithm, dataset, X, y, seed, args.legacy, M)
-                    for seed in range(args.draws)]
-            mse = np.array([r[0] for r in runs]) * 1e3
-            sec = np.array([r[1] for r in runs])
-            mse_row.append((paper[dataset][0][k], mse))
-            time_row.append((paper[dataset][1][k], sec))
-            print(f"{LABELS[dataset]:9s} {algorithm} M={M:2d} MSE {_fmt(mse)} time "
-                  f"{_fmt(sec, 1, 3)} s", file=sys.stderr)
-        rows.append((dataset, mse_row, time_row))
+    n_runs = len(args.datasets) * len(SWEEP) * args.draws
+    with progress(n_runs, args.quiet, "run", f"Table {table}") as bar:
+        for dataset in args.datasets:
+            X, y = stream(dataset, args)
+            mse_row, time_row = [], []
+            for k, M in enumerate(SWEEP):
+                runs = []
+                for seed in range(args.draws):
+                    runs.append(run_one(algorithm, dataset, X, y, seed, args.legacy, M))
+                    bar.update()
+                mse = np.array([r[0] for r in runs]) * 1e3
+                sec = np.array([r[1] for r in runs])
+                mse_row.append((paper[dataset][0][k], mse))
+                time_row.append((paper[dataset][1][k], sec))
+                note(bar, f"{LABELS[dataset]:9s} {algorithm} M={M:2d} MSE {_fmt(mse)} time "
+                          f"{_fmt(sec, 1, 3)} s")
+            rows.append((dataset, mse_row, time_row))
     wall = time.perf_counter() - start
     lines = _header(f"Table {table}: {algorithm} versus M (MSE ×10⁻³ and run time in s)", args,
                     wall)
@@ -301,8 +339,9 @@ def sweep_table(args, table):
             (pm, om), (pt, ot) = mse_row[k], time_row[k]
             lines.append(f"| {LABELS[dataset]} | {M} | {pm:.2f} | {_fmt(om)} | "
                          f"{om.mean() - pm:+.2f} | {pt:.2f} | {_fmt(ot, 1, 3)} |")
-    lines += [""] + SWEEP_NOTES[args.legacy].splitlines()
+    lines += [""] + deviations(SWEEP_NOTES[args.legacy], args, f"paper000_table{table}").splitlines()
     write(os.path.join(args.out, f"paper000_table{table}{_suffix(args)}.md"), lines)
+    return rows
 
 
 SWEEP_NOTES = {
@@ -333,16 +372,19 @@ the dominating set, and after 500 rounds the released SFG uses kernel 0 alone.""
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="fastomkl reproduce 000", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--table", type=int, action="append", choices=[1, 2, 3, 4, 5],
-                        help="table to reproduce (repeatable; 1 and 2 come from the same runs)")
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--table", type=int, nargs="+", action="extend", choices=[1, 2, 3, 4, 5],
+                        help="tables to reproduce (default: 1 2, which come from the same runs)")
     parser.add_argument("--legacy", action="store_true", help="the released code's behaviour")
     parser.add_argument("--quick", action="store_true",
-                        help="CI mode: 2 draws and the first 1000 samples of each dataset")
-    parser.add_argument("--draws", type=int, default=None, help="random-feature draws (20)")
-    parser.add_argument("--n-samples", type=int, default=None, help="first n samples only")
-    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
-    parser.add_argument("--out", default=os.path.join("bench", "results"))
+                        help="a short run: 2 draws and the first 1000 samples of each data set")
+    parser.add_argument("--draws", type=int, default=None,
+                        help="random-feature draws (default: 20, or 2 with --quick)")
+    parser.add_argument("--n-samples", type=int, default=None,
+                        help="first n samples only (default: all, or 1000 with --quick)")
+    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS),
+                        help="data sets to run")
+    add_output_arguments(parser, "000")
     args = parser.parse_args(argv)
     args.argv = argv
     tables = sorted(set(args.table or [1, 2]))
@@ -352,12 +394,22 @@ def main(argv=None) -> int:
         args.n_samples = 1000
     if args.draws < 1 or (args.n_samples is not None and args.n_samples < 1):
         parser.error("--draws and --n-samples must be positive")
+    args.partial = args.quick or args.n_samples is not None or args.draws < 20
+    plt = check_plotting() if args.figures else None
+    args.out = output_folder(args.out, "000")
+    if args.partial:
+        print(f"quick run ({_size(args)}): not comparable with the paper entry by entry",
+              file=sys.stderr)
+    runs, sweeps = None, {}
     if 1 in tables or 2 in tables:
-        results, wall = tables_1_2(args)
-        report_1_2(args, results, wall, tables)
+        runs, wall = tables_1_2(args)
+        report_1_2(args, runs, wall, tables)
     for table in (3, 4, 5):
         if table in tables:
-            sweep_table(args, table)
+            sweeps[SWEEP_TABLES[table][0]] = sweep_table(args, table)
+    if plt is not None:
+        figures.draw_all(plt, args, runs, sweeps)
+    print(f"results in {args.out}", file=sys.stderr)
     return 0
 
 

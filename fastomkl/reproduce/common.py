@@ -1,0 +1,95 @@
+"""What the reproductions share: their output folder, a progress bar and figures.
+
+A reproduction writes into a folder of its own (``--out DIR``, by default a new time-stamped folder
+in the current directory), so a short run never replaces the committed full-run results in
+``bench/results/`` unless that folder is named explicitly.  Figures need matplotlib (the optional
+``plot`` extra); without it the tables are still written.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+PLOT_HINT = "figures need matplotlib: pip install 'fastomkl[plot]' (the tables are written anyway)"
+DPI = 100
+BAR_DELAY = 1.0        # seconds before a progress bar appears: short runs print nothing
+
+
+def add_output_arguments(parser, paper: str) -> None:
+    """--out, --quiet and --no-figures, with the same meaning for every paper."""
+    parser.add_argument("--out", metavar="DIR", default=None,
+                        help="output folder (default: a new ./fastomkl-reproduce-"
+                             f"{paper}-YYYYmmdd-HHMMSS; bench/results holds the committed runs)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--no-figures", dest="figures", action="store_false",
+                        help="write the tables only")
+
+
+def output_folder(out: str | None, paper: str) -> str:
+    """Create (if needed) and return the folder a run writes into; fail before any work if it
+    cannot be written."""
+    if out is None:
+        out = os.path.join(os.getcwd(),
+                           f"fastomkl-reproduce-{paper}-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"fastomkl: cannot create the output folder {out}: {exc}") from None
+    if not os.access(out, os.W_OK):
+        raise SystemExit(f"fastomkl: the output folder {out} is not writable")
+    return out
+
+
+def progress(total: int, quiet: bool, unit: str, desc: str = ""):
+    """A tqdm bar on stderr that stays silent for runs shorter than about a second."""
+    from tqdm import tqdm
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=quiet, leave=False,
+                delay=BAR_DELAY, mininterval=0.5, dynamic_ncols=True)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keeps the module docstring's layout and shows every default that is not already spelled
+    out in the option's help."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default is None or action.nargs == 0 or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+def note(bar, text: str) -> None:
+    """A line on stderr above the bar, without drawing a bar that is still within its delay."""
+    if not bar.disable and time.time() - bar.start_t >= bar.delay:
+        bar.write(text, file=sys.stderr)
+    else:
+        print(text, file=sys.stderr)
+
+
+def check_plotting():
+    """matplotlib.pyplot on the Agg backend, or None, with a message, when it is not installed.
+    Called before the runs, so the message comes first and no work is lost."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"fastomkl: {PLOT_HINT}", file=sys.stderr)
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig, path: str) -> None:
+    fig.savefig(path, dpi=DPI)
+    fig.clf()
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def write_text(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text if text.endswith("\n") else text + "\n")
+    print(f"wrote {path}", file=sys.stderr)
