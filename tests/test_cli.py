@@ -42,7 +42,7 @@ def test_csv_save_and_plot(tmp_path, capsys):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_errors(tmp_path):
+def test_errors(tmp_path, capsys):
     with pytest.raises(SystemExit, match="no such file"):
         main(["run", "--csv", str(tmp_path / "none.csv"), "--target", "y"])
     csv = tmp_path / "d.csv"
@@ -54,10 +54,13 @@ def test_errors(tmp_path):
         main(["run", "--csv", str(csv), "--target", "y"])
     with pytest.raises(SystemExit):
         main(["run", "--csv", str(csv)])                       # --target missing
-    with pytest.raises(SystemExit, match="unknown model"):
+    with pytest.raises(SystemExit) as exc:
         main(["run", "--model", "nope"])
+    assert exc.value.code == 2 and "invalid choice: 'nope'" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no reproduction"):
         main(["reproduce", "999"])
+    with pytest.raises(SystemExit, match="no such folder"):
+        main(["run", "--plot", str(tmp_path / "missing" / "mse.png")])
 
 
 def test_scaling_helpers():
@@ -73,6 +76,64 @@ def test_scaling_helpers():
         scale_to_unit_ball(X)
     with pytest.raises(ValueError, match="impute"):
         scale_to_unit_interval([1.0, np.nan])
+
+
+def test_help_lists_models_data_sets_and_defaults(capsys):
+    from fastomkl.cli import _regressors
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in _regressors():
+        assert name in text
+    for dataset in ("airfoil", "bias_correction", "concrete", "naval"):
+        assert dataset in text
+    assert "(default: raker)" in text and "(default: airfoil)" in text
+    assert "random features per kernel (default: 50)" in text
+
+
+def test_reproduce_lists_papers_with_authors_titles_and_years(capsys):
+    for argv in (["reproduce"], ["reproduce", "--help"]):
+        assert main(argv) == 0
+        text = capsys.readouterr().out
+        assert 'Ghari & Shen, "Graph-Aided Online Multi-Kernel Learning" (JMLR 24, 2023)' in text
+        assert ('Rokhlin & Gurtovaya, "Random feature-based double Vovk-Azoury-Warmuth algorithm '
+                'for online multi-kernel learning" (preprint, 2025)') in text
+        assert "001" not in text and "002" not in text and "004" not in text   # not runnable
+
+
+def test_progress_bar_unless_quiet(monkeypatch, capsys):
+    from fastomkl.reproduce import common
+    monkeypatch.setattr(common, "BAR_DELAY", 0.0)       # as if the run took longer than the delay
+    assert main(["run"]) == 0
+    err = capsys.readouterr().err
+    assert "Raker:" in err and "/1503" in err and "sample/s" in err
+    assert main(["run", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_short_runs_print_no_bar(capsys):
+    assert main(["run", "--n-components", "2"]) == 0   # well under the one-second delay
+    assert capsys.readouterr().err == ""
+
+
+def test_plot_without_matplotlib_stops_before_the_run(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)        # import matplotlib fails
+    with pytest.raises(SystemExit, match=r"fastomkl\[plot\]"):
+        main(["run", "--plot", str(tmp_path / "mse.png"), "--save", str(tmp_path / "m.npz")])
+    assert "MSE" not in capsys.readouterr().out                 # no run was wasted
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_failing_plot_keeps_the_saved_model(monkeypatch, tmp_path):
+    from fastomkl import cli
+
+    def broken(*args):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(cli, "plot_mse", broken)
+    model_path = tmp_path / "m.npz"
+    with pytest.raises(SystemExit, match="disk full.*saved"):
+        main(["run", "--quiet", "--plot", str(tmp_path / "mse.png"), "--save", str(model_path)])
+    assert fastomkl.load(model_path).n_samples_seen_ == 1503
 
 
 def test_reproduce_dispatch(capsys):

@@ -1,0 +1,91 @@
+"""The reproductions end to end in their quick form: where the files go, that the tables and
+figures are there (valid PNGs of the intended size), and that quick reports say they are quick."""
+import os
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastomkl.cli import main
+
+RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+DPI = 100
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.name: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def png_size(path: Path) -> tuple:
+    """(width, height) from the PNG signature and IHDR chunk, read without matplotlib."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", path
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture
+def committed():
+    before = _snapshot(RESULTS)
+    yield
+    assert _snapshot(RESULTS) == before, "a quick run touched bench/results"
+
+
+def test_paper000_quick_writes_tables_and_figures_into_its_folder(tmp_path, committed, capsys):
+    out = tmp_path / "r000"
+    assert main(["reproduce", "000", "--quick", "--n-samples", "300", "--quiet",
+                 "--out", str(out)]) == 0
+    assert "quick run" in capsys.readouterr().err
+    expected = {"paper000_table1_quick.md", "paper000_table2_quick.md"} | {
+        f"paper000_fig{n}_quick.png" for n in (1, 2, 5, 6)}
+    assert {p.name for p in out.iterdir()} == expected
+    # four data sets: 2 x 2 panels of 5.2 x 3.6 inches; the graphs are single drawings
+    sizes = {1: (7, 3.6), 2: (8, 4), 5: (10.4, 7.2), 6: (10.4, 7.2)}
+    for n, (w, h) in sizes.items():
+        assert png_size(out / f"paper000_fig{n}_quick.png") == (round(w * DPI), round(h * DPI))
+    table1 = (out / "paper000_table1_quick.md").read_text()
+    assert "quick run (2 draws, first 300 samples)" in table1.splitlines()[0]
+    assert "Deviations (paper-faithful mode)" not in table1     # the full run's discussion
+    assert "bench/results/paper000_table1.md" in table1
+    assert "quick run" in (out / "paper000_table2_quick.md").read_text().splitlines()[0]
+
+
+def test_paper000_sweep_figures(tmp_path, committed):
+    assert main(["reproduce", "000", "--table", "3", "4", "--draws", "2", "--n-samples", "150",
+                 "--datasets", "airfoil", "--quiet", "--out", str(tmp_path)]) == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"paper000_table3_quick.md", "paper000_table4_quick.md", "paper000_fig3_quick.png",
+            "paper000_fig4_quick.png"} <= names
+    assert "paper000_fig5_quick.png" not in names        # Tables 1-2 were not run
+    assert png_size(tmp_path / "paper000_fig3_quick.png") == (520, 360)   # one panel
+
+
+def test_paper003_quick_into_a_new_folder_of_the_working_directory(tmp_path, monkeypatch,
+                                                                     committed, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "003", "--quick", "--quiet"]) == 0
+    assert "quick run" in capsys.readouterr().err
+    (out,) = tmp_path.iterdir()
+    assert out.name.startswith("fastomkl-reproduce-003-")
+    assert {p.name for p in out.iterdir()} == {"paper003_table2.md", "paper003_table2.json",
+                                               "paper003_fig1.png", "paper003_fig2.png"}
+    for name in ("paper003_fig1.png", "paper003_fig2.png"):
+        assert png_size(out / name) == (1040, 720)              # the four real data sets
+    text = (out / "paper003_table2.md").read_text()
+    assert "quick run (first 500 samples, seeds [0])" in text.splitlines()[0]
+    assert "The notes below are about the full run" in text
+
+
+def test_tables_without_matplotlib(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)           # import matplotlib fails
+    assert main(["reproduce", "003", "--datasets", "Airfoil", "--methods", "VAW²",
+                 "--samples", "100", "--quiet", "--out", str(tmp_path)]) == 0
+    assert "fastomkl[plot]" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["paper003_table2.json", "paper003_table2.md"]
+
+
+def test_unwritable_output_folder_fails_before_running(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit, match="cannot create the output folder"):
+        main(["reproduce", "003", "--out", str(blocker / "sub")])
