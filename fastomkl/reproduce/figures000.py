@@ -29,7 +29,9 @@ RIDGE_LAMBDA = 1e-3
 def draw_all(plt, args, runs, sweeps) -> None:
     """Every figure the runs of this invocation support, into args.out."""
     from fastomkl.reproduce.paper000 import LABELS, SWEEP, SWEEP_TABLES, stream
-    out = lambda n: os.path.join(args.out, f"paper000_fig{n}{_suffix(args)}.png")   # noqa: E731
+
+    def out(number: int) -> str:
+        return os.path.join(args.out, f"paper000_fig{number}{_suffix(args)}.png")
     bipartite_graph(plt, out(1))
     similarity_graph_figure(plt, out(2))
     if sweeps:

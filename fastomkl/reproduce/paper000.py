@@ -42,7 +42,7 @@ from fastomkl.omkr import OMKR, RFOMKR, OnlineKernelRegressor, omkr_legacy_dicti
 from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_plotting,
-                                       note, output_folder, progress)
+                                       note, output_folder, progress, write_text)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
 LABELS = {"airfoil": "Airfoil", "bias_correction": "Bias", "concrete": "Concrete",
@@ -253,10 +253,7 @@ NOTES_1 = {
 
 
 def write(path, lines):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(f"wrote {path}", file=sys.stderr)
+    write_text(path, "\n".join(lines))
 
 
 def _suffix(args):
