@@ -65,8 +65,8 @@ def _check_writable(path: str, option: str) -> None:
 
 def _plotting():
     """pyplot, checked before the run so a missing matplotlib costs no work."""
-    from fastomkl.reproduce.common import check_plotting
-    plt = check_plotting()
+    from fastomkl.reproduce.common import pyplot
+    plt = pyplot()
     if plt is None:
         raise SystemExit("fastomkl: --plot needs matplotlib (pip install 'fastomkl[plot]')")
     return plt
@@ -125,14 +125,14 @@ def cmd_run(args) -> int:
     if plt is not None:
         try:
             plot_mse(plt, mse, f"{type(model).__name__} on {source}", args.plot)
-        except Exception as exc:      # noqa: BLE001 - any plotting failure: report it, keep going
+        except Exception as exc:      # noqa: BLE001 - whatever failed, the model is saved
             kept = f" (the model is saved in {args.save})" if args.save else ""
             raise SystemExit(f"fastomkl: could not draw {args.plot}: {exc}{kept}") from None
         print(f"plot        {args.plot}")
     return 0
 
 
-REPRODUCE_USAGE = """usage: fastomkl reproduce PAPER [options]   (fastomkl reproduce PAPER --help for its options)
+REPRODUCE_USAGE = """usage: fastomkl reproduce PAPER [options]    (PAPER --help: that paper's options)
 
 Runs a paper's experiments and writes its tables (Markdown, with the published numbers beside
 ours) and figures (PNG, needs fastomkl[plot]) into --out DIR, by default a new folder

@@ -68,16 +68,25 @@ def note(bar, text: str) -> None:
         print(text, file=sys.stderr)
 
 
-def check_plotting():
-    """matplotlib.pyplot on the Agg backend, or None, with a message, when it is not installed.
-    Called before the runs, so the message comes first and no work is lost."""
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or None when matplotlib is not installed."""
     try:
         import matplotlib
     except ImportError:
-        print(f"fastomkl: {PLOT_HINT}", file=sys.stderr)
         return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def figure_backend(wanted: bool):
+    """pyplot if figures are wanted and can be drawn, else None (saying why).  Called before the
+    runs, so the message comes first and no work is lost."""
+    if not wanted:
+        return None
+    plt = pyplot()
+    if plt is None:
+        print(f"fastomkl: {PLOT_HINT}", file=sys.stderr)
     return plt
 
 

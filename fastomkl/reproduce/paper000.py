@@ -41,7 +41,7 @@ from fastomkl.graph_omkl import OMKLGF, OMKLSFG, OMKLSFGR, _cached_graph, legacy
 from fastomkl.omkr import OMKR, RFOMKR, OnlineKernelRegressor, omkr_legacy_dictionary
 from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
-from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_plotting,
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend,
                                        note, output_folder, progress, write_text)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
@@ -153,7 +153,8 @@ def _header(title, args, wall):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
     quick = f" — quick run ({_size(args)})" if args.partial else ""
     return [f"# Paper 000 — {title}{quick}", "",
-            f"Mode: {mode}; {_size(args)}.  Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
+            f"Mode: {mode}; {_size(args)}.  "
+            f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind this "
             f"table: "
@@ -392,7 +393,7 @@ def main(argv=None) -> int:
     if args.draws < 1 or (args.n_samples is not None and args.n_samples < 1):
         parser.error("--draws and --n-samples must be positive")
     args.partial = args.quick or args.n_samples is not None or args.draws < 20
-    plt = check_plotting() if args.figures else None
+    plt = figure_backend(args.figures)
     args.out = output_folder(args.out, "000")
     if args.partial:
         print(f"quick run ({_size(args)}): not comparable with the paper entry by entry",

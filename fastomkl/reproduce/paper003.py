@@ -36,8 +36,8 @@ from fastomkl.datasets import (impute_column_means, load_dataset, scale_to_unit_
                                scale_to_unit_interval)
 from fastomkl.kernels import paper003_dictionary
 from fastomkl.reproduce import figures003 as figures
-from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_plotting, note,
-                                       output_folder, progress, write_text)
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend,
+                                       note, output_folder, progress, write_text)
 
 DATASETS = ("AR(4)", "Airfoil", "Bias", "Concrete", "Naval")
 METHODS = ("Raker", "OMKL-GF", "VAW²", "VAW²(trunc)", "VAW-Aggr", "VAW-EWA", "VAW-BOA",
@@ -415,7 +415,7 @@ def main(argv=None) -> int:
     seeds = args.seeds if args.seeds is not None else ([0] if args.quick else list(range(5)))
     samples = 500 if args.quick and args.samples is None else args.samples
     quick = args.quick or samples is not None or list(seeds) != list(range(5))
-    plt = check_plotting() if args.figures else None
+    plt = figure_backend(args.figures)
     out = output_folder(args.out, "003")
     if quick:
         print(f"quick run ({_size(samples, seeds)}): not comparable with the paper entry by entry",
