@@ -49,6 +49,14 @@ def _panels(plt, n, title):
     return fig, list(axes.flat[:n])
 
 
+def plotted_mse(errors, plot_style: str = "running") -> np.ndarray:
+    """Figure 1's curve from per-sample squared errors: the running MSE (1/t) sum_{s<=t} e_s, or
+    with ``plot_style="paper"`` that value divided once more by t, as the notebooks plotted it."""
+    t = np.arange(1, len(errors) + 1)
+    mse = np.cumsum(errors) / t
+    return mse / t if plot_style == "paper" else mse
+
+
 def running_mse(plt, path, curves, datasets, plot_style, label) -> None:
     what = ("running MSE / t, as the notebooks plotted it" if plot_style == "paper"
             else "running MSE (1/t) Σ (ŷ − y)²")
@@ -59,12 +67,10 @@ def running_mse(plt, path, curves, datasets, plot_style, label) -> None:
             errors = curves.get((dataset, method, "ridge"))
             if errors is None:
                 continue
-            t = np.arange(1, len(errors) + 1)
-            mse = np.cumsum(errors) / t
-            if plot_style == "paper":
-                mse = mse / t
             first = min(START[dataset], len(errors) // 2)
-            ax.plot(t[first:], mse[first:], color=color, ls=style, label=method)
+            t = np.arange(1, len(errors) + 1)
+            ax.plot(t[first:], plotted_mse(errors, plot_style)[first:], color=color, ls=style,
+                    label=method)
         ax.set(xlabel="Iteration number", ylabel="MSE", title=dataset)
         ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
         ax.legend(fontsize=7)
