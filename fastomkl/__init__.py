@@ -6,7 +6,7 @@ per-kernel representations (``RandomFourierFeatures``), experts learn on each, a
 them.  Every model has ``predict_one``, ``learn_one``, ``predict_learn_one``, ``predict``,
 ``partial_fit``, ``fit``, ``predict_learn``, ``save`` and scikit-learn's parameter protocol.
 """
-from fastomkl._validation import NotFittedError
+from fastomkl._validation import NotFittedError, NumericalWarning
 from fastomkl.datasets import load_dataset
 from fastomkl.features import RandomFourierFeatures
 from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, paper000_dictionary,
@@ -22,7 +22,7 @@ from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
 __version__ = "0.1.0"
 
 __all__ = [
-    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "RandomFourierFeatures",
+    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "NumericalWarning", "RandomFourierFeatures",
     "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
