@@ -94,8 +94,8 @@ def check_loss(loss: str, allowed) -> int:
 # predictions back), so the exponential weights see losses in standard units and their rate
 # AUTO_RATE is scale-free too; classification losses are unit-free already.
 AUTO = "auto"
-AUTO_STEP = 1.0
-AUTO_RATE = (1.0, SCHEDULES["inv_sqrt"])
+AUTO_STEP = 2.0
+AUTO_RATE = (1.0, SCHEDULES["constant"])
 # Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under eta="auto" they keep
 # the papers' 0.1 / sqrt(t).
 PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
@@ -112,12 +112,12 @@ def check_steps(eta, schedule: str, loss: int) -> dict:
     return {"eta": check_schedule(eta, schedule), "standardize": False}
 
 
-def check_rate(rate, eta, schedule: str, name: str, auto=AUTO_RATE) -> tuple[float, int]:
+def check_rate(rate, eta, schedule: str, name: str, auto=None) -> tuple[float, int]:
     """A combiner's rate: `rate` with the step's schedule, or when None the step's own number
-    (the papers) or, under eta="auto", `auto`."""
+    (the papers) or, under eta="auto", `auto` (default AUTO_RATE)."""
     if rate is None:
         if isinstance(eta, str) and eta == AUTO:
-            return auto
+            return AUTO_RATE if auto is None else auto
         rate = eta
     return check_schedule(rate, schedule, name)
 

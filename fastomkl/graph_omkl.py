@@ -110,7 +110,7 @@ _COMMON_DOC = """
         {m_doc}
     eta : "auto" or float, default "auto"
         OGD step size.  "auto" adapts to the data (AdaGrad-norm steps, regression targets
-        standardised online, weight rates 1 / sqrt(t) on those units, exploration rates at the
+        standardised online, weight rates 1 on those units, exploration rates at the
         paper's 0.1 / sqrt(t)); a number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"

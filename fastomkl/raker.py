@@ -26,7 +26,7 @@ _PARAMS_DOC = """
         Random frequencies per kernel (D); each kernel's model has 2D weights.
     eta : "auto" or float, default "auto"
         OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, regression
-        targets standardised online, exponential weights at rate 1 / sqrt(t) on those units (see
+        targets standardised online, exponential weights at rate 1 on those units (see
         ``fastomkl._rff_models``).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
@@ -38,7 +38,7 @@ _PARAMS_DOC = """
         {loss_choices}
     eta_hedge : float or None, default None
         Rate of the exponential weights (same schedule as ``eta``); None uses ``eta``, as the paper
-        (or, with ``eta="auto"``, 1 / sqrt(t) on standardised losses).
+        (or, with ``eta="auto"``, the constant 1 on standardised losses).
     regularizer_after_update : bool, default False
         Fidelity switch: False evaluates lam ||theta||^2 in L_i before the OGD step (the paper);
         True after it (the authors' released code).

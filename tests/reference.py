@@ -45,10 +45,10 @@ def step_size(eta: float, schedule: str, t: int) -> float:
 class NumpyRaker:
     """Raker (Shen, Chen & Giannakis 2019) vectorised over kernels with NumPy, one sample at a time.
 
-    ``eta="auto"`` is the library's data-adaptive default: AdaGrad-norm steps 1 / sqrt(G_k) per
+    ``eta="auto"`` is the library's data-adaptive default: AdaGrad-norm steps 2 / sqrt(G_k) per
     kernel (G_k the sum of its squared gradient norms, this round's included), regression targets
     standardised with the mean and standard deviation of the targets seen so far (this one included
-    when learning, excluded when predicting), exponential weights at rate 1 / sqrt(t).
+    when learning, excluded when predicting), exponential weights at the constant rate 1.
     """
 
     def __init__(self, frequencies, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3, loss="squared",
@@ -58,8 +58,9 @@ class NumpyRaker:
         self.theta = np.zeros((n, 2 * d))
         self.log_w = np.zeros(n)
         self.auto = eta == "auto"
+        self.hedge_schedule = eta_schedule
         if self.auto:
-            eta, eta_schedule = 1.0, "inv_sqrt"
+            eta, self.hedge_schedule = 2.0, "constant"
             eta_hedge = 1.0 if eta_hedge is None else eta_hedge
         self.eta, self.schedule, self.lam, self.loss = eta, eta_schedule, lam, loss
         self.eta_hedge = eta if eta_hedge is None else eta_hedge
@@ -107,5 +108,5 @@ class NumpyRaker:
         self.theta = self.theta - eta * grad
         norm = np.einsum("kj,kj->k", self.theta, self.theta) if self.after else norm_before
         losses = loss_value(self.loss, f, y) + self.lam * norm
-        self.log_w -= step_size(self.eta_hedge, self.schedule, self.t) * losses
+        self.log_w -= step_size(self.eta_hedge, self.hedge_schedule, self.t) * losses
         return y_hat
