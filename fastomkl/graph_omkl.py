@@ -193,10 +193,11 @@ class _GFBase(_GraphRFFBase):
     def _check_params(self) -> dict:
         config = self._common_config()
         config["J"] = check_int(self.J, "J", 1)
-        config["eta_e"] = check_rate(self.eta_e, self.eta, self.eta_schedule, "eta_e",
-                                     PAPER_EXPLORATION)
-        if config["eta_e"][0] > 1.0:
-            raise ValueError(f"eta_e must be in (0, 1], got {config['eta_e'][0]}")
+        eta_e, kind = check_rate(self.eta_e, self.eta, self.eta_schedule, "eta_e",
+                                 PAPER_EXPLORATION)
+        if eta_e > 1.0 and self.eta_e is not None:
+            raise ValueError(f"eta_e must be in (0, 1], got {eta_e}")
+        config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e=None follows a step eta, at most 1
         config["conditional"] = check_choice(self.q, "q", ("paper", "conditional")) == "conditional"
         config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
         return config
@@ -222,7 +223,8 @@ _GF_DOC = _COMMON_DOC.format(
     J : int, default 2
         Selective nodes; node j explores with probability eta_e^j.
     eta_e : float or None
-        Exploration rate (same schedule); None uses ``eta``.
+        Exploration rate (same schedule); None uses ``eta`` capped at 1 (the paper), or 0.1 / sqrt(t)
+        with ``eta="auto"``.
     q : {"paper", "conditional"}, default "paper"
         Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
     freeze_graph_after : int or None
