@@ -17,6 +17,8 @@ CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
 
 class RFFModelMixin:
+    _auto_rate = None        # the combiner's rate under eta="auto" (None: AUTO_RATE)
+
     """Parameters and attributes common to models on random Fourier features.
 
     Subclasses keep ``kernels``, ``n_components``, ``rng_protocol``, ``random_state`` (and
@@ -49,7 +51,8 @@ class RFFModelMixin:
         config = self._check_rff_params()
         config["loss"] = check_loss(self.loss, self._losses)
         config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
-        config["eta_hedge"] = check_rate(self.eta_hedge, self.eta, self.eta_schedule, "eta_hedge")
+        config["eta_hedge"] = check_rate(self.eta_hedge, self.eta, self.eta_schedule, "eta_hedge",
+                                         self._auto_rate)
         config["lam"] = check_float(self.lam, "lam", 0.0)
         return config
 
@@ -96,6 +99,8 @@ def check_loss(loss: str, allowed) -> int:
 AUTO = "auto"
 AUTO_STEP = 2.0
 AUTO_RATE = (1.0, SCHEDULES["constant"])
+# The graph models weight each observed loss by 1/q, so their combiners take smaller rates under
+# eta="auto" (their classes set _auto_rate; values from bench/defaults.py).
 # Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under eta="auto" they keep
 # the papers' 0.1 / sqrt(t).
 PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])

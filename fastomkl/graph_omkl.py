@@ -59,6 +59,7 @@ import functools
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.base import SCHEDULES
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
@@ -165,6 +166,8 @@ class _GraphRFFBase(RFFModelMixin):
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
 class _GFBase(_GraphRFFBase):
+    _auto_rate = (0.3, SCHEDULES["inv_sqrt"])
+
     def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
@@ -279,7 +282,8 @@ class _SimilarityBase(_GraphRFFBase):
 
     def _check_similarity_params(self, config) -> dict:
         config["xi"] = check_rate(self.xi, self.eta, self.eta_schedule, "xi", PAPER_EXPLORATION)
-        config["eta_u"] = check_rate(self.eta_u, self.eta, self.eta_schedule, "eta_u")
+        config["eta_u"] = check_rate(self.eta_u, self.eta, self.eta_schedule, "eta_u",
+                                     self._auto_rate)
         config["p_floor"] = _optional_float(self.p_floor, "p_floor")
         config["exploit_after"] = _optional_int(self.exploit_after, "exploit_after", 0)
         if self.graph_dim is not None:
@@ -305,6 +309,8 @@ class _SimilarityBase(_GraphRFFBase):
 
 
 class _SFGBase(_SimilarityBase):
+    _auto_rate = (0.1, SCHEDULES["inv_sqrt"])
+
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared",
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
@@ -406,6 +412,8 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
 
 
 class _SFGRBase(_SimilarityBase):
+    _auto_rate = (1.0, SCHEDULES["constant"])      # q >= beta keeps its 1/q weights bounded
+
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared", beta=None,
                  top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
