@@ -33,20 +33,27 @@ CLASSIFIERS = [fo.OMKLGFClassifier, fo.OMKLSFGClassifier, fo.OMKLSFGRClassifier,
                fo.OMKRClassifier, fo.RFOMKRClassifier]
 
 
-def test_sfg_complete_graph_equals_raker(stream):
+# The paper's step, and the default (whose exponential weights take the rate of Raker's default).
+COMPLETE_GRAPH_SETTINGS = [(dict(eta=0.1), dict(eta=0.1)),
+                           (dict(eta_hedge=1.0, eta_schedule="constant"), {})]
+
+
+@pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)
+def test_sfg_complete_graph_equals_raker(stream, graph_kw, raker_kw):
     X, y = stream
-    sfg = small(fo.OMKLSFG, M=N)
-    raker = fo.Raker(KERNELS, n_components=10, random_state=3)
+    sfg = small(fo.OMKLSFG, M=N, **graph_kw)
+    raker = fo.Raker(KERNELS, n_components=10, random_state=3, **raker_kw)
     np.testing.assert_allclose(sfg.predict_learn(X, y), raker.predict_learn(X, y), rtol=1e-12,
                                atol=1e-14)
     np.testing.assert_allclose(sfg.weights_, raker.weights_, rtol=1e-10)
     np.testing.assert_array_equal(sfg.features_.frequencies_, raker.features_.frequencies_)
 
 
-def test_sfgr_complete_graph_equals_raker(stream):
+@pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)
+def test_sfgr_complete_graph_equals_raker(stream, graph_kw, raker_kw):
     X, y = stream
-    sfgr = small(fo.OMKLSFGR, M=N)
-    raker = fo.Raker(KERNELS, n_components=10, random_state=3)
+    sfgr = small(fo.OMKLSFGR, M=N, **graph_kw)
+    raker = fo.Raker(KERNELS, n_components=10, random_state=3, **raker_kw)
     np.testing.assert_allclose(sfgr.predict_learn(X, y), raker.predict_learn(X, y), rtol=1e-12,
                                atol=1e-14)
 
