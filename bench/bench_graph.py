@@ -64,16 +64,16 @@ def main(argv=None) -> int:
     d, D, M = X.shape[1], 50, 10
 
     part1 = {
-        "Raker-76": lambda: fo.Raker(random_state=0),
-        "OMKL-GF (pure)": lambda: fo.OMKLGF(M=M, random_state=0),
+        "Raker-76": lambda: fo.Raker(eta=0.1, random_state=0),
+        "OMKL-GF (pure)": lambda: fo.OMKLGF(M=M, eta=0.1, random_state=0),
         "OMKL-GF (graph frozen after 300)": lambda: fo.OMKLGF(M=M, freeze_graph_after=300,
-                                                              random_state=0),
-        "OMKL-SFG (pure)": lambda: fo.OMKLSFG(M=M, random_state=0),
+                                                              eta=0.1, random_state=0),
+        "OMKL-SFG (pure)": lambda: fo.OMKLSFG(M=M, eta=0.1, random_state=0),
         "OMKL-SFG (argmax u after 300)": lambda: fo.OMKLSFG(M=M, exploit_after=300,
-                                                            random_state=0),
-        "OMKL-SFG-R (pure)": lambda: fo.OMKLSFGR(M=M, random_state=0),
+                                                            eta=0.1, random_state=0),
+        "OMKL-SFG-R (pure)": lambda: fo.OMKLSFGR(M=M, eta=0.1, random_state=0),
         "OMKL-SFG-R (argmax u after 300)": lambda: fo.OMKLSFGR(M=M, exploit_after=300,
-                                                               random_state=0),
+                                                               eta=0.1, random_state=0),
     }
     res1 = per_sample_us(part1, X, y, repeats)
     base = res1["Raker-76"]
@@ -82,12 +82,12 @@ def main(argv=None) -> int:
     for n in (76, 200, 500):
         ks = dictionary(n)
         models = {
-            "Raker": lambda: fo.Raker(ks, random_state=0),
-            "OMKL-GF": lambda: fo.OMKLGF(ks, M=M, random_state=0),
+            "Raker": lambda: fo.Raker(ks, eta=0.1, random_state=0),
+            "OMKL-GF": lambda: fo.OMKLGF(ks, M=M, eta=0.1, random_state=0),
             "OMKL-GF (frozen after 300)": lambda: fo.OMKLGF(ks, M=M, freeze_graph_after=300,
-                                                            random_state=0),
-            "OMKL-SFG": lambda: fo.OMKLSFG(ks, M=M, random_state=0),
-            "OMKL-SFG-R": lambda: fo.OMKLSFGR(ks, M=M, random_state=0),
+                                                            eta=0.1, random_state=0),
+            "OMKL-SFG": lambda: fo.OMKLSFG(ks, M=M, eta=0.1, random_state=0),
+            "OMKL-SFG-R": lambda: fo.OMKLSFGR(ks, M=M, eta=0.1, random_state=0),
         }
         res2[n] = per_sample_us(models, X, y, repeats)
 

@@ -93,9 +93,9 @@ def handwritten_c(model, X, y, tmp: Path):
 
 def raker76(T: int, T_numpy: int, repeats: int) -> dict:
     X, y = naval(T)
-    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     model.learn_one(X[0], y[0])
-    stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     ref = NumpyRaker(model.features_.frequencies_)
     contenders = {
         "one": timed(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T),
@@ -121,7 +121,7 @@ def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
     X, y = naval(T)
     sigma = 0.5
     kernel = fastomkl.Gaussian(sigma)
-    model = fastomkl.Raker([kernel], n_components=50, random_state=0)
+    model = fastomkl.Raker([kernel], n_components=50, eta=0.1, random_state=0)
     model.learn_one(X[0], y[0])
     ref = NumpyRaker(model.features_.frequencies_)
     contenders = {
@@ -170,7 +170,7 @@ def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
 
 def tiny_predict_one(repeats: int) -> dict:
     x = np.array([0.3])
-    model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, random_state=0)
+    model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, eta=0.1, random_state=0)
     model.learn_one(x, 0.5)
     n = 200_000
     as_list = [0.3]                                  # a request's payload, decoded from JSON
@@ -184,7 +184,7 @@ def tiny_predict_one(repeats: int) -> dict:
 
 def memory(T: int) -> dict:
     X, y = naval(T)
-    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     model.partial_fit(X[:100], y[:100])
     params = sum(np.asarray(v).nbytes for v in model._engine.get_state().values())
     tracemalloc.start()

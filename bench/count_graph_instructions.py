@@ -22,12 +22,12 @@ T = 300
 WARM = 400
 
 MODELS = {
-    "Raker-76": "fastomkl.Raker(random_state=0)",
-    "OMKL-GF (pure)": "fastomkl.OMKLGF(M=10, random_state=0)",
-    "OMKL-GF (graph frozen after 300)": "fastomkl.OMKLGF(M=10, freeze_graph_after=300, random_state=0)",
-    "OMKL-SFG (pure)": "fastomkl.OMKLSFG(M=10, random_state=0)",
-    "OMKL-SFG (argmax u after 300)": "fastomkl.OMKLSFG(M=10, exploit_after=300, random_state=0)",
-    "OMKL-SFG-R (pure)": "fastomkl.OMKLSFGR(M=10, random_state=0)",
+    "Raker-76": "fastomkl.Raker(eta=0.1, random_state=0)",
+    "OMKL-GF (pure)": "fastomkl.OMKLGF(M=10, eta=0.1, random_state=0)",
+    "OMKL-GF (graph frozen after 300)": "fastomkl.OMKLGF(M=10, freeze_graph_after=300, eta=0.1, random_state=0)",
+    "OMKL-SFG (pure)": "fastomkl.OMKLSFG(M=10, eta=0.1, random_state=0)",
+    "OMKL-SFG (argmax u after 300)": "fastomkl.OMKLSFG(M=10, exploit_after=300, eta=0.1, random_state=0)",
+    "OMKL-SFG-R (pure)": "fastomkl.OMKLSFGR(M=10, eta=0.1, random_state=0)",
 }
 
 DRIVER = """

@@ -32,7 +32,7 @@ import sys, numpy as np, fastomkl
 from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval
 X, y = load_dataset("naval"); X = scale_to_unit_ball(X[:, :15]); y = scale_to_unit_interval(y)
 n, mode = int(sys.argv[1]), sys.argv[2]
-model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
 model.learn_one(X[0], y[0])
 if mode == "stream":
     model.predict_learn(X[1:n + 1], y[1:n + 1])
@@ -60,7 +60,7 @@ def main() -> None:
                        check=True)
         X, y = load_dataset("naval")
         X, y = scale_to_unit_ball(X[:, :15]), scale_to_unit_interval(y)
-        model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, random_state=0)
+        model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
         model.learn_one(X[0], y[0])
         weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)   # (N, d, D)
 

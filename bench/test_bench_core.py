@@ -17,7 +17,7 @@ def naval():
 
 
 def trained(kernels, n_components, X, y):
-    model = fastomkl.Raker(kernels, n_components=n_components, random_state=0)
+    model = fastomkl.Raker(kernels, n_components=n_components, eta=0.1, random_state=0)
     model.partial_fit(X[:100], y[:100])
     return model
 
@@ -37,7 +37,7 @@ def test_predict_learn_one(benchmark, naval, n_kernels):
 
 
 def test_predict_one_tiny(benchmark):
-    model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, random_state=0)
+    model = fastomkl.Raker([fastomkl.Gaussian(1.0)], n_components=1, eta=0.1, random_state=0)
     x = np.array([0.3])
     model.learn_one(x, 0.5)
     benchmark(model.predict_one, x)

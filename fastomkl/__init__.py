@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 
-from fastomkl._validation import NotFittedError
-from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, paper000_dictionary,
-                              paper001_dictionary, paper003_dictionary)
+from fastomkl._validation import NotFittedError, NumericalWarning
+from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, median_dictionary,
+                              paper000_dictionary, paper001_dictionary, paper003_dictionary)
 
 __version__ = "0.1.0"
 
@@ -34,10 +34,11 @@ _LAZY = {
 }
 
 __all__ = [
-    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "RandomFourierFeatures",
+    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "NotFittedError", "NumericalWarning",
+    "RandomFourierFeatures",
     "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
-    "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
+    "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
 ]

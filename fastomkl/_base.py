@@ -118,6 +118,13 @@ class OnlineEstimator:
         return engine
 
     @property
+    def n_rejected_updates_(self) -> int:
+        """Updates refused because they would have made the state non-finite (each one also
+        raised a ``fastomkl.NumericalWarning``); 0 on sane data and step sizes."""
+        engine = self._engine
+        return 0 if engine is None else engine.n_rejected_updates
+
+    @property
     def n_samples_seen_(self) -> int:
         engine = self._engine
         return 0 if engine is None else engine.t

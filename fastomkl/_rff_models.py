@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._core.base import LOSSES, SCHEDULES
+from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES
 from fastomkl._core.features import RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
@@ -17,6 +17,8 @@ CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
 
 class RFFModelMixin:
+    _auto_rate = None        # the combiner's rate under eta="auto" (None: AUTO_RATE)
+
     """Parameters and attributes common to models on random Fourier features.
 
     Subclasses keep ``kernels``, ``n_components``, ``rng_protocol``, ``random_state`` (and
@@ -47,11 +49,11 @@ class RFFModelMixin:
         """The parameters of models with OGD experts and exponential weights (Raker, the graph
         family): step sizes and their schedule, lam and the loss among ``self._losses``."""
         config = self._check_rff_params()
-        config["eta"] = check_schedule(self.eta, self.eta_schedule)
-        config["eta_hedge"] = check_schedule(self.eta if self.eta_hedge is None else self.eta_hedge,
-                                             self.eta_schedule, "eta_hedge")
-        config["lam"] = check_float(self.lam, "lam", 0.0)
         config["loss"] = check_loss(self.loss, self._losses)
+        config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
+        config["eta_hedge"] = check_rate(self.eta_hedge, self.eta, self.eta_schedule, "eta_hedge",
+                                         self._auto_rate)
+        config["lam"] = check_float(self.lam, "lam", 0.0)
         return config
 
     def _random_streams(self, config: dict):
@@ -87,7 +89,47 @@ def check_loss(loss: str, allowed) -> int:
     return LOSSES[check_choice(loss, "loss", allowed)]
 
 
+# What eta="auto" means (measured on the shipped data sets: bench/defaults.py and
+# bench/results/defaults.md).  Each expert takes AdaGrad-norm steps AUTO_STEP / sqrt(sum of its
+# squared gradient norms): scale-free in the gradients, so the units of y, the loss and the
+# importance weights 1/q of the graph models cannot make it diverge.  Regression targets are
+# standardised online (the engine learns (y - mean) / std of the targets seen so far and maps its
+# predictions back), so the exponential weights see losses in standard units and their rate
+# AUTO_RATE is scale-free too; classification losses are unit-free already.
+AUTO = "auto"
+AUTO_STEP = 2.0
+AUTO_RATE = (1.0, SCHEDULES["constant"])
+# The graph models weight each observed loss by 1/q, so their combiners take smaller rates under
+# eta="auto" (their classes set _auto_rate; values from bench/defaults.py).
+# Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under eta="auto" they keep
+# the papers' 0.1 / sqrt(t).
+PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
+
+
+def check_steps(eta, schedule: str, loss: int) -> dict:
+    """{"eta": (scale, schedule code), "standardize": bool} for the experts' step size: "auto"
+    (AdaGrad-norm and, for regression losses, online standardised targets) or the papers' number
+    with its schedule."""
+    if isinstance(eta, str) and eta == AUTO:
+        check_choice(schedule, "eta_schedule", SCHEDULES)
+        return {"eta": (AUTO_STEP, ADAGRAD),
+                "standardize": loss in (LOSSES["squared"], LOSSES["absolute"])}
+    return {"eta": check_schedule(eta, schedule), "standardize": False}
+
+
+def check_rate(rate, eta, schedule: str, name: str, auto=None) -> tuple[float, int]:
+    """A combiner's rate: `rate` with the step's schedule, or when None the step's own number
+    (the papers) or, under eta="auto", `auto` (default AUTO_RATE)."""
+    if rate is None:
+        if isinstance(eta, str) and eta == AUTO:
+            return AUTO_RATE if auto is None else auto
+        rate = eta
+    return check_schedule(rate, schedule, name)
+
+
 def check_schedule(eta, schedule: str, name: str = "eta") -> tuple[float, int]:
     """A step size (positive) and its schedule code ('constant' or 'inv_sqrt': eta / sqrt(t))."""
+    if isinstance(eta, str):
+        raise ValueError(f"{name} must be a positive number or 'auto', got {eta!r}")
     value = check_float(eta, name, 0.0, strict=True)
     return value, SCHEDULES[check_choice(schedule, name + "_schedule", SCHEDULES)]

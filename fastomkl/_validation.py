@@ -8,6 +8,10 @@ import numpy as np
 from fastomkl.kernels import Kernel
 
 
+class NumericalWarning(RuntimeWarning):
+    """A model refused an update that would have made its state non-finite."""
+
+
 class NotFittedError(ValueError, AttributeError):
     """Raised when a batch prediction is asked of a model that has seen no data."""
 

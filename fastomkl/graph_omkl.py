@@ -59,11 +59,12 @@ import functools
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.base import SCHEDULES
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_schedule)
+                                  PAPER_EXPLORATION, check_rate)
 from fastomkl._validation import check_choice, check_float, check_int
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -108,8 +109,11 @@ _COMMON_DOC = """
         Random frequencies per kernel (D); each kernel's model has 2D weights.
     M : int, default 10
         {m_doc}
-    eta : float, default 0.1
-        OGD step size, constant or eta / sqrt(t) (``eta_schedule``).
+    eta : "auto" or float, default "auto"
+        OGD step size.  "auto" adapts to the data (AdaGrad-norm steps, regression targets
+        standardised online, weight rates 1 on those units, exploration rates at the
+        paper's 0.1 / sqrt(t)); a number is the paper's step, constant or eta / sqrt(t)
+        (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"
         Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
     eta_hedge : float or None
@@ -162,7 +166,9 @@ class _GraphRFFBase(RFFModelMixin):
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
 class _GFBase(_GraphRFFBase):
-    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta=0.1, eta_schedule="inv_sqrt",
+    _auto_rate = (0.3, SCHEDULES["inv_sqrt"])
+
+    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
@@ -190,10 +196,11 @@ class _GFBase(_GraphRFFBase):
     def _check_params(self) -> dict:
         config = self._common_config()
         config["J"] = check_int(self.J, "J", 1)
-        eta_e = self.eta if self.eta_e is None else self.eta_e
-        config["eta_e"] = check_schedule(eta_e, self.eta_schedule, "eta_e")
-        if config["eta_e"][0] > 1.0:
+        eta_e, kind = check_rate(self.eta_e, self.eta, self.eta_schedule, "eta_e",
+                                 PAPER_EXPLORATION)
+        if eta_e > 1.0 and self.eta_e is not None:
             raise ValueError(f"eta_e must be in (0, 1], got {eta_e}")
+        config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e=None follows a step eta, at most 1
         config["conditional"] = check_choice(self.q, "q", ("paper", "conditional")) == "conditional"
         config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
         return config
@@ -204,7 +211,8 @@ class _GFBase(_GraphRFFBase):
                                  *config["eta_e"], config["freeze"], config["conditional"],
                                  config["q_floor"], bool(self.legacy_sampler),
                                  config["predict_all"])
-        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator,
+                      config["standardize"])
 
     @property
     def graph_(self) -> np.ndarray:
@@ -218,7 +226,8 @@ _GF_DOC = _COMMON_DOC.format(
     J : int, default 2
         Selective nodes; node j explores with probability eta_e^j.
     eta_e : float or None
-        Exploration rate (same schedule); None uses ``eta``.
+        Exploration rate (same schedule); None uses ``eta`` capped at 1 (the paper), or 0.1 / sqrt(t)
+        with ``eta="auto"``.
     q : {"paper", "conditional"}, default "paper"
         Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
     freeze_graph_after : int or None
@@ -237,7 +246,7 @@ class OMKLGFClassifier(_GFBase, BinaryClassifier):
                    "{loss_choices}", '"logistic" (default) or "hinge".'))
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta=0.1, eta_schedule="inv_sqrt",
+    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="logistic", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
@@ -272,10 +281,9 @@ class _SimilarityBase(_GraphRFFBase):
         return A, delta
 
     def _check_similarity_params(self, config) -> dict:
-        config["xi"] = check_schedule(self.eta if self.xi is None else self.xi, self.eta_schedule,
-                                      "xi")
-        config["eta_u"] = check_schedule(self.eta if self.eta_u is None else self.eta_u,
-                                         self.eta_schedule, "eta_u")
+        config["xi"] = check_rate(self.xi, self.eta, self.eta_schedule, "xi", PAPER_EXPLORATION)
+        config["eta_u"] = check_rate(self.eta_u, self.eta, self.eta_schedule, "eta_u",
+                                     self._auto_rate)
         config["p_floor"] = _optional_float(self.p_floor, "p_floor")
         config["exploit_after"] = _optional_int(self.exploit_after, "exploit_after", 0)
         if self.graph_dim is not None:
@@ -301,7 +309,9 @@ class _SimilarityBase(_GraphRFFBase):
 
 
 class _SFGBase(_SimilarityBase):
-    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+    _auto_rate = (0.1, SCHEDULES["inv_sqrt"])
+
+    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared",
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
@@ -350,7 +360,8 @@ class _SFGBase(_SimilarityBase):
             *config["xi"], q_floor=config["q_floor"], p_floor=config["p_floor"],
             exploit_after=config["exploit_after"], exploit_mode=config["exploit_mode"],
             legacy_sampler=bool(self.legacy_sampler), predict_all=config["predict_all"])
-        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator,
+                      config["standardize"])
 
 
 _SIM_DOC = """
@@ -388,7 +399,7 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
                    "{loss_choices}", '"logistic" (default) or "hinge".'))
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic",
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
@@ -401,7 +412,9 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
 
 
 class _SFGRBase(_SimilarityBase):
-    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+    _auto_rate = (1.0, SCHEDULES["constant"])      # q >= beta keeps its 1/q weights bounded
+
+    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared", beta=None,
                  top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
@@ -465,7 +478,8 @@ class _SFGRBase(_SimilarityBase):
             top_k=config["top_k"], refine_all=config["refine_all"],
             refine_argmin=config["argmin"], predict_unrefined=config["unrefined"],
             freeze_after=config["freeze"], predict_all=config["predict_all"])
-        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator)
+        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator,
+                      config["standardize"])
 
     @property
     def refined_graph_(self) -> np.ndarray:
@@ -502,7 +516,7 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
                    "{loss_choices}", '"logistic" (default) or "hinge".'))
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, M=10, eta=0.1, eta_schedule="inv_sqrt",
+    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic", beta=None,
                  top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,

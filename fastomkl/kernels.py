@@ -206,3 +206,55 @@ DICTIONARIES = {
     "paper001": paper001_dictionary,
     "paper003": paper003_dictionary,
 }
+
+
+def median_dictionary(X, n_per_family: int = 9, spread: float = 16.0, n_pairs: int = 20000,
+                      random_state=0) -> list[Kernel]:
+    """A dictionary centred on the scale of the data (the median heuristic, made a grid).
+
+    Gaussian kernels with sigma = m_2 * r and Laplacian kernels with sigma = m_1 * r, where m_2 and
+    m_1 are the median Euclidean and L1 distances between rows of ``X`` (over ``n_pairs`` pairs of
+    distinct rows drawn with ``random_state``) and r runs over ``n_per_family`` ratios spaced evenly in log scale
+    from 1/sqrt(spread) to sqrt(spread).  Give it the first samples of a stream (a few hundred are
+    plenty): the dictionary then fits data in any units, where a fixed grid such as
+    ``paper000_dictionary()`` assumes inputs scaled to the unit ball.  The kernels are isotropic:
+    columns of very different scales should be standardised first.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features), n_samples >= 2
+    n_per_family : int, default 9
+    spread : float, default 16
+        Ratio of the largest bandwidth of a family to its smallest.
+    n_pairs : int, default 20000
+    random_state : int or None, default 0
+
+    Returns
+    -------
+    list of Kernel
+        ``n_per_family`` Gaussian kernels, then ``n_per_family`` Laplacian kernels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.kernels import median_dictionary
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> len(median_dictionary(X))
+    18
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2 or not np.isfinite(X).all():
+        raise ValueError("median_dictionary needs a 2-D array of at least two rows of finite values")
+    if int(n_per_family) < 1 or not spread >= 1.0:
+        raise ValueError(f"n_per_family must be >= 1 and spread >= 1, got {n_per_family}, {spread}")
+    rng = np.random.default_rng(random_state)
+    i = rng.integers(0, X.shape[0], n_pairs)
+    j = (i + rng.integers(1, X.shape[0], n_pairs)) % X.shape[0]       # a row other than i
+    delta = X[i] - X[j]
+    m2 = float(np.median(np.sqrt(np.einsum("ij,ij->i", delta, delta))))
+    m1 = float(np.median(np.abs(delta).sum(axis=1)))
+    if not (m2 > 0.0 and m1 > 0.0):
+        raise ValueError("median_dictionary: the rows of X are (mostly) identical, so they set no "
+                         "scale")
+    ratios = np.sqrt(spread) ** np.linspace(-1.0, 1.0, int(n_per_family))
+    return [Gaussian(m2 * r) for r in ratios] + [Laplacian(m1 * r) for r in ratios]

@@ -22,13 +22,14 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.base import LOSSES
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import ExpansionEngine as _ExpansionEngine
 from fastomkl._core.expansion import KernelExpansionExperts, NullFeatures
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import DiscountHedge
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_loss, check_schedule)
+                                  check_loss, check_steps)
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, Laplacian, paper000_dictionary
 
@@ -60,7 +61,7 @@ def _expansion_parameters(kernels):
 class _OMKRBase:
     _losses = REGRESSION_LOSSES
 
-    def __init__(self, kernels=None, eta=0.1, eta_schedule="inv_sqrt", beta=0.5, loss="squared",
+    def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="squared",
                  random_state=None):
         self.kernels = kernels
         self.eta = eta
@@ -71,9 +72,10 @@ class _OMKRBase:
 
     def _check_params(self) -> dict:
         kernels = paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
-        return {"kernels": kernels, "eta": check_schedule(self.eta, self.eta_schedule),
+        loss = check_loss(self.loss, self._losses)
+        return {"kernels": kernels, **check_steps(self.eta, self.eta_schedule, loss),
                 "beta": check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0),
-                "loss": check_loss(self.loss, self._losses)}
+                "loss": loss}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         kinds, gamma = _expansion_parameters(config["kernels"])
@@ -81,7 +83,8 @@ class _OMKRBase:
         experts = KernelExpansionExperts(kinds, gamma, n_features, config["loss"],
                                          *config["eta"], grad_scale=0.5)
         return _ExpansionEngine(NullFeatures(n, n_features), experts,
-                                DiscountHedge(n, config["beta"], True), round_bit_generator)
+                                DiscountHedge(n, config["beta"], True), round_bit_generator,
+                                config["standardize"])
 
     @property
     def weights_(self) -> np.ndarray:
@@ -110,7 +113,7 @@ class OMKRClassifier(_OMKRBase, BinaryClassifier):
     __doc__ = "OMKR for binary classification (logistic or hinge loss; labels map to -1/+1)."
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, eta=0.1, eta_schedule="inv_sqrt", beta=0.5, loss="logistic",
+    def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="logistic",
                  random_state=None):
         super().__init__(kernels, eta, eta_schedule, beta, loss, random_state)
 
@@ -132,7 +135,7 @@ class OnlineKernelRegressor(OnlineEstimator):
     random_state : unused (deterministic).
     """
 
-    def __init__(self, kernel="rbf", gamma=1.0, degree=2, coef0=0.0, eta=0.1,
+    def __init__(self, kernel="rbf", gamma=1.0, degree=2, coef0=0.0, eta="auto",
                  eta_schedule="inv_sqrt", loss="squared", random_state=None):
         self.kernel = kernel
         self.gamma = gamma
@@ -149,21 +152,21 @@ class OnlineKernelRegressor(OnlineEstimator):
                 "gamma": check_float(self.gamma, "gamma", 0.0, strict=True),
                 "degree": check_int(self.degree, "degree", 1),
                 "coef0": check_float(self.coef0, "coef0"),
-                "eta": check_schedule(self.eta, self.eta_schedule),
-                "loss": check_loss(self.loss, REGRESSION_LOSSES)}
+                "loss": check_loss(self.loss, REGRESSION_LOSSES),
+                **check_steps(self.eta, self.eta_schedule, LOSSES["squared"])}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = KernelExpansionExperts([config["kind"]], [config["gamma"]], n_features,
                                          config["loss"], *config["eta"], grad_scale=0.5,
                                          degree=[config["degree"]], coef0=[config["coef0"]])
         return _ExpansionEngine(NullFeatures(1, n_features), experts, DiscountHedge(1, 0.5),
-                                round_bit_generator)
+                                round_bit_generator, config["standardize"])
 
 
 class _RFOMKRBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", beta=0.5,
+    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
                  loss="squared", normalize=True, shared_draw=False, rng_protocol="default",
                  random_state=None):
         self.kernels = kernels
@@ -179,16 +182,16 @@ class _RFOMKRBase(RFFModelMixin):
 
     def _check_params(self) -> dict:
         config = self._check_rff_params()
-        config["eta"] = check_schedule(self.eta, self.eta_schedule)
-        config["beta"] = check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0)
         config["loss"] = check_loss(self.loss, self._losses)
+        config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
+        config["beta"] = check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0)
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
         experts = OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], 0.0, *config["eta"])
         combiner = DiscountHedge(bank.n_kernels, config["beta"], bool(self.normalize))
-        return Engine(bank, experts, combiner, round_bit_generator)
+        return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
     def weights_(self) -> np.ndarray:
@@ -226,7 +229,7 @@ class RFOMKRClassifier(_RFOMKRBase, BinaryClassifier):
     __doc__ = "RFOMKR for binary classification (labels map to -1/+1)." + _RFOMKR_DOC
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", beta=0.5,
+    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
                  loss="logistic", normalize=True, shared_draw=False, rng_protocol="default",
                  random_state=None):
         super().__init__(kernels, n_components, eta, eta_schedule, beta, loss, normalize,

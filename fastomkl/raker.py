@@ -24,16 +24,21 @@ _PARAMS_DOC = """
         The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
     n_components : int, default 50
         Random frequencies per kernel (D); each kernel's model has 2D weights.
-    eta : float, default 0.1
-        OGD step size, constant or eta / sqrt(t) (``eta_schedule``).
+    eta : "auto" or float, default "auto"
+        OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, regression
+        targets standardised online, exponential weights at rate 1 on those units (see
+        ``fastomkl._rff_models``).  A number is the paper's step, constant or eta / sqrt(t)
+        (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
-        The paper's experiments use 0.1 / sqrt(t); its theory uses a constant.
+        Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
+        constant.
     lam : float, default 1e-3
         Weight of the regulariser lam * ||theta_i||^2 in every kernel's loss.
     loss : str
         {loss_choices}
     eta_hedge : float or None, default None
-        Rate of the exponential weights (same schedule as ``eta``); None uses ``eta``, as the paper.
+        Rate of the exponential weights (same schedule as ``eta``); None uses ``eta``, as the paper
+        (or, with ``eta="auto"``, the constant 1 on standardised losses).
     regularizer_after_update : bool, default False
         Fidelity switch: False evaluates lam ||theta||^2 in L_i before the OGD step (the paper);
         True after it (the authors' released code).
@@ -61,7 +66,7 @@ _PARAMS_DOC = """
 class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="squared", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
                  rng_protocol="default", random_state=None):
         self.kernels = kernels
@@ -85,7 +90,7 @@ class _RakerBase(RFFModelMixin):
         experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
                              bool(self.regularizer_after_update))
         combiner = Hedge(n, *config["eta_hedge"])
-        return Engine(bank, experts, combiner, round_bit_generator)
+        return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
     def weights_(self) -> np.ndarray:
@@ -103,7 +108,7 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
                + _PARAMS_DOC.replace("{loss_choices}", '"logistic" (default) or "hinge".'))
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, kernels=None, n_components=50, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3,
+    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="logistic", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
                  rng_protocol="default", random_state=None):
         super().__init__(kernels, n_components, eta, eta_schedule, lam, loss, eta_hedge,

@@ -43,7 +43,13 @@ def step_size(eta: float, schedule: str, t: int) -> float:
 
 
 class NumpyRaker:
-    """Raker (spec 000 §3.0) vectorised over kernels with NumPy, one sample at a time."""
+    """Raker (Shen, Chen & Giannakis 2019) vectorised over kernels with NumPy, one sample at a time.
+
+    ``eta="auto"`` is the library's data-adaptive default: AdaGrad-norm steps 2 / sqrt(G_k) per
+    kernel (G_k the sum of its squared gradient norms, this round's included), regression targets
+    standardised with the mean and standard deviation of the targets seen so far (this one included
+    when learning, excluded when predicting), exponential weights at the constant rate 1.
+    """
 
     def __init__(self, frequencies, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3, loss="squared",
                  eta_hedge=None, regularizer_after_update=False):
@@ -51,29 +57,56 @@ class NumpyRaker:
         n, d = self.frequencies.shape[0], self.frequencies.shape[1]
         self.theta = np.zeros((n, 2 * d))
         self.log_w = np.zeros(n)
+        self.auto = eta == "auto"
+        self.hedge_schedule = eta_schedule
+        if self.auto:
+            eta, self.hedge_schedule = 2.0, "constant"
+            eta_hedge = 1.0 if eta_hedge is None else eta_hedge
         self.eta, self.schedule, self.lam, self.loss = eta, eta_schedule, lam, loss
         self.eta_hedge = eta if eta_hedge is None else eta_hedge
         self.after = regularizer_after_update
+        self.grad_sq = np.zeros(n)
+        self.targets: list[float] = []
+        self.standardize = self.auto and loss in ("squared", "absolute")
         self.t = 0
 
     def weights(self) -> np.ndarray:
         w = np.exp(self.log_w - self.log_w.max())
         return w / w.sum()
 
+    def _units(self) -> tuple[float, float]:
+        """(mean, standard deviation) of the targets seen so far; (0, 1) until defined."""
+        if not self.standardize or not self.targets:
+            return 0.0, 1.0
+        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
+        return float(np.mean(self.targets)), std if std > 0 else 1.0
+
     def predict_one(self, x) -> float:
         f = np.einsum("kj,kj->k", self.theta, rff(self.frequencies, x))
-        return float(self.weights() @ f)
+        center, scale = self._units()
+        return center + scale * float(self.weights() @ f)
 
     def predict_learn_one(self, x, y) -> float:
         self.t += 1
         z = rff(self.frequencies, x)
         f = np.einsum("kj,kj->k", self.theta, z)
-        y_hat = float(self.weights() @ f)
-        eta = step_size(self.eta, self.schedule, self.t)
+        center, scale = self._units()
+        y_hat = center + scale * float(self.weights() @ f)
+        if self.standardize:
+            self.targets.append(y)
+            center, scale = self._units()
+            y = (y - center) / scale
+        d = loss_derivative(self.loss, f, y)
+        if self.auto:
+            self.grad_sq += d ** 2 * np.einsum("kj,kj->k", z, z)
+            eta = np.divide(self.eta, np.sqrt(self.grad_sq), out=np.zeros_like(self.grad_sq),
+                            where=self.grad_sq > 0)[:, None]
+        else:
+            eta = step_size(self.eta, self.schedule, self.t)
         norm_before = np.einsum("kj,kj->k", self.theta, self.theta)
-        grad = loss_derivative(self.loss, f, y)[:, None] * z + 2.0 * self.lam * self.theta
+        grad = d[:, None] * z + 2.0 * self.lam * self.theta
         self.theta = self.theta - eta * grad
         norm = np.einsum("kj,kj->k", self.theta, self.theta) if self.after else norm_before
         losses = loss_value(self.loss, f, y) + self.lam * norm
-        self.log_w -= step_size(self.eta_hedge, self.schedule, self.t) * losses
+        self.log_w -= step_size(self.eta_hedge, self.hedge_schedule, self.t) * losses
         return y_hat

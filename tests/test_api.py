@@ -119,8 +119,8 @@ def test_get_set_params_and_clone(stream):
 
 def test_eta_schedules_differ(stream):
     X, y = stream
-    a = make(eta_schedule="constant").predict_learn(X, y)
-    b = make(eta_schedule="inv_sqrt").predict_learn(X, y)
+    a = make(eta=0.1, eta_schedule="constant").predict_learn(X, y)
+    b = make(eta=0.1, eta_schedule="inv_sqrt").predict_learn(X, y)
     assert not np.allclose(a, b)
 
 

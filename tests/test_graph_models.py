@@ -33,20 +33,27 @@ CLASSIFIERS = [fo.OMKLGFClassifier, fo.OMKLSFGClassifier, fo.OMKLSFGRClassifier,
                fo.OMKRClassifier, fo.RFOMKRClassifier]
 
 
-def test_sfg_complete_graph_equals_raker(stream):
+# The paper's step, and the default (whose exponential weights take the rate of Raker's default).
+COMPLETE_GRAPH_SETTINGS = [(dict(eta=0.1), dict(eta=0.1)),
+                           (dict(eta_hedge=1.0, eta_schedule="constant"), {})]
+
+
+@pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)
+def test_sfg_complete_graph_equals_raker(stream, graph_kw, raker_kw):
     X, y = stream
-    sfg = small(fo.OMKLSFG, M=N)
-    raker = fo.Raker(KERNELS, n_components=10, random_state=3)
+    sfg = small(fo.OMKLSFG, M=N, **graph_kw)
+    raker = fo.Raker(KERNELS, n_components=10, random_state=3, **raker_kw)
     np.testing.assert_allclose(sfg.predict_learn(X, y), raker.predict_learn(X, y), rtol=1e-12,
                                atol=1e-14)
     np.testing.assert_allclose(sfg.weights_, raker.weights_, rtol=1e-10)
     np.testing.assert_array_equal(sfg.features_.frequencies_, raker.features_.frequencies_)
 
 
-def test_sfgr_complete_graph_equals_raker(stream):
+@pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)
+def test_sfgr_complete_graph_equals_raker(stream, graph_kw, raker_kw):
     X, y = stream
-    sfgr = small(fo.OMKLSFGR, M=N)
-    raker = fo.Raker(KERNELS, n_components=10, random_state=3)
+    sfgr = small(fo.OMKLSFGR, M=N, **graph_kw)
+    raker = fo.Raker(KERNELS, n_components=10, random_state=3, **raker_kw)
     np.testing.assert_allclose(sfgr.predict_learn(X, y), raker.predict_learn(X, y), rtol=1e-12,
                                atol=1e-14)
 
@@ -74,7 +81,7 @@ def test_predict_is_pure_and_deterministic(cls, stream):
 
 def test_gf_predict_uses_top_m_kernels(stream):
     X, y = stream
-    model = small(fo.OMKLGF, M=3)
+    model = small(fo.OMKLGF, M=3, eta=0.1)
     model.partial_fit(X[:100], y[:100])
     w = model.weights_
     top = np.argsort(-w, kind="stable")[:3]
@@ -83,14 +90,14 @@ def test_gf_predict_uses_top_m_kernels(stream):
     f = np.einsum("kd,kd->k", theta, Z)
     expect = np.dot(w[top], f[top]) / w[top].sum()
     assert model.predict_one(X[100]) == pytest.approx(expect, rel=1e-12)
-    full = small(fo.OMKLGF, M=3, predict_with="all")
+    full = small(fo.OMKLGF, M=3, predict_with="all", eta=0.1)
     full.partial_fit(X[:100], y[:100])
     assert full.predict_one(X[100]) == pytest.approx(np.dot(w, f), rel=1e-9)
 
 
 def test_sfg_predict_uses_argmax_node(stream):
     X, y = stream
-    model = small(fo.OMKLSFG, M=3)
+    model = small(fo.OMKLSFG, M=3, eta=0.1)
     model.partial_fit(X[:100], y[:100])
     node = int(np.argmax(model.node_weights_))
     S = np.flatnonzero(model.graph_[node])
@@ -217,12 +224,12 @@ def _omkr_numpy(kernel_fns, X, y, eta=0.1, beta=0.5, normalize=True):
 def test_omkr_matches_numpy(stream):
     X, y = stream
     X, y = X[:120], y[:120]
-    model = fo.OMKR(KERNELS)
+    model = fo.OMKR(KERNELS, eta=0.1)
     fns = [(lambda a, b, k=k: float(k(a, b))) for k in KERNELS]
     np.testing.assert_allclose(model.predict_learn(X, y), _omkr_numpy(fns, X, y), rtol=1e-10,
                                atol=1e-13)
     # learning in pieces (the support grows across calls) gives the same numbers
-    m2 = fo.OMKR(KERNELS)
+    m2 = fo.OMKR(KERNELS, eta=0.1)
     parts = [m2.predict_learn(X[:7], y[:7])] + [[m2.predict_learn_one(X[i], y[i])]
                                                 for i in range(7, 20)]
     parts.append(m2.predict_learn(X[20:], y[20:]))
@@ -239,7 +246,7 @@ def test_omkr_matches_numpy(stream):
 def test_single_kernel_regressor_matches_numpy(kw, fn, stream):
     X, y = stream
     X, y = X[:100], y[:100]
-    ours = fo.OnlineKernelRegressor(**kw).predict_learn(X, y)
+    ours = fo.OnlineKernelRegressor(**kw, eta=0.1).predict_learn(X, y)
     np.testing.assert_allclose(ours, _omkr_numpy([fn], X, y), rtol=1e-10, atol=1e-13)
 
 

@@ -34,6 +34,16 @@ cdef enum:
 cdef enum:
     SCHEDULE_CONSTANT = 0
     SCHEDULE_INV_SQRT = 1
+    SCHEDULE_ADAGRAD = 2     # scale / sqrt(sum of squared gradient norms), kept by the expert
+
+# Bound on the norm of any learnt state: an update that would exceed it is refused (and counted in
+# the component's n_rejected) instead of drifting to inf and NaN.  Predictions stay below
+# STATE_LIMIT * ||z||, so losses of targets up to 1e150 stay finite.
+cdef extern from *:
+    """
+    #define FASTOMKL_STATE_LIMIT 1e100
+    """
+    double STATE_LIMIT "FASTOMKL_STATE_LIMIT"
 
 ctypedef struct Schedule:
     double scale
@@ -45,6 +55,15 @@ cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
     if s.kind == SCHEDULE_INV_SQRT:
         return s.scale / sqrt(<double>t)
     return s.scale
+
+
+cdef inline double adagrad_step(double scale, double* grad_sq, double g_sq) noexcept nogil:
+    """AdaGrad-norm: the step scale / sqrt(G) after G += g_sq (0 while G is 0).  Each update
+    then moves the weights by at most `scale` in norm, whatever the scale of the gradients."""
+    grad_sq[0] += g_sq
+    if grad_sq[0] > 0.0:
+        return scale / sqrt(grad_sq[0])
+    return 0.0
 
 
 cdef inline double loss_value(int kind, double f, double y) noexcept nogil:
@@ -101,6 +120,7 @@ cdef class FeatureBank(Component):
 
 cdef class ExpertBank(Component):
     cdef readonly int n_experts
+    cdef public long n_rejected       # updates refused because they would exceed STATE_LIMIT
     # True when learn(k) never changes what predict(j) returns for another expert j (each expert
     # has its own state): the engine may then finish each expert (features, prediction, update)
     # before the next, with one L1-resident feature buffer.  False for shared state.
@@ -114,6 +134,7 @@ cdef class ExpertBank(Component):
 
 cdef class Combiner(Component):
     cdef readonly int n_experts
+    cdef public long n_rejected       # weight updates refused because they were not finite
     # Fills active[0:n] with the experts of this round and weight[0:n] with their importance
     # weights (1/q, 1 for full information); returns n.  May draw from rng.
     cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil

@@ -10,10 +10,28 @@ cdef class Component:
         return {}
 
     def get_state(self):
-        return {name: np.array(value, copy=True) for name, value in self._state_arrays().items()}
+        state = {name: np.array(value, copy=True) for name, value in self._state_arrays().items()}
+        rejected = getattr(self, "n_rejected", None)
+        if rejected is not None:
+            state["n_rejected"] = np.array(rejected, dtype=np.int64)
+        return state
+
+    def _split_counter(self, state):
+        """(state without the refusal counter, the counter) for experts and combiners."""
+        if getattr(self, "n_rejected", None) is None:
+            return state, None
+        state = dict(state)
+        if "n_rejected" not in state:
+            raise ValueError(f"{type(self).__name__} state has no 'n_rejected'")
+        counter = np.asarray(state.pop("n_rejected"))
+        if counter.shape != () or counter.dtype != np.int64 or counter < 0:
+            raise ValueError(f"{type(self).__name__} state 'n_rejected' must be a non-negative "
+                             f"int64 scalar")
+        return state, int(counter)
 
     def check_state(self, state):
         """Raise ValueError unless `state` has exactly this component's arrays, shapes and dtypes."""
+        state, _ = self._split_counter(state)
         live = self._state_arrays()
         if set(state) != set(live):
             raise ValueError(f"{type(self).__name__} state must have arrays {sorted(live)}, "
@@ -28,9 +46,16 @@ cdef class Component:
     def set_state(self, state):
         """Copy `state` into the live arrays (after check_state)."""
         self.check_state(state)
+        state, counter = self._split_counter(state)
         live = self._state_arrays()
         for name, value in state.items():
             np.asarray(live[name])[...] = value
+        if counter is not None:
+            self.n_rejected = counter
+        self._state_restored()
+
+    def _state_restored(self):
+        """Recompute what is derived from the state arrays (after set_state)."""
 
 
 cdef class FeatureBank(Component):
@@ -81,3 +106,4 @@ cdef class FullInformation(Combiner):
 LOSSES = {"squared": LOSS_SQUARED, "absolute": LOSS_ABSOLUTE, "logistic": LOSS_LOGISTIC,
           "hinge": LOSS_HINGE}
 SCHEDULES = {"constant": SCHEDULE_CONSTANT, "inv_sqrt": SCHEDULE_INV_SQRT}
+ADAGRAD = SCHEDULE_ADAGRAD

@@ -1,7 +1,13 @@
 """Compiled combiners that use every expert each round."""
 import numpy as np
 
+from libc.math cimport isfinite
+
 from fastomkl._core.base cimport FullInformation, Schedule, schedule_at, softmax_in_place
+
+# Log-weights are kept above this floor: exp of it is 0 in double precision, so the weights do not
+# change, and log_w stays finite however long an expert keeps losing.
+cdef double LOG_WEIGHT_FLOOR = -1e300
 
 
 cdef class Hedge(FullInformation):
@@ -29,6 +35,10 @@ cdef class Hedge(FullInformation):
         cdef double eta = schedule_at(self.eta, t)
         cdef int j
         for j in range(n_active):
+            if not isfinite(eta * losses[active[j]]):
+                self.n_rejected += 1
+                return
+        for j in range(n_active):
             self.log_w[active[j]] -= eta * losses[active[j]]
         self.normalise()
 
@@ -40,3 +50,5 @@ cdef class Hedge(FullInformation):
         cdef double top = softmax_in_place(&self.w_bar[0], self.n_experts)
         for k in range(self.n_experts):
             self.log_w[k] -= top
+            if self.log_w[k] < LOG_WEIGHT_FLOOR:
+                self.log_w[k] = LOG_WEIGHT_FLOOR

@@ -9,6 +9,8 @@ cdef class Engine:
     cdef bitgen_t* rng
     cdef public long t                   # rounds learned so far
     cdef readonly int n_features
+    cdef readonly bint standardize_target  # learn (y - mean) / std of the targets seen so far
+    cdef double[::1] target               # [count, mean, sum of squared deviations] of y
     cdef int[::1] active
     cdef double[::1] weight, preds, losses
     cdef double[:, ::1] z
@@ -18,3 +20,4 @@ cdef class Engine:
     cdef void release(self) noexcept
     cdef double predict_ptr(self, const double* x) noexcept nogil
     cdef double step_ptr(self, const double* x, double y) noexcept nogil
+    cdef double target_scale(self) noexcept nogil

@@ -10,10 +10,12 @@ cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
                                PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
-from libc.math cimport isfinite
+from libc.math cimport isfinite, sqrt
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
-from fastomkl._validation import check_sample
+import warnings
+
+from fastomkl._validation import NumericalWarning, check_sample
 
 cnp.import_array()
 
@@ -83,10 +85,18 @@ cdef inline double _target(object y) except? -1.0:
     return v
 
 
+def _warn_rejected(long count):
+    warnings.warn(f"{count} update(s) refused: they would have made the model's state non-finite "
+                  f"(a step size too large for the data, or extreme values); the model kept its "
+                  f"previous state for them (see n_rejected_updates_)", NumericalWarning,
+                  stacklevel=3)
+
+
 cdef class Engine:
     """Runs rounds of a model made of a FeatureBank, an ExpertBank and a Combiner."""
 
-    def __init__(self, FeatureBank features, ExpertBank experts, Combiner combiner, bit_generator):
+    def __init__(self, FeatureBank features, ExpertBank experts, Combiner combiner, bit_generator,
+                 bint standardize_target=False):
         if not (features.n_kernels == experts.n_experts == combiner.n_experts):
             raise ValueError(f"features ({features.n_kernels} kernels), experts "
                              f"({experts.n_experts}) and combiner ({combiner.n_experts}) disagree")
@@ -97,6 +107,8 @@ cdef class Engine:
         self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self.t = 0
         self.n_features = features.n_features
+        self.standardize_target = standardize_target
+        self.target = np.zeros(3)
         cdef int n = experts.n_experts
         self.active = np.zeros(n, dtype=np.intc)
         self.weight = np.ones(n)
@@ -135,7 +147,16 @@ cdef class Engine:
             z = &self.z[0, 0] + k * self.z_stride
             self.features.transform(x, k, z)
             self.preds[k] = self.experts.predict(k, x, z)
+        if self.standardize_target:
+            return self.target[1] + self.target_scale() * self.combiner.combine(active, n,
+                                                                               &self.preds[0])
         return self.combiner.combine(active, n, &self.preds[0])
+
+    cdef double target_scale(self) noexcept nogil:
+        """The standard deviation of the targets seen so far (1 before it is defined)."""
+        if self.target[0] >= 2.0 and self.target[2] > 0.0:
+            return sqrt(self.target[2] / self.target[0])
+        return 1.0
 
     cdef double step_ptr(self, const double* x, double y) noexcept nogil:
         cdef int* active = &self.active[0]
@@ -144,9 +165,18 @@ cdef class Engine:
         cdef long t = self.t + 1
         cdef int n = self.combiner.select(t, self.rng, active, &self.weight[0])
         cdef int j, k
-        cdef double y_hat
+        cdef double y_hat, center = 0.0, scale = 1.0, delta
         cdef double* z
         cdef bint finish_each = self.experts.independent
+        if self.standardize_target:
+            # Predict in the units of the targets seen before y; learn in those of y included
+            # (Welford's update), so the first round learns nothing but the mean.
+            center, scale = self.target[1], self.target_scale()
+            self.target[0] += 1.0
+            delta = y - self.target[1]
+            self.target[1] += delta / self.target[0]
+            self.target[2] += delta * (y - self.target[1])
+            y = (y - self.target[1]) / self.target_scale()
         for j in range(n):
             k = active[j]
             z = &self.z[0, 0] + k * self.z_stride
@@ -160,7 +190,12 @@ cdef class Engine:
                 k = active[j]
                 z = &self.z[0, 0] + k * self.z_stride
                 losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
-        self.combiner.learn(t, active, n, preds, losses, y_hat, y)
+        if self.standardize_target:
+            y_hat = center + scale * y_hat            # in the units of y
+            self.combiner.learn(t, active, n, preds, losses,
+                                (y_hat - self.target[1]) / self.target_scale(), y)
+        else:
+            self.combiner.learn(t, active, n, preds, losses, y_hat, y)
         self.t = t
         return y_hat
 
@@ -183,9 +218,12 @@ cdef class Engine:
                                 else <const double*>cnp.PyArray_DATA(sample))
         cdef double target = _target(y)
         cdef double y_hat
+        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
         y_hat = self.step_ptr(p, target)
         self.release()
+        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
+            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
         return y_hat
 
     # -- streams (validated by the caller) -------------------------------------------------------
@@ -199,17 +237,22 @@ cdef class Engine:
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i
+        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.step_ptr(&X[i, 0], y[i])
         self.release()
+        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
+            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
 
     # -- state -----------------------------------------------------------------------------------
     def get_state(self):
         self.acquire()
         try:
             state = {"engine.t": np.array(self.t, dtype=np.int64)}
+            if self.standardize_target:
+                state["engine.target"] = np.array(self.target)
             for prefix, part in self._parts():
                 for name, value in part.get_state().items():
                     state[prefix + name] = value
@@ -232,8 +275,9 @@ cdef class Engine:
 
     def set_state(self, state):
         parts = {"features.": {}, "experts.": {}, "combiner.": {}}
+        target = self._checked_target(state)
         for name, value in state.items():
-            if name == "engine.t":
+            if name in ("engine.t", "engine.target"):
                 continue
             prefix = name[:name.index(".") + 1] if "." in name else ""
             if prefix not in parts:
@@ -248,8 +292,30 @@ cdef class Engine:
             for prefix, part in self._parts():
                 part.set_state(parts[prefix])
             self.t = int(state["engine.t"])
+            if target is not None:
+                np.asarray(self.target)[:] = target
         finally:
             self.release()
+
+    def _checked_target(self, state):
+        """The saved target statistics (None unless the engine standardises), validated."""
+        if not self.standardize_target:
+            if "engine.target" in state:
+                raise ValueError("unknown state entry 'engine.target'")
+            return None
+        if "engine.target" not in state:
+            raise ValueError("state has no 'engine.target'")
+        target = np.asarray(state["engine.target"])
+        if (target.shape != (3,) or target.dtype != np.float64 or not np.isfinite(target).all()
+                or target[0] < 0 or target[2] < 0 or target[0] != np.floor(target[0])):
+            raise ValueError("state 'engine.target' must be [count, mean, sum of squared "
+                             "deviations]: finite, count a whole number >= 0, sum >= 0")
+        return target
+
+    @property
+    def n_rejected_updates(self):
+        """Updates refused so far because they would have made the state non-finite."""
+        return self.experts.n_rejected + self.combiner.n_rejected
 
     @property
     def scratch_bytes(self):

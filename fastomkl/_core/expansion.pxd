@@ -13,6 +13,7 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef readonly int[::1] degree
     cdef readonly double[:, ::1] support
     cdef readonly double[:, ::1] alpha
+    cdef readonly double[::1] grad_sq        # AdaGrad-norm accumulators (ADAGRAD schedule)
     cdef readonly long[::1] info              # [n_support, round of the last appended row]
     cdef readonly int n_features, loss
     cdef readonly double grad_scale
@@ -21,3 +22,4 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef long cache_n
     cdef bint has_sq, has_l1, has_dot
     cdef void fill_cache(self, const double* x) noexcept nogil
+    cdef double self_kernel(self, int k, const double* x) noexcept nogil

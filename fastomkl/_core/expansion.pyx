@@ -12,12 +12,13 @@ kind 2 (gamma x.x' + coef0)^degree.
 """
 import numpy as np
 
-from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, loss_value,
-                                  loss_derivative)
+from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, adagrad_step,
+                                  loss_value, loss_derivative, SCHEDULE_ADAGRAD, STATE_LIMIT)
 from libc.math cimport exp, fabs, pow
 from libc.string cimport memcmp, memcpy
 
 from fastomkl._core.engine cimport Engine
+from fastomkl._core.engine import _warn_rejected
 from fastomkl._validation import check_sample, check_target_value
 
 cdef extern from "fastomkl_expansion.h" nogil:
@@ -28,6 +29,7 @@ cdef extern from "fastomkl_expansion.h" nogil:
 KIND_GAUSSIAN = 0
 KIND_LAPLACIAN = 1
 KIND_POLYNOMIAL = 2
+cdef enum: KIND_POLYNOMIAL_C = 2
 
 
 cdef class NullFeatures(FeatureBank):
@@ -65,6 +67,7 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.has_l1 = bool((kinds == KIND_LAPLACIAN).any())
         self.has_dot = bool((kinds == KIND_POLYNOMIAL).any())
         self.info = np.zeros(2, dtype=np.int64)
+        self.grad_sq = np.zeros(n if eta_kind == SCHEDULE_ADAGRAD else 0)
         self.cache_x = np.zeros(n_features)
         self.cache_n = -1
         self._allocate(max(capacity, 1))
@@ -100,13 +103,20 @@ cdef class KernelExpansionExperts(ExpertBank):
     def get_state(self):
         n = int(self.info[0])
         return {"support": np.array(self.support[:n]), "alpha": np.array(self.alpha[:, :n]),
-                "info": np.array(self.info)}
+                "info": np.array(self.info), "grad_sq": np.array(self.grad_sq),
+                "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
 
     def check_state(self, state):
         """Raise ValueError unless `state` is a consistent expansion state for this bank."""
-        if set(state) != {"support", "alpha", "info"}:
-            raise ValueError("KernelExpansionExperts state must have arrays "
-                             "['alpha', 'info', 'support']")
+        names = {"support", "alpha", "info", "grad_sq", "n_rejected"}
+        if set(state) != names:
+            raise ValueError(f"KernelExpansionExperts state must have arrays {sorted(names)}")
+        state, _ = self._split_counter(state)
+        grad_sq = np.asarray(state["grad_sq"])
+        if (grad_sq.dtype != np.float64 or grad_sq.shape != np.asarray(self.grad_sq).shape
+                or not np.all(np.isfinite(grad_sq)) or np.any(grad_sq < 0)):
+            raise ValueError("KernelExpansionExperts state 'grad_sq' must be finite, "
+                             "non-negative and of shape " + str(np.asarray(self.grad_sq).shape))
         support = np.asarray(state["support"])
         alpha = np.asarray(state["alpha"])
         info = np.asarray(state["info"])
@@ -128,6 +138,8 @@ cdef class KernelExpansionExperts(ExpertBank):
         np.asarray(self.alpha)[:, :n] = alpha
         self.info[0] = n
         self.info[1] = info[1]
+        np.asarray(self.grad_sq)[:] = state["grad_sq"]
+        self.n_rejected = int(state["n_rejected"])
 
     cdef void fill_cache(self, const double* x) noexcept nogil:
         cdef long n = self.info[0], tau
@@ -178,9 +190,31 @@ cdef class KernelExpansionExperts(ExpertBank):
             n += 1
             self.info[0] = n
             self.info[1] = t
-        self.alpha[k, n - 1] = (-schedule_at(self.eta, t) * weight * self.grad_scale
-                                * loss_derivative(self.loss, f, y))
+        cdef double g = weight * self.grad_scale * loss_derivative(self.loss, f, y)
+        cdef double grad_sq, step, a
+        if self.eta.kind == SCHEDULE_ADAGRAD:
+            grad_sq = self.grad_sq[k]
+            step = adagrad_step(self.eta.scale, &grad_sq, g * g * self.self_kernel(k, x))
+        else:
+            step = schedule_at(self.eta, t)
+        a = -step * g
+        if not fabs(a) <= STATE_LIMIT:      # also NaN: the coefficient stays 0
+            self.n_rejected += 1
+            return loss_value(self.loss, f, y)
+        if self.eta.kind == SCHEDULE_ADAGRAD:
+            self.grad_sq[k] = grad_sq
+        self.alpha[k, n - 1] = a
         return loss_value(self.loss, f, y)
+
+    cdef double self_kernel(self, int k, const double* x) noexcept nogil:
+        """k_k(x, x): 1 for the Gaussian and Laplacian kernels."""
+        cdef double sq = 0.0
+        cdef int j
+        if self.kinds[k] != KIND_POLYNOMIAL_C:
+            return 1.0
+        for j in range(self.n_features):
+            sq += x[j] * x[j]
+        return pow(self.gamma[k] * sq + self.coef0[k], self.degree[k])
 
 
 cdef class ExpansionEngine(Engine):
@@ -194,16 +228,20 @@ cdef class ExpansionEngine(Engine):
         cdef const double[::1] xv = check_sample(x, self.n_features)
         cdef double target = check_target_value(y)
         cdef double y_hat
+        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
         try:
             self.experts.reserve(1)
             y_hat = self.step_ptr(&xv[0], target)
         finally:
             self.release()
+        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
+            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
         return y_hat
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i
+        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
         try:
             self.experts.reserve(X.shape[0])
@@ -212,3 +250,5 @@ cdef class ExpansionEngine(Engine):
                     out[i] = self.step_ptr(&X[i, 0], y[i])
         finally:
             self.release()
+        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
+            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)

@@ -4,6 +4,8 @@ cdef class OGDExperts(ExpertBank):
     # One linear model theta_k per kernel, trained by online gradient descent on
     # loss(theta_k . z_k, y) + lam * ||theta_k||^2, each step scaled by the importance weight.
     cdef readonly double[:, ::1] theta
+    cdef double[::1] sqnorm           # ||theta_k||^2, derived (bounds the next update cheaply)
+    cdef readonly double[::1] grad_sq # AdaGrad-norm accumulators (eta_kind ADAGRAD)
     cdef readonly int dim
     cdef readonly int loss
     cdef readonly double lam

@@ -1,8 +1,10 @@
 """Compiled experts: single-kernel online learners on one representation each."""
 import numpy as np
 
-from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, loss_value,
-                                  loss_derivative)
+from libc.math cimport fabs, sqrt
+
+from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_step, loss_value,
+                                  loss_derivative, SCHEDULE_ADAGRAD, STATE_LIMIT)
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -17,6 +19,14 @@ cdef class OGDExperts(ExpertBank):
     learn() returns L_k = loss(f_k, y) + lam * ||theta_k||^2 with theta_k taken before the update
     (the paper), or after it when `regularizer_after_update` (the authors' released code), and
     steps theta_k <- theta_k - eta_t * weight * (loss'(f_k, y) z_k + 2 lam theta_k).
+
+    With the ADAGRAD schedule, eta_t = scale / sqrt(G_k), G_k the sum of the squared norms of
+    expert k's (importance-weighted) loss gradients so far, this round's included (AdaGrad-norm,
+    Ward, Wu & Bottou 2019): a step never moves theta_k by more than `scale` in norm, so importance
+    weights 1/q and the units of y cannot throw it far.
+
+    An update whose result could exceed STATE_LIMIT in norm (bounded before it is applied, from
+    ||theta_k|| and ||z_k||) is refused and counted in n_rejected.
     """
 
     def __init__(self, int n_experts, int dim, int loss, double lam, double eta_scale,
@@ -30,19 +40,40 @@ cdef class OGDExperts(ExpertBank):
         self.eta.kind = eta_kind
         self.regularizer_after_update = regularizer_after_update
         self.theta = np.zeros((n_experts, dim))
+        self.sqnorm = np.zeros(n_experts)
+        self.grad_sq = np.zeros(n_experts if eta_kind == SCHEDULE_ADAGRAD else 0)
 
     def _state_arrays(self):
+        if self.eta.kind == SCHEDULE_ADAGRAD:
+            return {"theta": self.theta, "grad_sq": self.grad_sq}
         return {"theta": self.theta}
+
+    def _state_restored(self):
+        np.asarray(self.sqnorm)[:] = np.einsum("kj,kj->k", self.theta, self.theta)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         return fastomkl_dot(&self.theta[k, 0], z, self.dim)
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double step = schedule_at(self.eta, t) * weight
-        cdef double norm_before, norm_after
-        fastomkl_shrink_axpy(&self.theta[k, 0], z, self.dim, 1.0 - 2.0 * step * self.lam,
-                             step * loss_derivative(self.loss, f, y), &norm_before, &norm_after)
+        cdef double d = loss_derivative(self.loss, f, y)
+        cdef double zz = fastomkl_dot(z, z, self.dim)
+        cdef double step, shrink, g, bound, norm_before, norm_after, grad_sq
+        if self.eta.kind == SCHEDULE_ADAGRAD:
+            grad_sq = self.grad_sq[k]
+            step = adagrad_step(self.eta.scale, &grad_sq, weight * weight * d * d * zz) * weight
+        else:
+            step = schedule_at(self.eta, t) * weight
+        shrink = 1.0 - 2.0 * step * self.lam
+        g = step * d
+        bound = fabs(shrink) * sqrt(self.sqnorm[k]) + fabs(g) * sqrt(zz)
+        if not bound <= STATE_LIMIT:      # also catches NaN
+            self.n_rejected += 1
+            return loss_value(self.loss, f, y) + self.lam * self.sqnorm[k]
+        if self.eta.kind == SCHEDULE_ADAGRAD:
+            self.grad_sq[k] = grad_sq
+        fastomkl_shrink_axpy(&self.theta[k, 0], z, self.dim, shrink, g, &norm_before, &norm_after)
+        self.sqnorm[k] = norm_after
         if self.regularizer_after_update:
             return loss_value(self.loss, f, y) + self.lam * norm_after
         return loss_value(self.loss, f, y) + self.lam * norm_before

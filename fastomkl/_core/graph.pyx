@@ -15,7 +15,7 @@ categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws
 import numpy as np
 
 from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t)
-from libc.math cimport exp, log, log1p, expm1, INFINITY
+from libc.math cimport exp, log, log1p, expm1, isfinite, INFINITY
 
 
 cdef inline double _uniform(bitgen_t* rng) noexcept nogil:
@@ -42,6 +42,17 @@ cdef inline double _clip01(double v) noexcept nogil:
 
 
 # ------------------------------------------------------------------------------------------------
+cdef inline bint finite_increments(double eta, const int* active, int n_active,
+                                   const double* losses, const double* q) noexcept nogil:
+    """True when every log-weight step eta L_i / q_i of the round is finite (else the round's
+    weight update is refused: one huge importance-weighted loss must not turn log_w into inf)."""
+    cdef int j
+    for j in range(n_active):
+        if not isfinite(eta * losses[active[j]] / q[active[j]]):
+            return False
+    return True
+
+
 cdef class GraphFeedback(Combiner):
     """OMKL-GF: bipartite graph feedback with J selective nodes of at most M kernels each.
 
@@ -262,6 +273,9 @@ cdef class GraphFeedback(Combiner):
         cdef double new, delta
         cdef int j, i
         cdef bint rebuild = t % 1024 == 0
+        if not finite_increments(eta, active, n_active, losses, &self.q[0]):
+            self.n_rejected += 1
+            return
         for j in range(n_active):
             i = active[j]
             self.log_w[i] -= eta * losses[i] / self.q[i]
@@ -658,14 +672,17 @@ cdef class SimilarityGraphFeedback(Combiner):
         cdef double eta = schedule_at(self.eta, t)
         cdef double p, old, new, delta, U
         cdef int j, i, e, I = <int>self.istate[0], f
-        for j in range(n_active):
-            i = active[j]
-            self.log_w[i] -= eta * losses[i] / self.q[i]
         p = self.dstate[1]
         if p < self.p_floor:
             p = self.p_floor
         old = self.u[I]
         new = old * exp(-schedule_at(self.eta_u, t) * loss_value(self.loss, y_hat, y) / p)
+        if not (finite_increments(eta, active, n_active, losses, &self.q[0]) and isfinite(new)):
+            self.n_rejected += 1
+            return
+        for j in range(n_active):
+            i = active[j]
+            self.log_w[i] -= eta * losses[i] / self.q[i]
         delta = new - old
         self.u[I] = new
         if self.dom_mask[I] and new < self.dstate[2]:
@@ -725,4 +742,10 @@ cdef class DiscountHedge(FullInformation):
                     const double* losses, double y_hat, double y) noexcept nogil:
         cdef int j
         for j in range(n_active):
+            if not isfinite(self.log_beta * losses[active[j]]):
+                self.n_rejected += 1
+                return
+        for j in range(n_active):
             self.log_w[active[j]] += self.log_beta * losses[active[j]]
+            if self.log_w[active[j]] < -1e300:     # exp() of it is 0 already; stay finite
+                self.log_w[active[j]] = -1e300

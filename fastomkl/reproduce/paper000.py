@@ -100,28 +100,31 @@ def _t0(name: str, legacy: bool) -> int:
     return 500 if legacy and name == "bias_correction" else 300
 
 
+PAPER_ETA = 0.1      # every model of the paper steps 0.1 / sqrt(t) (the library default adapts)
+
+
 def make_model(algorithm: str, dataset: str, seed: int, legacy: bool, M: int = 10):
     """The model the paper runs as `algorithm`, in paper (default) or released-code mode."""
     t0 = _t0(dataset, legacy)
     if algorithm == "OMKR":
-        return OMKR(omkr_legacy_dictionary() if legacy else None)
+        return OMKR(omkr_legacy_dictionary() if legacy else None, eta=PAPER_ETA)
     if algorithm == "RBF-1":
-        return OnlineKernelRegressor("rbf", gamma=1.0)
+        return OnlineKernelRegressor("rbf", gamma=1.0, eta=PAPER_ETA)
     if algorithm == "POLY-2":
-        return OnlineKernelRegressor("poly", degree=2)
+        return OnlineKernelRegressor("poly", degree=2, eta=PAPER_ETA)
     if algorithm == "RFOMKR":
-        return RFOMKR(normalize=not legacy, random_state=seed)
+        return RFOMKR(normalize=not legacy, eta=PAPER_ETA, random_state=seed)
     if algorithm == "Raker":
-        return Raker(regularizer_after_update=legacy, random_state=seed)
+        return Raker(regularizer_after_update=legacy, eta=PAPER_ETA, random_state=seed)
     if algorithm == "OMKL-GF":
         opts = legacy_options("OMKLGF", dataset) if legacy else {"freeze_graph_after": t0}
-        return OMKLGF(M=M, J=2, random_state=seed, **opts)
+        return OMKLGF(M=M, J=2, eta=PAPER_ETA, random_state=seed, **opts)
     if algorithm == "OMKL-SFG":
         opts = legacy_options("OMKLSFG", dataset) if legacy else {"exploit_after": t0}
-        return OMKLSFG(M=M, random_state=seed, **opts)
+        return OMKLSFG(M=M, eta=PAPER_ETA, random_state=seed, **opts)
     if algorithm == "OMKL-SFG-R":
         opts = legacy_options("OMKLSFGR", dataset) if legacy else {"exploit_after": t0}
-        return OMKLSFGR(M=M, random_state=seed, **opts)
+        return OMKLSFGR(M=M, eta=PAPER_ETA, random_state=seed, **opts)
     raise ValueError(algorithm)
 
 
