@@ -268,7 +268,7 @@ class OnlineEstimator:
         engine = self._engine
         if engine is None:
             raise self._not_fitted()
-        if isinstance(x, dict):
+        if type(x) is dict:
             x = self._dict_values(x)
         return self._decode_one(engine.predict_one(x))
 
@@ -304,7 +304,7 @@ class OnlineEstimator:
         code = self._known_code(y)
         if engine is None or code is None:
             return self._careful_predict_learn_one(x, y)
-        if isinstance(x, dict):
+        if type(x) is dict:
             x = self._dict_values(x)
         return self._decode_one(engine.predict_learn_one(x, code))
 
@@ -312,7 +312,7 @@ class OnlineEstimator:
         """First sample or new label: validate x and y completely before anything changes."""
         engine = self._engine
         names = None
-        if isinstance(x, dict):
+        if type(x) is dict:
             names = self._feature_names_for(x)
             x = _values_in_order(x, names)
         x = check_sample(x, None if engine is None else engine.n_features)
@@ -841,7 +841,7 @@ class BinaryClassifier(OnlineEstimator):
         engine = self._engine
         if engine is None:
             raise self._not_fitted()
-        if isinstance(x, dict):
+        if type(x) is dict:
             x = self._dict_values(x)
         return engine.predict_one(x)
 
