@@ -498,8 +498,8 @@ class OnlineEstimator:
         """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
 
         R^2 = 1 - sum w (y - y_hat)^2 / sum w (y - mean_w(y))^2; a constant y gives 1.0 when it is
-        predicted exactly, else 0.0.  This is the default score of ``cross_val_score`` and
-        ``GridSearchCV``.
+        predicted exactly, else 0.0; a single sample gives NaN (R^2 is undefined).  This is the
+        default score of ``cross_val_score`` and ``GridSearchCV``.
 
         Parameters
         ----------
@@ -511,6 +511,7 @@ class OnlineEstimator:
         Returns
         -------
         float
+            At most 1.0.
 
         Raises
         ------
@@ -531,6 +532,8 @@ class OnlineEstimator:
         y_hat = self.predict(X)
         y = check_targets(y, y_hat.shape[0])
         weight = _sample_weight(sample_weight, y.shape[0])
+        if y.shape[0] < 2:
+            return float("nan")
         residual = np.dot(weight, (y - y_hat) ** 2)
         spread = np.dot(weight, (y - np.average(y, weights=weight)) ** 2)
         if spread == 0.0:
