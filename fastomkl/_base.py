@@ -22,14 +22,22 @@ class OnlineEstimator:
     Methods (``x`` one sample, ``X`` a 2-D batch):
 
     * ``predict_one(x)``: the prediction for x, without learning; deterministic, consumes no
-      randomness.  A model that has seen nothing predicts from its initial state.
+      randomness.  A model that has learnt nothing raises ``NotFittedError``, as ``predict`` does.
     * ``learn_one(x, y)``; ``predict_learn_one(x, y)``: the prequential step (the prediction made
       before learning y) in one compiled call.
     * ``predict(X)``; ``partial_fit(X, y)``; ``fit(X, y)`` (reset, then one online pass);
       ``predict_learn(X, y)``: the prequential predictions of a whole stream, looped in C.
+    * ``score(X, y)``: scikit-learn's default metric (R^2; accuracy for classifiers).
 
     Inputs may be lists, float32 or non-contiguous arrays.  A call with bad input raises
     ``ValueError`` and leaves the model exactly as it was.
+
+    A sample may also be a dict of feature name -> value (river's samples) in the ``*_one``
+    methods.  The first dict learnt fixes the feature order as its keys sorted (so the order keys
+    arrive in never matters) and stores it as ``feature_names_in_``; every later dict must have
+    exactly those keys (a missing or unknown key is a ValueError naming it: a missing feature is
+    not taken as 0, since 0 is a point like any other to a kernel).  Arrays still work on such a
+    model, read in that order.  ``fastomkl.river.to_river`` makes a model a river estimator.
     """
 
     _engine = None
@@ -212,7 +220,7 @@ class OnlineEstimator:
         if names is None:
             raise AttributeError(f"this {type(self).__name__} has learnt no dict sample, so its "
                                  f"features have no names")
-        return np.array(names, dtype=object)
+        return np.fromiter(names, dtype=object, count=len(names))   # tuple keys stay tuples
 
     def _feature_names_for(self, x: dict) -> tuple:
         """The feature order a dict sample is read in: the stored one, or x's sorted keys for the

@@ -87,6 +87,8 @@ def load(path):
             names = tuple(header["feature_names"])
             if model._engine is None or len(names) != model._engine.n_features:
                 raise ValueError("feature_names do not match the number of features")
+            if not all(isinstance(name, (str, int)) for name in names) or len(set(names)) < len(names):
+                raise ValueError("feature_names must be distinct strings or integers")
             model._feature_names = names
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path}: inconsistent model file ({exc})") from None

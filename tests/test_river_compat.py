@@ -1,6 +1,7 @@
 """River's conventions: dict samples in the *_one methods, and models inside river's pipelines and
 evaluation (``fastomkl.river.to_river``), checked against the same computation on arrays."""
 import itertools
+import json
 import pickle
 import subprocess
 import sys
@@ -122,6 +123,15 @@ def test_feature_names_survive_save_and_pickle_and_go_with_a_refit(tmp_path, str
     for copy in (fo.load(tmp_path / "m.npz"), pickle.loads(pickle.dumps(model))):
         assert copy.feature_names_in_.tolist() == ["p", "q", "r", "s"]
         assert copy.predict_one(rows[3]) == model.predict_one(rows[3])
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    for names in (["p", "q", "r"], ["p", "q", "r", "r"], ["p", "q", "r", ["s"]]):
+        np.savez(tmp_path / "bad.npz", __header__=np.array(json.dumps({**header,
+                                                                        "feature_names": names})),
+                 **arrays)
+        with pytest.raises(ValueError, match="inconsistent model file.*feature_names"):
+            fo.load(tmp_path / "bad.npz")
     model.fit(X, y)
     assert not hasattr(model, "feature_names_in_")
     with pytest.raises(ValueError, match="learnt from arrays"):
@@ -265,3 +275,11 @@ def test_a_regressor_before_learning_answers_its_initial_prediction(model):
     wrapper = to_river(model)
     before = wrapper.predict_one({"a": 0.3, "b": -0.2})
     assert before == model.predict_learn_one({"a": 0.3, "b": -0.2}, 0.7)
+
+
+def test_names_that_json_cannot_hold_are_refused_at_save(tmp_path):
+    model = regressor().learn_one({(0, 1): 0.1, (1, 0): 0.2}, 0.5)
+    assert model.feature_names_in_.tolist() == [(0, 1), (1, 0)]
+    with pytest.raises(ValueError, match="cannot be saved"):
+        model.save(tmp_path / "m.npz")
+    assert not (tmp_path / "m.npz").exists()
