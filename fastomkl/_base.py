@@ -240,7 +240,8 @@ class OnlineEstimator:
 
     def _dict_values(self, x: dict) -> list:
         """x's values in the model's feature order (ValueError naming missing or unknown keys)."""
-        return _values_in_order(x, self._feature_names_for(x))
+        names = self.__dict__.get("_feature_names")
+        return _values_in_order(x, self._feature_names_for(x) if names is None else names)
 
     # -- one sample -------------------------------------------------------------------------------
     def predict_one(self, x):
