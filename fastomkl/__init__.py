@@ -4,7 +4,8 @@ Data arrive one sample at a time; a model predicts, sees the label and updates i
 Kernels (``Gaussian``, ``Laplacian``, ``Cauchy``; convention in ``fastomkl.kernels``) become
 per-kernel representations (``RandomFourierFeatures``), experts learn on each, and a combiner mixes
 them.  Every model has ``predict_one``, ``learn_one``, ``predict_learn_one``, ``predict``,
-``partial_fit``, ``fit``, ``predict_learn``, ``save`` and scikit-learn's parameter protocol.
+``partial_fit``, ``fit``, ``predict_learn``, ``score``, ``save`` and scikit-learn's parameter
+protocol; the ``*_one`` methods also take river's dict samples (``fastomkl.river`` for pipelines).
 """
 from __future__ import annotations
 

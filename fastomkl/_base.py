@@ -22,14 +22,22 @@ class OnlineEstimator:
     Methods (``x`` one sample, ``X`` a 2-D batch):
 
     * ``predict_one(x)``: the prediction for x, without learning; deterministic, consumes no
-      randomness.  A model that has seen nothing predicts from its initial state.
+      randomness.  A model that has learnt nothing raises ``NotFittedError``, as ``predict`` does.
     * ``learn_one(x, y)``; ``predict_learn_one(x, y)``: the prequential step (the prediction made
       before learning y) in one compiled call.
     * ``predict(X)``; ``partial_fit(X, y)``; ``fit(X, y)`` (reset, then one online pass);
       ``predict_learn(X, y)``: the prequential predictions of a whole stream, looped in C.
+    * ``score(X, y)``: scikit-learn's default metric (R^2; accuracy for classifiers).
 
     Inputs may be lists, float32 or non-contiguous arrays.  A call with bad input raises
     ``ValueError`` and leaves the model exactly as it was.
+
+    A sample may also be a dict of feature name -> value (river's samples) in the ``*_one``
+    methods.  The first dict learnt fixes the feature order as its keys sorted (so the order keys
+    arrive in never matters) and stores it as ``feature_names_in_``; every later dict must have
+    exactly those keys (a missing or unknown key is a ValueError naming it: a missing feature is
+    not taken as 0, since 0 is a point like any other to a kernel).  Arrays still work on such a
+    model, read in that order.  ``fastomkl.river.to_river`` makes a model a river estimator.
     """
 
     _engine = None
@@ -59,10 +67,50 @@ class OnlineEstimator:
                 if p.name != "self" and p.kind is not p.VAR_KEYWORD]
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters, as passed (scikit-learn's protocol).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted for scikit-learn; a model holds no nested estimators.
+
+        Returns
+        -------
+        dict
+            Parameter name -> value; ``type(model)(**model.get_params())`` is a fresh copy.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> Raker([Gaussian(1.0)], n_components=8).get_params()["n_components"]
+        8
+        """
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params):
-        """Set parameters; the model is then reset (it starts learning afresh)."""
+        """Set parameters; the model is then reset (it starts learning afresh).
+
+        Parameters
+        ----------
+        **params
+            New values of constructor parameters.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For an unknown name or an invalid value; the model is then left unchanged.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8).set_params(n_components=4)
+        >>> model.n_components, model.n_samples_seen_
+        (4, 0)
+        """
         valid = self._param_names()
         for name in params:
             if name not in valid:
@@ -90,7 +138,7 @@ class OnlineEstimator:
     # -- build ------------------------------------------------------------------------------------
     def _reset(self) -> None:
         self._engine = None
-        for name in ("n_features_in_",):
+        for name in ("n_features_in_", "_feature_names"):
             self.__dict__.pop(name, None)
 
     def _engine_for(self, n_features: int):
@@ -103,19 +151,15 @@ class OnlineEstimator:
             self.n_features_in_ = n_features
         return engine
 
-    def _engine_for_sample(self, x):
-        """The engine, built for x's width if this is the first sample (validated first)."""
-        engine = self._engine
-        if engine is None:
-            engine = self._engine_for(check_sample(x).shape[0])
-        return engine
-
     def _fitted_engine(self):
         engine = self._engine
         if engine is None:
-            raise NotFittedError(f"this {type(self).__name__} has seen no data yet: call "
-                                 f"partial_fit, fit or learn_one first")
+            raise self._not_fitted()
         return engine
+
+    def _not_fitted(self) -> NotFittedError:
+        return NotFittedError(f"this {type(self).__name__} has seen no data yet: call "
+                              f"partial_fit, fit or learn_one first")
 
     @property
     def n_rejected_updates_(self) -> int:
@@ -126,6 +170,19 @@ class OnlineEstimator:
 
     @property
     def n_samples_seen_(self) -> int:
+        """The number of samples learnt since the model was created, fitted afresh or reset.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model.learn_one([0.1, 0.2], 1.0).learn_one([0.3, 0.1], 0.5).n_samples_seen_
+        2
+        """
         engine = self._engine
         return 0 if engine is None else engine.t
 
@@ -147,31 +204,170 @@ class OnlineEstimator:
     def _decode_many(self, scores: np.ndarray) -> np.ndarray:
         return scores
 
+    # -- named features (river's dict samples) --------------------------------------------------
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """The feature names, in the model's feature order, when it learnt from dict samples.
+
+        The first dict learnt fixes the order: its keys, sorted.  Absent (AttributeError) for a
+        model that learnt from arrays.
+
+        Returns
+        -------
+        ndarray of object, shape (n_features_in_,)
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model.learn_one({"b": 0.2, "a": 0.1}, 1.0).feature_names_in_.tolist()
+        ['a', 'b']
+        """
+        names = self.__dict__.get("_feature_names")
+        if names is None:
+            raise AttributeError(f"this {type(self).__name__} has learnt no dict sample, so its "
+                                 f"features have no names")
+        return np.fromiter(names, dtype=object, count=len(names))   # tuple keys stay tuples
+
+    def _feature_names_for(self, x: dict) -> tuple:
+        """The feature order a dict sample is read in: the stored one, or x's sorted keys for the
+        model's first sample (stored once that sample is learnt)."""
+        names = self.__dict__.get("_feature_names")
+        if names is not None:
+            return names
+        if self._engine is not None:
+            raise ValueError(f"this {type(self).__name__} learnt from arrays, so its features have "
+                             f"no names: pass x as a sequence of {self._engine.n_features} "
+                             f"numbers, not a dict")
+        try:
+            return tuple(sorted(x))
+        except TypeError:
+            raise ValueError(f"the keys of a dict sample fix the feature order, so they must be "
+                             f"sortable (all strings, say), got {list(x)}") from None
+
+    def _dict_values(self, x: dict) -> list:
+        """x's values in the model's feature order (ValueError naming missing or unknown keys)."""
+        names = self.__dict__.get("_feature_names")
+        return _values_in_order(x, self._feature_names_for(x) if names is None else names)
+
     # -- one sample -------------------------------------------------------------------------------
     def predict_one(self, x):
+        """The prediction for one sample, without learning.
+
+        Deterministic: it consumes no randomness and changes nothing.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample: an array, list or tuple, or a dict of feature name -> value (river's
+            samples; its keys must be exactly ``feature_names_in_``, in any order).
+
+        Returns
+        -------
+        float, or a label of ``classes_`` for a classifier
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For a sample of the wrong width or keys, or with values that are not finite numbers.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> y_hat = model.learn_one([0.1, 0.2], 1.0).predict_one([0.1, 0.2])
+        >>> bool(y_hat == model.predict([[0.1, 0.2]])[0])
+        True
+        """
         engine = self._engine
         if engine is None:
-            engine = self._engine_for_sample(x)
+            raise self._not_fitted()
+        if type(x) is dict:
+            x = self._dict_values(x)
         return self._decode_one(engine.predict_one(x))
 
     def predict_learn_one(self, x, y):
+        """The prequential step: predict x, then learn (x, y), in one compiled call.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_one``).  The model's first sample fixes its width, or, for a
+            dict, its feature names (``feature_names_in_``, the keys sorted).
+        y : float, or a label for a classifier
+            The sample's target.
+
+        Returns
+        -------
+        float, or a label of ``classes_`` for a classifier
+            The prediction made before learning y.
+
+        Raises
+        ------
+        ValueError
+            For a bad sample or target; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model.predict_learn_one([0.1, 0.2], 1.0)      # nothing learnt yet: the initial model
+        0.0
+        """
         engine = self._engine
         code = self._known_code(y)
         if engine is None or code is None:
             return self._careful_predict_learn_one(x, y)
+        if type(x) is dict:
+            x = self._dict_values(x)
         return self._decode_one(engine.predict_learn_one(x, code))
 
     def _careful_predict_learn_one(self, x, y):
         """First sample or new label: validate x and y completely before anything changes."""
         engine = self._engine
+        names = None
+        if type(x) is dict:
+            names = self._feature_names_for(x)
+            x = _values_in_order(x, names)
         x = check_sample(x, None if engine is None else engine.n_features)
         code, commit = self._prepare_target(y)
         engine = self._engine_for(x.shape[0])
         y_hat = engine.predict_learn_one(x, code)
         commit()
+        if names is not None:
+            self._feature_names = names
         return self._decode_one(y_hat)
 
     def learn_one(self, x, y):
+        """Learn one sample (river's protocol, with scikit-learn's chaining).
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_learn_one``).
+        y : float, or a label for a classifier
+            The sample's target.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For a bad sample or target; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Raker
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> for x, y in [({"a": 0.1, "b": 0.2}, 1.0), ({"b": 0.0, "a": 0.3}, 0.5)]:
+        ...     _ = model.learn_one(x, y)
+        >>> model.n_samples_seen_
+        2
+        """
         self.predict_learn_one(x, y)
         return self
 
@@ -184,11 +380,64 @@ class OnlineEstimator:
         return out
 
     def predict(self, X) -> np.ndarray:
-        """Predictions for every row of X, without learning."""
+        """Predictions for every row of X, without learning (looped in C).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+            Real values, or labels of ``classes_`` for a classifier.
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input (wrong width, NaN, ...).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, Raker
+        >>> X = np.random.default_rng(0).uniform(size=(20, 3))
+        >>> Raker([Gaussian(1.0)], n_components=8, random_state=0).fit(X, X.sum(1)).predict(X).shape
+        (20,)
+        """
         return self._decode_many(self._scores(X))
 
     def predict_learn(self, X, y) -> np.ndarray:
-        """Prequential pass: for each row, predict, then learn its target; returns the predictions."""
+        """Prequential pass: for each row in turn, predict, then learn its target (looped in C).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Targets, or labels for a classifier.
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+            Each row's prediction made before learning it: the online (prequential) predictions.
+
+        Raises
+        ------
+        ValueError
+            For bad input; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, Raker
+        >>> X = np.random.default_rng(0).uniform(size=(20, 3))
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> online = model.predict_learn(X, X.sum(1))
+        >>> one_by_one = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> bool(np.array_equal(online, [one_by_one.predict_learn_one(x, x.sum()) for x in X]))
+        True
+        """
         engine = self._engine
         X = check_matrix(X, n_features=None if engine is None else engine.n_features,
                          owner=type(self).__name__)
@@ -199,11 +448,61 @@ class OnlineEstimator:
         return self._decode_many(out)
 
     def partial_fit(self, X, y):
+        """Continue learning: one online pass over the rows of (X, y), in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, Raker
+        >>> X = np.random.default_rng(0).uniform(size=(20, 3))
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model = model.partial_fit(X[:10], X[:10].sum(1)).partial_fit(X[10:], X[10:].sum(1))
+        >>> model.n_samples_seen_
+        20
+        """
         self.predict_learn(X, y)
         return self
 
     def fit(self, X, y):
-        """Start afresh and learn the stream (X, y) in one online pass."""
+        """Start afresh and learn the stream (X, y) in one online pass.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input or parameters; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, Raker
+        >>> X = np.random.default_rng(0).uniform(size=(20, 3))
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0).fit(X, X.sum(1))
+        >>> model.fit(X, X.sum(1)).n_samples_seen_       # a refit starts afresh
+        20
+        """
         X = check_matrix(X)
         fresh = type(self)(**self.get_params())  # validate as a fresh model would, before forgetting
         fresh._check_params()
@@ -211,9 +510,81 @@ class OnlineEstimator:
         self._reset()
         return self.partial_fit(X, y)
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
+
+        R^2 = 1 - sum w (y - y_hat)^2 / sum w (y - mean_w(y))^2; a constant y gives 1.0 when it is
+        predicted exactly, else 0.0; a single sample gives NaN (R^2 is undefined).  This is the
+        default score of ``cross_val_score`` and ``GridSearchCV``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), default None
+            Non-negative weights; None weighs every sample 1.
+
+        Returns
+        -------
+        float
+            At most 1.0.
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, Raker
+        >>> X = np.random.default_rng(0).uniform(size=(50, 2))
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0).fit(X, X.sum(1))
+        >>> model.score(X, X.sum(1)) <= 1.0
+        True
+        """
+        y_hat = self.predict(X)
+        y = check_targets(y, y_hat.shape[0])
+        weight = _sample_weight(sample_weight, y.shape[0])
+        if y.shape[0] < 2:
+            return float("nan")
+        residual = np.dot(weight, (y - y_hat) ** 2)
+        spread = np.dot(weight, (y - np.average(y, weights=weight)) ** 2)
+        if spread == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / spread)
+
     # -- persistence ------------------------------------------------------------------------------
     def save(self, path) -> None:
-        """Write the model to ``path`` (see ``fastomkl.persistence`` for the format)."""
+        """Write the model to ``path`` (see ``fastomkl.persistence`` for the format).
+
+        ``fastomkl.load(path)`` reads it back; the loaded model predicts and learns bit-identically.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            If a parameter cannot be saved (it is not JSON data).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from fastomkl import Gaussian, Raker, load
+        >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0).learn_one([0.1], 1.0)
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+        >>> model.save(path)
+        >>> load(path).predict_one([0.5]) == model.predict_one([0.5])
+        True
+        """
         from fastomkl.persistence import save
         save(self, path)
 
@@ -242,6 +613,30 @@ class OnlineEstimator:
 
 def _nothing() -> None:
     pass
+
+
+def _sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """The weights of a score: ones for None, else n_samples finite non-negative values."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weight = check_targets(sample_weight, n_samples, name="sample_weight")
+    if (weight < 0).any() or not weight.sum() > 0:
+        raise ValueError("sample_weight must be non-negative with a positive sum")
+    return weight
+
+
+def _values_in_order(x: dict, names: tuple) -> list:
+    """x's values for the keys ``names``, in that order; x must have exactly those keys."""
+    if len(x) == len(names):
+        try:
+            return [x[name] for name in names]
+        except KeyError:
+            pass
+    known = set(names)
+    missing = [name for name in names if name not in x]
+    unknown = [key for key in x if key not in known]
+    raise ValueError(f"a dict sample must have exactly the model's features "
+                     f"{list(names)}: missing {missing}, unknown {unknown}")
 
 
 def _same(a, b) -> bool:
@@ -323,6 +718,32 @@ class BinaryClassifier(OnlineEstimator):
         return np.array([codes[_label(v)] for v in y], dtype=np.float64)
 
     def partial_fit(self, X, y, classes=None):
+        """Continue learning: one online pass over the rows of (X, y), in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Labels, at most two distinct ones over the model's life.
+        classes : array-like of two labels, default None
+            Fixes ``classes_`` (in scikit-learn's order) on the first call; later calls ignore it.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input or a third class; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model.partial_fit([[0.0, 0.1]], ["no"], classes=["no", "yes"]).classes_.tolist()
+        ['no', 'yes']
+        """
         if classes is not None and not hasattr(self, "_codes"):
             X = check_matrix(X)
             self._encode_many(np.asarray(classes), len(classes))
@@ -340,14 +761,107 @@ class BinaryClassifier(OnlineEstimator):
             return np.where(scores > 0, 1.0, -1.0)
         return np.where(scores > 0, classes[-1], classes[0])
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).
+
+        The (weighted) fraction of rows whose predicted label equals y's.  This is the default
+        score of ``cross_val_score`` and ``GridSearchCV``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), default None
+            Non-negative weights; None weighs every sample 1.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> 0.0 <= model.score(X, y) <= 1.0
+        True
+        """
+        y_hat = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != y_hat.shape:
+            raise ValueError(f"y must be 1-D with {y_hat.shape[0]} labels, got shape {y.shape}")
+        weight = _sample_weight(sample_weight, y.shape[0])
+        return float(np.average(y == y_hat, weights=weight))
+
     def decision_function(self, X) -> np.ndarray:
-        """The real-valued scores (positive: ``classes_[-1]``)."""
+        """The real-valued scores of every row of X (positive: ``classes_[-1]``), without learning.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples,)
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], [False, True]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> bool(((model.decision_function(X) > 0) == model.predict(X)).all())
+        True
+        """
         return self._scores(X)
 
     def decision_function_one(self, x) -> float:
+        """The real-valued score of one sample (positive: ``classes_[-1]``), without learning.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_one``).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For a bad sample.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model = model.partial_fit([[0.0, 0.1], [1.0, 0.9]], ["no", "yes"])
+        >>> score = model.decision_function_one([1.0, 0.9])
+        >>> model.predict_one([1.0, 0.9]) == ("yes" if score > 0 else "no")
+        True
+        """
         engine = self._engine
         if engine is None:
-            engine = self._engine_for_sample(x)
+            raise self._not_fitted()
+        if type(x) is dict:
+            x = self._dict_values(x)
         return engine.predict_one(x)
 
 

@@ -88,6 +88,25 @@ class _OMKRBase:
 
     @property
     def weights_(self) -> np.ndarray:
+        """Normalised kernel weights w_bar (non-negative, summing to 1).
+
+        Returns
+        -------
+        ndarray of float, shape (n_kernels,)
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Laplacian, OMKR
+        >>> model = OMKR([Gaussian(1.0), Laplacian(1.0)])
+        >>> model = model.learn_one([0.1, 0.2], 1.0)
+        >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
+        ((2,), True)
+        """
         log_w = np.asarray(self._fitted_engine().combiner.log_w)
         w = np.exp(log_w - log_w.max())
         return w / w.sum()
@@ -195,6 +214,25 @@ class _RFOMKRBase(RFFModelMixin):
 
     @property
     def weights_(self) -> np.ndarray:
+        """Normalised kernel weights w_bar (non-negative, summing to 1).
+
+        Returns
+        -------
+        ndarray of float, shape (n_kernels,)
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Laplacian, RFOMKR
+        >>> model = RFOMKR([Gaussian(1.0), Laplacian(1.0)], n_components=8, random_state=0)
+        >>> model = model.learn_one([0.1, 0.2], 1.0)
+        >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
+        ((2,), True)
+        """
         log_w = np.asarray(self._fitted_engine().combiner.log_w)
         w = np.exp(log_w - log_w.max())
         return w / w.sum()

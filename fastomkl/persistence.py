@@ -3,7 +3,9 @@
 A model file is a NumPy ``.npz`` archive (read with ``allow_pickle=False``) holding:
 
 * ``__header__``: a JSON document: ``{"format": "fastomkl-model", "version": 1, "class": ...,
-  "params": ..., "n_features_in": ..., "classes": ..., "rng_state": ..., "sha256": ...}``.
+  "params": ..., "n_features_in": ..., "classes": ..., "feature_names": ..., "rng_state": ...,
+  "sha256": ...}``.  ``feature_names`` (optional) are the names of a model that learnt from dict
+  samples, in its feature order.
   ``class`` must name a fastomkl estimator; ``params`` holds only JSON values (kernels as
   ``{"kind", "sigma"}``); ``sha256`` is the digest of every array, in name order, so a tampered
   archive is refused even when its zip checksums were rewritten.
@@ -41,6 +43,7 @@ def save(model, path) -> None:
         "params": {k: _encode_param(k, v) for k, v in model.get_params().items()},
         "n_features_in": None if engine is None else int(engine.n_features),
         "classes": None if classes is None else [_plain(c) for c in classes],
+        "feature_names": _feature_names(model),
         "rng_state": None if engine is None else _plain(engine.rng_state),
         "sha256": _digest(arrays),
     }
@@ -84,6 +87,13 @@ def load(path):
                                    for i, c in enumerate(header["classes"])})
         if header["n_features_in"] is not None:
             model._restore_engine(int(header["n_features_in"]), arrays, header["rng_state"])
+        if header.get("feature_names") is not None:
+            names = tuple(header["feature_names"])
+            if model._engine is None or len(names) != model._engine.n_features:
+                raise ValueError("feature_names do not match the number of features")
+            if not all(isinstance(name, (str, int)) for name in names) or len(set(names)) < len(names):
+                raise ValueError("feature_names must be distinct strings or integers")
+            model._feature_names = names
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path}: inconsistent model file ({exc})") from None
     return model
@@ -107,6 +117,16 @@ def _decode_param(name, value):
     if isinstance(value, dict) and "__kernels__" in value:
         return [kernel_from_dict(k) for k in value["__kernels__"]]
     return value
+
+
+def _feature_names(model):
+    """The names of a model that learnt from dict samples (strings or integers), else None."""
+    names = model.__dict__.get("_feature_names")
+    if names is None:
+        return None
+    if not all(isinstance(name, (str, int)) for name in names):
+        raise ValueError(f"feature names {list(names)} cannot be saved (only strings and integers)")
+    return list(names)
 
 
 def _plain(value):

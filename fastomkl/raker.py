@@ -94,6 +94,25 @@ class _RakerBase(RFFModelMixin):
 
     @property
     def weights_(self) -> np.ndarray:
+        """Normalised kernel weights w_bar (non-negative, summing to 1).
+
+        Returns
+        -------
+        ndarray of float, shape (n_kernels,)
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Laplacian, Raker
+        >>> model = Raker([Gaussian(1.0), Laplacian(1.0)], n_components=8, random_state=0)
+        >>> model = model.learn_one([0.1, 0.2], 1.0)
+        >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
+        ((2,), True)
+        """
         return np.array(self._fitted_engine().combiner.w_bar)
 
 
@@ -115,7 +134,34 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
                          regularizer_after_update, shared_draw, rng_protocol, random_state)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities (n_samples, 2) from the logistic link; logistic loss only."""
+        """Class probabilities from the logistic link of the scores; logistic loss only.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples, 2)
+            Columns in the order of ``classes_``; each row sums to 1.
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input, or a loss other than "logistic".
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> proba = model.predict_proba(X)
+        >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
+        True
+        """
         if self.loss != "logistic":
             raise ValueError("predict_proba needs loss='logistic'")
         p = 1.0 / (1.0 + np.exp(-self._scores(X)))

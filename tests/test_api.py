@@ -95,8 +95,17 @@ def test_unfitted_behaviour(stream):
         m.predict(X)
     with pytest.raises(NotFittedError):
         m.weights_
-    assert m.predict_one(X[0]) == 0.0      # the initial model (theta = 0) predicts 0
-    assert m.n_samples_seen_ == 0
+    with pytest.raises(NotFittedError):
+        m.predict_one(X[0])
+    with pytest.raises(NotFittedError):
+        m.score(X, X[:, 0])
+    classifier = RakerClassifier(KERNELS, n_components=4, random_state=0)
+    for method in (classifier.predict_one, classifier.decision_function_one):
+        with pytest.raises(NotFittedError):
+            method(X[0])
+    assert not hasattr(classifier, "n_features_in_")
+    assert m.n_samples_seen_ == 0 and not hasattr(m, "n_features_in_")   # nothing was built
+    assert m.predict_learn_one(X[0], 1.0) == 0.0      # the initial model (theta = 0) predicts 0
 
 
 def test_get_set_params_and_clone(stream):

@@ -136,7 +136,6 @@ def test_vaw2_first_two_rounds_are_zero():
     # vector of round 1, so its b is still 0.  From round 3 on it predicts.
     X, y = stream(T=5)
     model = VAW2(KERNELS, n_components=4, random_state=0)
-    assert model.predict_one(X[0]) == 0.0
     assert model.predict_learn_one(X[0], y[0]) == 0.0
     assert model.predict_learn_one(X[1], y[1]) == 0.0
     assert model.predict_learn_one(X[2], y[2]) != 0.0

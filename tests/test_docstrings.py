@@ -1,0 +1,89 @@
+"""The shared API is documented (numpy style) on every public model, and its examples run."""
+import doctest
+import importlib
+import inspect
+import re
+
+import pytest
+
+import fastomkl
+from fastomkl._base import _REGISTRY, OnlineEstimator
+
+SHARED_API = ["predict_one", "learn_one", "predict_learn_one", "predict", "partial_fit", "fit",
+              "predict_learn", "score", "save", "get_params", "set_params", "n_samples_seen_",
+              "feature_names_in_"]
+OPTIONAL_API = ["decision_function", "decision_function_one", "predict_proba"]
+# The modules whose kernel-weight views this suite holds to the same standard.
+WEIGHTS_MODULES = {"fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr"}
+DOCTEST_MODULES = ["fastomkl._base", "fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr",
+                   "fastomkl.river"]
+
+MODELS = [getattr(fastomkl, name) for name in fastomkl.__all__
+          if inspect.isclass(getattr(fastomkl, name))
+          and issubclass(getattr(fastomkl, name), OnlineEstimator)]
+
+
+def documented_members(cls):
+    """(name, function or property getter) of the API members cls has."""
+    names = SHARED_API + [n for n in OPTIONAL_API if hasattr(cls, n)]
+    weights = inspect.getattr_static(cls, "weights_", None)
+    if isinstance(weights, property) and weights.fget.__module__ in WEIGHTS_MODULES:
+        names.append("weights_")
+    for name in names:
+        member = inspect.getattr_static(cls, name)
+        yield name, member.fget if isinstance(member, property) else member
+
+
+def section(doc: str, title: str) -> bool:
+    return re.search(rf"^\s*{title}\n\s*-{{{len(title)}}}\n", doc, re.MULTILINE) is not None
+
+
+def test_every_model_is_checked():
+    names = {cls.__name__ for cls in MODELS}
+    assert {"Raker", "RakerClassifier", "OMKLGF", "OMKLSFGR", "OMKR", "RFOMKRClassifier",
+            "OnlineKernelRegressor", "VAW", "VAWMeta"} <= names
+    with_weights = {cls.__name__ for cls in MODELS
+                    if "weights_" in dict(documented_members(cls))}
+    assert {"Raker", "OMKLGF", "OMKR", "RFOMKR"} <= with_weights
+
+
+def test_a_missing_docstring_is_reported():
+    class Undocumented(fastomkl.Raker):
+        def predict_one(self, x):
+            return super().predict_one(x)
+
+    _REGISTRY.pop("Undocumented")                  # not a model anyone may load or list
+    with pytest.raises(AssertionError, match="predict_one: no Parameters section"):
+        test_shared_api_has_numpy_docstrings(Undocumented)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_shared_api_has_numpy_docstrings(cls):
+    problems = []
+    for name, member in documented_members(cls):
+        doc = inspect.getdoc(member) or ""
+        parameters = [p for p in inspect.signature(member).parameters.values()
+                      if p.name != "self"]
+        if parameters and not section(doc, "Parameters"):
+            problems.append(f"{name}: no Parameters section")
+        for p in parameters:
+            spelled = ("**" if p.kind is p.VAR_KEYWORD else "") + p.name
+            if section(doc, "Parameters") and not re.search(rf"^\s*{re.escape(spelled)}\b", doc,
+                                                            re.MULTILINE):
+                problems.append(f"{name}: parameter {p.name} not described")
+        if not section(doc, "Returns"):
+            problems.append(f"{name}: no Returns section")
+        if not section(doc, "Examples") or ">>> " not in doc:
+            problems.append(f"{name}: no Examples section with an example")
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("module", DOCTEST_MODULES)
+def test_examples_run(module):
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = finder.find(importlib.import_module(module))
+    for test in tests:
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0, result
