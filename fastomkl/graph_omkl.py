@@ -533,6 +533,7 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
                "\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
                    "{loss_choices}", '"logistic" (default) or "hinge".'))
     _losses = CLASSIFICATION_LOSSES
+    _auto_rate = (0.1, SCHEDULES["inv_sqrt"])     # measured: its logistic losses want less
 
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic", beta=None,
