@@ -143,3 +143,16 @@ def test_reproduce_dispatch(capsys):
         main(["reproduce", "000", "--help"])          # reaches the paper's own parser
     assert exc.value.code == 0
     assert "--table" in capsys.readouterr().out
+
+
+def test_default_run_uses_the_median_dictionary(tmp_path):
+    """The CLI's default dictionary is centred on the data (fastomkl.median_dictionary of the first
+    samples, scaled as the run scales them); --kernels paper000 keeps the paper's 76 kernels."""
+    from fastomkl.datasets import impute_column_means, scale_to_unit_ball
+    from fastomkl.cli import MEDIAN_SAMPLES
+    X, _ = fastomkl.load_dataset("airfoil")
+    expected = fastomkl.median_dictionary(scale_to_unit_ball(impute_column_means(X))[:MEDIAN_SAMPLES])
+    for option, kernels in (([], expected), (["--kernels", "paper000"], None)):
+        path = tmp_path / "model.npz"
+        assert main(["run", "--quiet", "--save", str(path)] + option) == 0
+        assert fastomkl.load(path).kernels == kernels
