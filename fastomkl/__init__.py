@@ -18,6 +18,9 @@ from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClass
 from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
                            RFOMKRClassifier)
 from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
+from fastomkl.bandit import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, OKSClassifier, OKSPlusPlus,
+                             OKSPlusPlusClassifier, RFIOKSClassifier, RFOKSClassifier,
+                             RFOKSPlusPlus, RFOKSPlusPlusClassifier)
 
 __version__ = "0.1.0"
 
@@ -28,4 +31,7 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
+    "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
+    "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
+    "RFIOKSClassifier",
 ]

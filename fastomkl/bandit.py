@@ -122,9 +122,14 @@ class _BanditBase:
         return engine_type(features, experts, self._sampler(config), round_bit_generator)
 
     # -- horizon -----------------------------------------------------------------------------
-    def _check_horizon(self, n_more: int, seen: int | None = None) -> None:
+    def _check_horizon(self, X, seen: int | None = None) -> None:
+        """Refuse a learning call that would take the stream past a given horizon T."""
         T = getattr(self, "T", None)
         if T is None:
+            return
+        try:
+            n_more = 1 if X is None else len(X)
+        except TypeError:              # not a batch: the validation that follows explains
             return
         seen = self.n_samples_seen_ if seen is None else seen
         if seen + n_more > T:
@@ -133,15 +138,15 @@ class _BanditBase:
                              f"the doubling rule, or a larger T)")
 
     def predict_learn_one(self, x, y):
-        self._check_horizon(1)
+        self._check_horizon(None)
         return super().predict_learn_one(x, y)
 
     def predict_learn(self, X, y):
-        self._check_horizon(int(np.shape(X)[0]) if np.ndim(X) == 2 else 0)
+        self._check_horizon(X)
         return super().predict_learn(X, y)
 
     def fit(self, X, y):
-        self._check_horizon(int(np.shape(X)[0]) if np.ndim(X) == 2 else 0, seen=0)
+        self._check_horizon(X, seen=0)
         return super().fit(X, y)
 
     # -- inspection --------------------------------------------------------------------------
