@@ -279,3 +279,16 @@ def test_selection_frequencies_match_p(data):
     counts = np.asarray(sampler.counts)
     assert np.ptp(mean) > 0.05 * n                               # p really moved
     assert (np.abs(counts - mean) <= 4 * np.sqrt(var)).all()
+
+
+def test_scaled_bank_equals_the_bank_of_scaled_frequencies(data):
+    from fastomkl._core.bandit import ScaledRFFBank
+    from fastomkl._core.features import transform_many
+    freqs, X, _, _ = data
+    base = freqs[0] * SIGMAS[0]
+    scaled = ScaledRFFBank(base, SIGMAS)
+    np.testing.assert_allclose(scaled.frequencies, freqs, rtol=1e-15)
+    got, want = np.empty((T, K, 2 * D)), np.empty((T, K, 2 * D))
+    transform_many(scaled, X, got)
+    transform_many(RFFBank(freqs), X, want)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

@@ -1,4 +1,5 @@
 from fastomkl._core.base cimport Combiner, ExpertBank, bitgen_t
+from fastomkl._core.features cimport RFFBank
 
 # Step-size rules of the bandit experts (the sampled kernel's step lambda_{t,k}):
 cdef enum:
@@ -13,10 +14,18 @@ cdef int tsallis_normalise(const double* q, const double* eta, const double* cti
                            double* b, double* q_out, double* mu_out) noexcept nogil
 
 
+cdef class ScaledRFFBank(RFFBank):
+    # One frequency matrix u shared by every kernel, kernel k using u / sigma_k: z_k(x) is computed
+    # as the features of u at x / sigma_k, so one (d, D) matrix serves (and stays in cache for)
+    # all kernels.
+    cdef readonly double[::1] inv_sigma
+
+
 cdef class BanditExperts(ExpertBank):
     # The step-size statistics and the ball radius shared by the bandit experts.
     cdef readonly int loss, rule
     cdef readonly double scale, radius_fixed, gc0
+    cdef double okspp_const                  # 1 / (sqrt(4/3) K^(1/6) (G C_0)^(1/3))
     cdef readonly bint project, legacy_tem1
     cdef readonly double[::1] sums           # (K,) Delta_k (OKS++) or sum of g~^2 (AdaGrad rules)
     cdef readonly double[::1] info           # [C~ (OKS++), max |y| seen, last step size]
@@ -57,6 +66,7 @@ cdef class Exp3Sampler(BanditSampler):
     # OKS (Alg. 1, fixed or horizon-driven delta and eta) and OKS++ (adaptive delta_t, eta_t).
     cdef readonly bint adaptive, omd, legacy_tem1
     cdef readonly double gc0, radius_fixed, loss_scale_fixed, eta_fixed
+    cdef double log_k
     cdef readonly long horizon
     cdef readonly double[::1] cum_loss        # (K,) cumulative importance-weighted loss L_k
     cdef readonly double[::1] log_q           # (K,) OMD log-weights (q_update="omd")

@@ -27,11 +27,25 @@ largest |y| (radius) or loss (scale) seen so far, this round included.
 import numpy as np
 
 from fastomkl._core.base cimport (Combiner, ExpertBank, bitgen_t, loss_value, loss_derivative,
-                                  softmax_in_place, LOSS_LOGISTIC)
+                                  LOSS_LOGISTIC)
 from libc.math cimport sqrt, pow, exp, log, fabs, cbrt, isfinite, INFINITY
+from libc.stdlib cimport malloc, free
+from fastomkl._core.features cimport RFFBank
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double *a, const double *b, int n)
+
+cdef extern from "fastomkl_kernels.h" nogil:
+    void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
+                      double *z)
+
+cdef extern from "fastomkl_bandit.h" nogil:
+    void fastomkl_pow_array(const double *x, int n, double e, double *out)
+    double fastomkl_tsallis_sum(const double *b, const double *eta, int n, double mu, double e,
+                                double *slope)
+    void fastomkl_step_clip(double *w, const double *z, int n, double step, double bound,
+                            int project)
+    double fastomkl_gibbs(const double *v, int n, double scale, double *out)
 
 cdef long FIRST_HORIZON = 64       # the doubling rule's first horizon (IOKS needs T >= 40)
 
@@ -68,18 +82,33 @@ def _check_common(owner, state, live, nonneg=(), probability=(), counts=()):
 
 
 # ------------------------------------------------------------------------------------------------
-cdef inline double _tsallis_sum(const double* b, const double* eta, int K, double mu, double e_out,
-                                double* slope) noexcept nogil:
-    """F(mu) = sum_i (b_i - eta_i mu)^e_out and F'(mu) = -e_out sum_i eta_i (b_i - eta_i mu)^(e_out-1)."""
+cdef enum: SCALAR_BELOW = 16        # fewer kernels: scalar libm beats the vectorised C loops
+
+
+cdef inline double _power_sum(const double* b, const double* eta, int K, double mu, double e,
+                              double* slope) noexcept nogil:
+    """fastomkl_tsallis_sum, with scalar pow for a handful of kernels."""
     cdef double total = 0.0, d = 0.0, base, v
     cdef int i
+    if K >= SCALAR_BELOW:
+        return fastomkl_tsallis_sum(b, eta, K, mu, e, slope)
     for i in range(K):
         base = b[i] - eta[i] * mu
-        v = pow(base, e_out)
+        v = pow(base, e)
         total += v
         d += eta[i] * v / base
-    slope[0] = -e_out * d
+    slope[0] = -e * d
     return total
+
+
+cdef inline void _powers(const double* x, int K, double e, double* out) noexcept nogil:
+    """out_i = x_i^e (fastomkl_pow_array, with scalar pow for a handful of kernels)."""
+    cdef int i
+    if K >= SCALAR_BELOW:
+        fastomkl_pow_array(x, K, e, out)
+        return
+    for i in range(K):
+        out[i] = pow(x[i], e)
 
 
 cdef int tsallis_normalise(const double* q, const double* eta, const double* ctilde, int K,
@@ -93,30 +122,35 @@ cdef int tsallis_normalise(const double* q, const double* eta, const double* cti
     argument.  As the released code: accept hi, then 0, when |F - 1| <= tol; otherwise iterate
     (bisection, or with `newton` safeguarded Newton steps, rtsafe-style) until |F - 1| <= tol, the
     bracket is below 1e-15 max(1, hi), or max_iter evaluations.  `renormalize` divides q_out by its
-    sum.  q_out may alias q, and the scratch b (length K) may alias ctilde.  Returns the number of evaluations of F.
+    sum.  q_out may alias q, and the scratch b (length K) may alias ctilde.  Returns the number of
+    evaluations of F.
     """
     cdef double e_in = 1.0 / alpha - 1.0, e_out = alpha / (1.0 - alpha)
     cdef double hi = 0.0, lo = 0.0, pole = INFINITY, mu, F, dF, dx, dxold, total, c
     cdef int i, evals
     for i in range(K):
-        c = ctilde[i]
-        b[i] = pow(q[i], e_in) + eta[i] * c
-        if c > hi:
-            hi = c
+        if ctilde[i] > hi:
+            hi = ctilde[i]
+    if b != ctilde:
+        for i in range(K):
+            b[i] = ctilde[i]
+    _powers(q, K, e_in, q_out)                     # q_out as scratch for q^(1/alpha - 1)
+    for i in range(K):
+        b[i] = q_out[i] + eta[i] * b[i]
         if eta[i] > 0.0 and b[i] / eta[i] < pole:
             pole = b[i] / eta[i]
     if pole * (1.0 - 1e-12) < hi:
         hi = pole * (1.0 - 1e-12)
     mu = hi
-    F = _tsallis_sum(b, eta, K, mu, e_out, &dF)
+    F = _power_sum(b, eta, K, mu, e_out, &dF)
     evals = 1
     if not fabs(F - 1.0) <= tol:
         mu = 0.0
-        F = _tsallis_sum(b, eta, K, mu, e_out, &dF)
+        F = _power_sum(b, eta, K, mu, e_out, &dF)
         evals = 2
         if not fabs(F - 1.0) <= tol:
             mu = hi                       # iterate from the upper end (F > 1 there)
-            F = _tsallis_sum(b, eta, K, mu, e_out, &dF)
+            F = _power_sum(b, eta, K, mu, e_out, &dF)
             evals = 3
             dxold = hi - lo
             dx = dxold
@@ -131,7 +165,7 @@ cdef int tsallis_normalise(const double* q, const double* eta, const double* cti
                     dxold = dx
                     dx = 0.5 * (hi - lo)
                     mu = lo + dx
-                F = _tsallis_sum(b, eta, K, mu, e_out, &dF)
+                F = _power_sum(b, eta, K, mu, e_out, &dF)
                 evals += 1
                 if F < 1.0:
                     lo = mu
@@ -141,7 +175,9 @@ cdef int tsallis_normalise(const double* q, const double* eta, const double* cti
                     break
     total = 0.0
     for i in range(K):
-        q_out[i] = pow(b[i] - eta[i] * mu, e_out)
+        q_out[i] = b[i] - eta[i] * mu
+    _powers(q_out, K, e_out, q_out)
+    for i in range(K):
         total += q_out[i]
     if renormalize:
         for i in range(K):
@@ -151,8 +187,12 @@ cdef int tsallis_normalise(const double* q, const double* eta, const double* cti
 
 
 def solve_tsallis(q, eta, ctilde, double alpha=8.0, double tol=1e-5, int max_iter=200,
-                  bint newton=True, bint renormalize=True):
-    """Python access to ``tsallis_normalise``: returns (q_next, mu*, evaluations of F)."""
+                  bint newton=True, bint renormalize=True, long repeat=1):
+    """Python access to ``tsallis_normalise``: returns (q_next, mu*, evaluations of F).
+
+    ``repeat`` > 1 solves the same problem that many times in one compiled loop (to time the
+    solver without the cost of this Python call).
+    """
     cdef double[::1] qv = np.ascontiguousarray(q, dtype=np.float64)
     cdef double[::1] ev = np.ascontiguousarray(eta, dtype=np.float64)
     cdef double[::1] cv = np.ascontiguousarray(ctilde, dtype=np.float64)
@@ -166,14 +206,61 @@ def solve_tsallis(q, eta, ctilde, double alpha=8.0, double tol=1e-5, int max_ite
     cdef double[::1] ov = out
     cdef double[::1] scratch = np.empty(K)
     cdef double mu
-    cdef int evals
+    cdef int evals = 0
+    cdef long r
     with nogil:
-        evals = tsallis_normalise(&qv[0], &ev[0], &cv[0], K, alpha, tol, max_iter, newton,
-                                  renormalize, &scratch[0], &ov[0], &mu)
+        for r in range(max(repeat, 1)):
+            evals = tsallis_normalise(&qv[0], &ev[0], &cv[0], K, alpha, tol, max_iter, newton,
+                                      renormalize, &scratch[0], &ov[0], &mu)
     return out, mu, evals
 
 
 # ------------------------------------------------------------------------------------------------
+cdef enum: STACK_FEATURES = 1024      # inputs up to this width are scaled in a stack buffer
+
+
+cdef class ScaledRFFBank(RFFBank):
+    """Random Fourier features of kernels that share one draw u (D, d), kernel k using u / sigma_k.
+
+    z_k(x) = [cos(u (x / sigma_k)); sin(u (x / sigma_k))] / sqrt(D): one stored matrix, so a model
+    that evaluates one kernel per round keeps it in cache whatever the number of kernels.  The
+    public ``frequencies`` are u / sigma_k, shape (n_kernels, n_components, n_features).
+    """
+
+    def __init__(self, base, sigmas):
+        base = np.asarray(base, dtype=np.float64)
+        if base.ndim != 2:
+            raise ValueError("base must have shape (n_components, n_features)")
+        RFFBank.__init__(self, base[None])
+        sigmas = np.ascontiguousarray(sigmas, dtype=np.float64)
+        self.inv_sigma = 1.0 / sigmas
+        self.n_kernels = sigmas.shape[0]
+
+    @property
+    def frequencies(self):
+        base = np.asarray(self.weights)[0, :, :self.n_components].T
+        view = base[None] * np.asarray(self.inv_sigma)[:, None, None]
+        view.flags.writeable = False
+        return view
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        cdef double stack[STACK_FEATURES]
+        cdef double* xs = stack
+        cdef int j, d = self.n_features
+        if d > STACK_FEATURES:
+            xs = <double*>malloc(d * sizeof(double))
+            if xs == NULL:                      # out of memory: the kernel predicts 0
+                for j in range(2 * self.n_components):
+                    z[j] = 0.0
+                return
+        for j in range(d):
+            xs[j] = x[j] * self.inv_sigma[k]
+        fastomkl_rff(&self.weights[0, 0, 0], xs, d, self.n_components, self.weights.shape[2],
+                     self.scale, z)
+        if xs != stack:
+            free(xs)
+
+
 cdef class BanditExperts(ExpertBank):
     """Step-size rules and the projection radius common to the bandit experts.
 
@@ -198,6 +285,7 @@ cdef class BanditExperts(ExpertBank):
         self.legacy_tem1 = legacy_tem1
         self.sums = np.zeros(n_experts)
         self.info = np.zeros(3)
+        self.okspp_const = 1.0 / (sqrt(4.0 / 3.0) * pow(n_experts, 1.0 / 6.0) * cbrt(gc0))
 
     cdef double radius(self) noexcept nogil:
         return self.radius_fixed if self.radius_fixed > 0.0 else self.info[1]
@@ -225,10 +313,9 @@ cdef class BanditExperts(ExpertBank):
                 a3 = self.gc0 * U * U * K * K
             if 8.0 * self.info[0] > a3:
                 a3 = 8.0 * self.info[0]
-            if U > 0.0 and a3 > 0.0:
-                lam = (pow(U, 4.0 / 3.0) * pow(a3, -1.0 / 6.0)
-                       / (sqrt(4.0 / 3.0) * pow(K, 1.0 / 6.0) * cbrt(self.gc0)
-                          * sqrt(1.0 + self.sums[k])))
+            if U > 0.0 and a3 > 0.0:            # U^(4/3) a3^(-1/6) through cbrt and sqrt
+                lam = (U * cbrt(U) / sqrt(cbrt(a3)) * self.okspp_const
+                       / sqrt(1.0 + self.sums[k]))
         self.info[2] = lam
         return lam
 
@@ -262,17 +349,8 @@ cdef class BanditRFFExperts(BanditExperts):
                       long t, double weight) noexcept nogil:
         cdef double g = loss_derivative(self.loss, f, y) * weight
         cdef double step = self.step_size(k, f, y, weight, g) * g
-        cdef double bound = self.radius() / sqrt(self.clip_count), v
-        cdef double* w = &self.w[k, 0]
-        cdef int j
-        for j in range(self.dim):
-            v = w[j] - step * z[j]
-            if self.project:
-                if v > bound:
-                    v = bound
-                elif v < -bound:
-                    v = -bound
-            w[j] = v
+        fastomkl_step_clip(&self.w[k, 0], z, self.dim, step,
+                           self.radius() / sqrt(self.clip_count), self.project)
         return loss_value(self.loss, f, y)
 
 
@@ -537,6 +615,7 @@ cdef class Exp3Sampler(BanditSampler):
         self.eta_fixed = eta_fixed
         self.omd = omd
         self.legacy_tem1 = legacy_tem1
+        self.log_k = log(n_experts)
         self.cum_loss = np.zeros(n_experts)
         self.log_q = np.zeros(n_experts)
         self.stats = np.zeros(7)
@@ -567,12 +646,13 @@ cdef class Exp3Sampler(BanditSampler):
             if self.legacy_tem1:
                 A = exp(-y * preds[I])
             else:
-                A = cbrt(self.gc0) * pow(U * K, 2.0 / 3.0)
+                A = cbrt(U * K)
+                A = cbrt(self.gc0) * A * A
             if A > 0.0 or st[0] > 0.0:
                 delta = 0.5 * A / (A if A > 2.0 * cbrt(st[0]) else 2.0 * cbrt(st[0]))
             else:
                 delta = 0.5
-            eta = self.eta_fixed if self.eta_fixed > 0.0 else sqrt(2.0 * log(K) / (1.0 + st[1]))
+            eta = self.eta_fixed if self.eta_fixed > 0.0 else sqrt(2.0 * self.log_k / (1.0 + st[1]))
         else:
             h = <double>_horizon(self.horizon, <long>st[6], t)
             st[6] = h
@@ -582,20 +662,16 @@ cdef class Exp3Sampler(BanditSampler):
             if self.eta_fixed > 0.0:
                 eta = self.eta_fixed
             else:
-                eta = sqrt(2.0 * (1.0 - delta) * log(K) / (K * h))
+                eta = sqrt(2.0 * (1.0 - delta) * self.log_k / (K * h))
                 A = self.loss_scale_fixed if self.loss_scale_fixed > 0.0 else st[3]
                 eta = eta / A if A > 0.0 else eta
         if self.omd:
             self.log_q[I] -= eta * ct
-            for i in range(K):
-                self.q[i] = self.log_q[i]
-            A = softmax_in_place(&self.q[0], K)
+            A = fastomkl_gibbs(&self.log_q[0], K, 1.0, &self.q[0])
             for i in range(K):
                 self.log_q[i] -= A
         else:
-            for i in range(K):
-                self.q[i] = -eta * self.cum_loss[i]
-            softmax_in_place(&self.q[0], K)
+            fastomkl_gibbs(&self.cum_loss[0], K, -eta, &self.q[0])
         st[4] = eta
         st[5] = delta
         self.mix(delta)
