@@ -18,9 +18,10 @@ from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClass
 from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
                            RFOMKRClassifier)
 from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
-from fastomkl.bandit import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, OKSClassifier, OKSPlusPlus,
-                             OKSPlusPlusClassifier, RFIOKSClassifier, RFOKSClassifier,
-                             RFOKSPlusPlus, RFOKSPlusPlusClassifier)
+from fastomkl.bandit import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks,
+                             LKMBooksClassifier, OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier,
+                             RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus,
+                             RFOKSPlusPlusClassifier)
 
 __version__ = "0.1.0"
 
@@ -33,5 +34,5 @@ __all__ = [
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
     "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
     "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
-    "RFIOKSClassifier",
+    "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
 ]

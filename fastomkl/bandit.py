@@ -55,8 +55,8 @@ import math
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, Exp3Sampler,
-                                   ScaledRFFBank, TsallisSampler)
+from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, BudgetedExpansion,
+                                   BudgetMixture, Exp3Sampler, ScaledRFFBank, TsallisSampler)
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import ExpansionEngine, NullFeatures
 from fastomkl._rff_models import RFFModelMixin, check_loss
@@ -65,7 +65,8 @@ from fastomkl.kernels import Gaussian, paper001_dictionary
 
 __all__ = ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS",
            "IOKSClassifier", "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus",
-           "RFOKSPlusPlusClassifier", "RFIOKS", "RFIOKSClassifier"]
+           "RFOKSPlusPlusClassifier", "RFIOKS", "RFIOKSClassifier", "LKMBooks",
+           "LKMBooksClassifier"]
 
 # Step-size rules of the compiled experts (fastomkl/_core/bandit.pxd).
 _STEP_FIXED, _STEP_ADAGRAD_NORM, _STEP_OKSPP, _STEP_ADAGRAD_U = 0, 1, 2, 3
@@ -85,43 +86,9 @@ def _optional_horizon(T) -> int:
     return 0 if T is None else check_int(T, "T", 40)
 
 
-class _BanditBase:
-    """Parameters, engine assembly, horizon checks and inspection shared by every bandit model."""
+class _Horizon:
+    """Learning calls refuse to take the stream past a given horizon ``T`` (None: no limit)."""
 
-    _regression_losses: tuple = ()
-    _classification_losses: tuple = ()
-
-    # -- configuration -----------------------------------------------------------------------
-    @property
-    def _is_classifier(self) -> bool:
-        return isinstance(self, BinaryClassifier)
-
-    def _loss_name(self) -> str:
-        if self.loss is None:
-            return "logistic" if self._is_classifier else "squared"
-        allowed = self._classification_losses if self._is_classifier else self._regression_losses
-        return check_choice(self.loss, "loss", allowed)
-
-    def _radius(self) -> float:
-        """U: None is "auto" for regressors (largest |y| seen) and 15 for classifiers."""
-        if self.U is None:
-            return _CLASSIFIER_U if self._is_classifier else 0.0
-        return _auto_or_positive(self.U, "U")
-
-    def _check_params(self) -> dict:
-        name = self._loss_name()
-        config = {"loss_name": name, "loss": check_loss(name, (name,)),
-                  "predict_mixture": check_choice(self.predict_with, "predict_with",
-                                                  ("argmax", "mixture")) == "mixture"}
-        config.update(self._representation_config())
-        config.update(self._algorithm_config(config))
-        return config
-
-    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        features, experts, engine_type = self._representation(config, n_features, feature_rng)
-        return engine_type(features, experts, self._sampler(config), round_bit_generator)
-
-    # -- horizon -----------------------------------------------------------------------------
     def _check_horizon(self, X, seen: int | None = None) -> None:
         """Refuse a learning call that would take the stream past a given horizon T."""
         T = getattr(self, "T", None)
@@ -148,6 +115,54 @@ class _BanditBase:
     def fit(self, X, y):
         self._check_horizon(X, seen=0)
         return super().fit(X, y)
+
+
+class _KernelModel(_Horizon):
+    """Losses by task (``loss=None``: squared for regressors, logistic for classifiers) and the
+    kernels (paper 001's six Gaussians by default)."""
+
+    _regression_losses: tuple = ()
+    _classification_losses: tuple = ()
+
+    @property
+    def _is_classifier(self) -> bool:
+        return isinstance(self, BinaryClassifier)
+
+    def _loss_name(self) -> str:
+        if self.loss is None:
+            return "logistic" if self._is_classifier else "squared"
+        allowed = self._classification_losses if self._is_classifier else self._regression_losses
+        return check_choice(self.loss, "loss", allowed)
+
+    @property
+    def kernels_(self) -> list:
+        """The kernels in use (``kernels``, or paper 001's six Gaussians when None)."""
+        return paper001_dictionary() if self.kernels is None else check_kernels(self.kernels)
+
+
+class _BanditBase(_KernelModel):
+    """Parameters, engine assembly and inspection shared by every bandit model."""
+
+    # -- configuration -----------------------------------------------------------------------
+
+    def _radius(self) -> float:
+        """U: None is "auto" for regressors (largest |y| seen) and 15 for classifiers."""
+        if self.U is None:
+            return _CLASSIFIER_U if self._is_classifier else 0.0
+        return _auto_or_positive(self.U, "U")
+
+    def _check_params(self) -> dict:
+        name = self._loss_name()
+        config = {"loss_name": name, "loss": check_loss(name, (name,)),
+                  "predict_mixture": check_choice(self.predict_with, "predict_with",
+                                                  ("argmax", "mixture")) == "mixture"}
+        config.update(self._representation_config())
+        config.update(self._algorithm_config(config))
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        features, experts, engine_type = self._representation(config, n_features, feature_rng)
+        return engine_type(features, experts, self._sampler(config), round_bit_generator)
 
     # -- inspection --------------------------------------------------------------------------
     @property
@@ -185,10 +200,6 @@ class _BanditBase:
         return (U ** (4 / 3) * a3 ** (-1 / 6)
                 / (math.sqrt(4 / 3) * K ** (1 / 6) * experts.gc0 ** (1 / 3) * np.sqrt(1 + sums)))
 
-    @property
-    def kernels_(self) -> list:
-        """The kernels in use (``kernels``, or paper 001's six Gaussians when None)."""
-        return paper001_dictionary() if self.kernels is None else check_kernels(self.kernels)
 
 
 # -- the three algorithms ----------------------------------------------------------------------
@@ -298,18 +309,24 @@ class _IOKSRule(_BanditBase):
 
 
 # -- the two representations -------------------------------------------------------------------
+def _gaussian_gammas(kernels) -> np.ndarray:
+    """gamma_k = 1 / (2 sigma_k^2) of Gaussian kernels (ValueError for any other kernel)."""
+    for k in kernels:
+        if type(k) is not Gaussian:
+            raise ValueError(f"the kernel-expansion models use Gaussian kernels, got {k!r}")
+    return np.array([1.0 / (2.0 * k.sigma ** 2) for k in kernels])
+
+
 class _Expansion:
     """Exact Gaussian kernel expansions, one support set per kernel (projected on ||f|| <= U)."""
 
     def _representation_config(self) -> dict:
         kernels = self.kernels_
-        for k in kernels:
-            if type(k) is not Gaussian:
-                raise ValueError(f"the kernel versions use Gaussian kernels, got {k!r}")
+        _gaussian_gammas(kernels)
         return {"kernels": kernels}
 
     def _representation(self, config, n_features, feature_rng):
-        gamma = np.array([1.0 / (2.0 * k.sigma ** 2) for k in config["kernels"]])
+        gamma = _gaussian_gammas(config["kernels"])
         experts = BanditExpansionExperts(gamma, n_features, config["loss"], config["rule"],
                                          config["scale"], config["radius"], config["gc0"],
                                          config["project"], config["tem1"])
@@ -352,7 +369,7 @@ class _RandomFeatures(RFFModelMixin):
 
     @property
     def kernels_(self) -> list:
-        return _BanditBase.kernels_.fget(self)
+        return _KernelModel.kernels_.fget(self)
 
 
 # -- public classes ------------------------------------------------------------------------------
@@ -618,3 +635,87 @@ class RFIOKS(_IOKSRF, OnlineEstimator):
 class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
     __doc__ = _doc("RF-IOKS for binary classification.", _IOKS_PARAMS, _IOKS_ATTRS,
                    rf=_RF + _RF_CLIP, losses=_CLS)
+
+
+# -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
+_LKM_NU = {"squared": 1 / 4, "absolute": 1 / 5, "logistic": 1 / 7}
+
+
+class _LKMBooksBase(_KernelModel):
+    _regression_losses = ("squared", "absolute")
+    _classification_losses = ("logistic",)
+
+    def __init__(self, kernels=None, loss=None, B=200, T=None, nu=None, random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.B = B
+        self.T = T
+        self.nu = nu
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        name = self._loss_name()
+        kernels = self.kernels_
+        return {"loss_name": name, "loss": check_loss(name, (name,)),
+                "gamma": _gaussian_gammas(kernels), "B": check_int(self.B, "B", 1),
+                "T": _optional_horizon(self.T),
+                "nu": (_LKM_NU[name] if self.nu is None
+                       else check_float(self.nu, "nu", 0.0, strict=True, maximum=0.999))}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        K = len(config["gamma"])
+        mixture = BudgetMixture(K, config["loss"], config["T"])
+        experts = BudgetedExpansion(mixture, config["gamma"], n_features, config["loss"],
+                                    config["B"], config["nu"], config["T"],
+                                    logistic_step=config["loss_name"] == "logistic")
+        return Engine(NullFeatures(K, n_features), experts, mixture, round_bit_generator)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The kernel weights p of the mixture sum_i p_i f_i."""
+        return np.array(self._fitted_engine().combiner.p)
+
+    @property
+    def support_size_(self) -> int:
+        return int(self._fitted_engine().experts.rows[0])
+
+
+_LKM_DOC = """{title}
+
+    Full information (spec 001 section 3.9, as the authors run it): every kernel predicts from ONE
+    support set of at most B instances with ONE coefficient vector, f_i(x) = sum_j alpha_j
+    k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
+    P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient -lambda loss'(y_hat, y) / P,
+    lambda = sqrt((1 + nu) B) / (sqrt(1 - nu) T) (10 / sqrt(T) for the logistic loss); p follows
+    exponential weights with rate sqrt(8 ln K / T) on the linearised losses.  A round costs
+    O(B d + K B).
+
+    Parameters
+    ----------
+    kernels : list of Gaussian, default None (paper 001's six)
+    loss : {losses}; None is the first.
+    B : int, default 200
+        Budget (support vectors).
+    T : int or None, default None
+        Horizon; None: the doubling rule (constants of the horizon 64 * 2^j >= t).
+    nu : float or None, default None
+        None: 1/4 (squared), 1/5 (absolute), 1/7 (logistic), the released code's.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the admission draws.
+
+    Attributes
+    ----------
+    weights_ : ndarray (n_kernels,)
+    support_size_ : int
+"""
+
+
+class LKMBooks(_LKMBooksBase, OnlineEstimator):
+    __doc__ = _LKM_DOC.format(title="LKMBooks (Li & Liao, MLJ 2022): budgeted multi-kernel "
+                              "regression, the baseline of paper 001's Tables 5-10.",
+                              losses='"squared" or "absolute"')
+
+
+class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):
+    __doc__ = _LKM_DOC.format(title="LKMBooks for binary classification (logistic loss).",
+                              losses='"logistic"')

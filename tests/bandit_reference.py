@@ -287,7 +287,7 @@ class IOKS:
 
 def run(experts, sampler, X, y, seed):
     """The prequential stream: returns the predictions and the sampled kernels."""
-    rng = np.random.Generator(np.random.PCG64(seed))
+    rng = generator(seed)
     preds, chosen = np.empty(len(y)), []
     for t in range(1, len(y) + 1):
         x, target = X[t - 1], y[t - 1]
@@ -300,3 +300,41 @@ def run(experts, sampler, X, y, seed):
         preds[t - 1] = f
         chosen.append(I)
     return preds, np.array(chosen)
+
+
+def generator(seed):
+    """A Generator on PCG64(seed), or on a given bit generator (a model's round stream)."""
+    if isinstance(seed, np.random.BitGenerator):
+        return np.random.Generator(seed)
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def lkmbooks_stream(X, y, gamma, kind, B, nu, seed, T=0, logistic_step=False):
+    """Spec 001 section 3.9: shared budgeted support, p-mixture, exponential weights."""
+    rng = generator(seed)
+    K = len(gamma)
+    p, gmax, S, alpha = np.full(K, 1 / K), 1.0, [], []
+    out = np.empty(len(y))
+    for t in range(1, len(y) + 1):
+        x, target = X[t - 1], y[t - 1]
+        u = rng.random()
+        if S:
+            d2 = ((np.array(S) - x) ** 2).sum(1)
+            f = np.array([np.array(alpha) @ np.exp(-g * d2) for g in gamma])
+        else:
+            f = np.zeros(K)
+        y_hat = p @ f
+        g = dloss(kind, y_hat, target)
+        h = horizon(T, t)
+        P = min(1.0, B / ((1 - nu) * h ** (1 - nu) * t ** nu))
+        if u < P and len(S) < B:
+            lam = 10 / np.sqrt(h) if logistic_step else np.sqrt((1 + nu) * B) / (np.sqrt(1 - nu) * h)
+            S.append(x)
+            alpha.append(-lam * g / P)
+        eta = np.sqrt(8 * np.log(K) / h)
+        ref = f.min() if g > 0 else f.max()
+        p = p * np.exp(-eta * g * (f - ref) / gmax)
+        p /= p.sum()
+        gmax = max(gmax, f.max() - f.min())
+        out[t - 1] = y_hat
+    return out, p, len(S)

@@ -4,9 +4,9 @@ import pytest
 from sklearn.base import clone
 
 import fastomkl
-from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, Gaussian, IOKSClassifier, OKSClassifier,
-                      OKSPlusPlus, OKSPlusPlusClassifier, RFIOKSClassifier, RFOKSClassifier,
-                      RFOKSPlusPlus, RFOKSPlusPlusClassifier)
+from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBooksClassifier,
+                      OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, RFIOKSClassifier,
+                      RFOKSClassifier, RFOKSPlusPlus, RFOKSPlusPlusClassifier)
 from fastomkl.features import RandomFourierFeatures
 from helpers import state_bytes
 
@@ -91,31 +91,53 @@ def test_model_matches_the_reference_with_the_paper_settings(stream):
                                     False),
          lambda K: ref.OKS(K, T=n, ell_max=1.0)),
     ]:
-        fresh = clone(model)
-        fresh._engine_for(X.shape[1])
-        state = fresh._engine.bit_generator.state
         got = model.predict_learn(X, y)
         W = model.features_.frequencies_
-        bitgen = np.random.PCG64()
-        bitgen.state = state
-        rng_seed = bitgen                                   # replay the same round stream
         r_exp, r_samp = experts(W, W.shape[0]), sampler(W.shape[0])
-        preds = _replay(r_exp, r_samp, X, y, rng_seed)
+        preds, _ = ref.run(r_exp, r_samp, X, y, _round_stream(clone(model), X.shape[1]))
         np.testing.assert_allclose(got, preds, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(model.p_, r_samp.p, rtol=0, atol=1e-9)
 
 
-def _replay(experts, sampler, X, y, bit_generator):
-    rng = np.random.Generator(bit_generator)
-    out = np.empty(len(y))
-    for t in range(1, len(y) + 1):
-        cdf = np.cumsum(sampler.p)
-        I = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), sampler.K - 1)
-        f = experts.predict(I, X[t - 1])
-        experts.learn(I, X[t - 1], f, y[t - 1], sampler.p[I])
-        sampler.learn(t, I, f, ref.loss(experts.steps.kind, f, y[t - 1]), y[t - 1])
-        out[t - 1] = f
-    return out
+def _round_stream(fresh, n_features):
+    """The per-round bit generator a fresh copy of a model starts with."""
+    fresh._engine_for(n_features)
+    bit_generator = np.random.PCG64()
+    bit_generator.state = fresh._engine.bit_generator.state
+    return bit_generator
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_lkmbooks_matches_the_reference(stream, loss):
+    X, y = stream
+    model = LKMBooks(B=40, loss=loss, random_state=4)
+    got = model.predict_learn(X, y)
+    gamma = 1.0 / (2.0 * np.array([k.sigma for k in model.kernels_]) ** 2)
+    want, p, n_support = ref.lkmbooks_stream(X, y, gamma, 0 if loss == "squared" else 1, 40,
+                                             0.25 if loss == "squared" else 0.2,
+                                             _round_stream(clone(model), X.shape[1]))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.weights_, p, rtol=0, atol=1e-12)
+    assert model.support_size_ == n_support == 40          # the budget is reached and held
+
+
+def test_lkmbooks_api(labelled_stream, tmp_path):
+    X, y = labelled_stream
+    m = LKMBooksClassifier(B=30, T=400, random_state=0).partial_fit(X[:200], y[:200])
+    path = tmp_path / "lkm.npz"
+    m.save(path)
+    loaded = fastomkl.load(path)
+    np.testing.assert_array_equal(loaded.predict_learn(X[200:], y[200:]),
+                                  m.predict_learn(X[200:], y[200:]))
+    assert state_bytes(loaded) == state_bytes(m)
+    with pytest.raises(ValueError, match="outlive"):
+        m.partial_fit(X[:150], y[:150])
+    state = m._engine.get_state()
+    state["experts.rows"] = np.array([31])
+    with pytest.raises(ValueError, match="rows"):
+        m._engine.set_state(state)
+    with pytest.raises(ValueError, match="loss"):
+        LKMBooksClassifier(loss="hinge").fit(X, y)
 
 
 def test_horizon_is_enforced_without_changing_the_model(stream):

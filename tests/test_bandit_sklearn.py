@@ -16,6 +16,7 @@ PAIR = [Gaussian(1.0), Gaussian(0.3)]
     fo.RFIOKS(PAIR, n_components=10, random_state=0),
     fo.RFOKSClassifier(PAIR, n_components=10, random_state=0),
     fo.IOKSClassifier(PAIR, random_state=0),
+    fo.LKMBooks(PAIR, B=20, random_state=0),
 ], ids=lambda e: repr(e)[:40])
 def test_check_estimator(estimator):
     with warnings.catch_warnings():

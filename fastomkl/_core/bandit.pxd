@@ -1,4 +1,4 @@
-from fastomkl._core.base cimport Combiner, ExpertBank, bitgen_t
+from fastomkl._core.base cimport Combiner, ExpertBank, FullInformation, bitgen_t
 from fastomkl._core.features cimport RFFBank
 
 # Step-size rules of the bandit experts (the sampled kernel's step lambda_{t,k}):
@@ -84,3 +84,29 @@ cdef class TsallisSampler(BanditSampler):
     cdef readonly double[::1] stats           # [max |y|, max loss, horizon, eta base, upsilon,
                                               #  delta, mu*, iterations, c~]
     cdef double[::1] b                        # scratch (K,)
+
+
+cdef class BudgetMixture(FullInformation):
+    # LKMBooks' kernel weights (Li & Liao, MLJ 2022; spec 001 section 3.9): exponential weights on
+    # the linearised losses of the p-mixture, and the round's uniform for the support decision.
+    cdef readonly int loss
+    cdef readonly long horizon
+    cdef readonly double eta_fixed
+    cdef readonly double[::1] p
+    cdef readonly double[::1] stats           # [g_max, the round's uniform]
+    cdef double log_k
+
+
+cdef class BudgetedExpansion(ExpertBank):
+    # LKMBooks' hypotheses: one support set of at most B rows and ONE coefficient vector shared by
+    # all kernels, f_k(x) = sum_j alpha_j exp(-gamma_k ||x_j - x||^2).
+    cdef readonly BudgetMixture mixture
+    cdef readonly double[::1] gamma
+    cdef readonly int n_features, loss, budget
+    cdef readonly long horizon
+    cdef readonly double nu, step_fixed
+    cdef readonly bint logistic_step
+    cdef readonly double[:, ::1] support      # (B, d)
+    cdef readonly double[::1] coef            # (B,)
+    cdef readonly long[::1] rows              # [rows in use]
+    cdef double[::1] sq, f                    # scratch: distances (B,), this round's f_k (K,)

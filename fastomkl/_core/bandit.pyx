@@ -26,7 +26,7 @@ largest |y| (radius) or loss (scale) seen so far, this round included.
 """
 import numpy as np
 
-from fastomkl._core.base cimport (Combiner, ExpertBank, bitgen_t, loss_value, loss_derivative,
+from fastomkl._core.base cimport (Combiner, ExpertBank, FullInformation, bitgen_t, loss_value, loss_derivative,
                                   LOSS_LOGISTIC)
 from libc.math cimport sqrt, pow, exp, log, fabs, cbrt, isfinite, INFINITY
 from libc.stdlib cimport malloc, free
@@ -38,6 +38,11 @@ cdef extern from "fastomkl_kernels.h" nogil:
 cdef extern from "fastomkl_kernels.h" nogil:
     void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                       double *z)
+
+cdef extern from "fastomkl_expansion.h" nogil:
+    double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
+    void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
+                                    double *l1, double *dot)
 
 cdef extern from "fastomkl_bandit.h" nogil:
     void fastomkl_pow_array(const double *x, int n, double e, double *out)
@@ -780,3 +785,142 @@ cdef class TsallisSampler(BanditSampler):
                 self.rho[i] = 2.0 / self.p[i]
                 self.eta[i] *= ups
                 self.n_increases[i] += 1
+
+
+# ------------------------------------------------------------------------------------------------
+cdef class BudgetMixture(FullInformation):
+    """LKMBooks' weights over the kernels (full information: every kernel runs every round).
+
+    y_hat = sum_i p_i f_i.  After the label, with g = loss'(y_hat, y) and g_max (initially 1):
+    c_i = g (f_i - min_j f_j) / g_max if g > 0, else g (f_i - max_j f_j) / g_max (c_i >= 0);
+    p_i <- p_i exp(-eta c_i) normalised, eta = sqrt(8 ln K / T') (T' the horizon, fixed or
+    doubling; ``eta_fixed`` > 0 replaces it); then g_max <- max(g_max, max f - min f).  ``select``
+    also draws the round's uniform, which ``BudgetedExpansion`` compares with its admission
+    probability.
+    """
+
+    def __init__(self, int n_experts, int loss, long horizon=0, double eta_fixed=0.0):
+        self.n_experts = n_experts
+        self.loss = loss
+        self.horizon = horizon
+        self.eta_fixed = eta_fixed
+        self.log_k = log(n_experts)
+        self.p = np.full(n_experts, 1.0 / n_experts)
+        self.stats = np.array([1.0, 0.0])
+
+    def _state_arrays(self):
+        return {"p": self.p, "stats": self.stats}
+
+    def check_state(self, state):
+        FullInformation.check_state(self, state)
+        _check_common(self, state, None, nonneg=("stats",), probability=("p",))
+        if np.asarray(state["stats"])[0] <= 0:
+            raise ValueError(f"{type(self).__name__} state 'stats' must hold g_max > 0")
+
+    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+        self.stats[1] = rng.next_double(rng.state)
+        return FullInformation.select(self, t, rng, active, weight)
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double y_hat = 0.0
+        cdef int j
+        for j in range(n_active):
+            y_hat += self.p[active[j]] * preds[active[j]]
+        return y_hat
+
+    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
+                    const double* losses, double y_hat, double y) noexcept nogil:
+        cdef int K = self.n_experts, i
+        cdef double g = loss_derivative(self.loss, y_hat, y), lo = preds[0], hi = preds[0]
+        cdef double ref, eta, total = 0.0, gmax = self.stats[0]
+        for i in range(1, K):
+            lo = preds[i] if preds[i] < lo else lo
+            hi = preds[i] if preds[i] > hi else hi
+        eta = self.eta_fixed
+        if eta <= 0.0:
+            eta = sqrt(8.0 * self.log_k / <double>_horizon(self.horizon, 0, t))
+        ref = lo if g > 0.0 else hi
+        for i in range(K):
+            self.p[i] *= exp(-eta * g * (preds[i] - ref) / gmax)
+            total += self.p[i]
+        for i in range(K):
+            self.p[i] /= total
+        if hi - lo > gmax:
+            self.stats[0] = hi - lo
+
+
+cdef class BudgetedExpansion(ExpertBank):
+    """LKMBooks' shared budgeted kernel expansion.
+
+    After the label (with every f_k of the round known): y_hat = sum_i p_i f_i with the mixture's
+    p, g = loss'(y_hat, y), P = min(1, B / ((1 - nu) T'^(1 - nu) t^nu)); when the round's uniform
+    is below P and fewer than B rows are stored, x_t joins the support with coefficient
+    -lambda g / P, lambda = ``step_fixed`` or sqrt((1 + nu) B) / (sqrt(1 - nu) T') (square and
+    absolute losses) or 10 / sqrt(T') (``logistic_step``, the logistic code's).  Distances to the support
+    are computed once per sample (when kernel 0 predicts) for every kernel.
+    """
+
+    def __init__(self, BudgetMixture mixture, gamma, int n_features, int loss, int budget,
+                 double nu, long horizon=0, double step_fixed=0.0, bint logistic_step=False):
+        gamma = np.ascontiguousarray(gamma, dtype=np.float64)
+        self.n_experts = gamma.shape[0]
+        self.independent = False
+        self.mixture = mixture
+        self.gamma = gamma
+        self.n_features = n_features
+        self.loss = loss
+        self.budget = budget
+        self.nu = nu
+        self.horizon = horizon
+        self.step_fixed = step_fixed
+        self.logistic_step = logistic_step
+        self.support = np.zeros((budget, n_features))
+        self.coef = np.zeros(budget)
+        self.rows = np.zeros(1, dtype=np.int64)
+        self.sq = np.zeros(budget)
+        self.f = np.zeros(self.n_experts)
+
+    def _state_arrays(self):
+        return {"support": self.support, "coef": self.coef, "rows": self.rows}
+
+    def check_state(self, state):
+        ExpertBank.check_state(self, state)
+        _check_common(self, state, None)
+        n = int(np.asarray(state["rows"])[0])
+        if not 0 <= n <= self.budget:
+            raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
+                             f"got {n}")
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef long n = self.rows[0]
+        if n == 0:
+            self.f[k] = 0.0
+            return 0.0
+        if k == 0:                      # the engine runs the kernels in order, 0 first
+            fastomkl_support_distances(&self.support[0, 0], x, n, self.n_features, &self.sq[0],
+                                       NULL, NULL)
+        self.f[k] = fastomkl_exp_dot(&self.coef[0], &self.sq[0], n, self.gamma[k])
+        return self.f[k]
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef int K = self.n_experts, i
+        cdef long n = self.rows[0]
+        cdef double y_hat = 0.0, g, P, h, lam
+        if k == K - 1:
+            for i in range(K):
+                y_hat += self.mixture.p[i] * self.f[i]
+            g = loss_derivative(self.loss, y_hat, y)
+            h = <double>_horizon(self.horizon, 0, t)
+            P = self.budget / ((1.0 - self.nu) * pow(h, 1.0 - self.nu) * pow(<double>t, self.nu))
+            P = 1.0 if P > 1.0 else P
+            if self.mixture.stats[1] < P and n < self.budget:
+                lam = self.step_fixed
+                if lam <= 0.0:
+                    lam = (10.0 / sqrt(h) if self.logistic_step else
+                           sqrt((1.0 + self.nu) * self.budget) / (sqrt(1.0 - self.nu) * h))
+                for i in range(self.n_features):
+                    self.support[n, i] = x[i]
+                self.coef[n] = -lam * g / P
+                self.rows[0] = n + 1
+        return loss_value(self.loss, f, y)
