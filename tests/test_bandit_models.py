@@ -242,3 +242,14 @@ def test_classifiers_learn_a_separable_problem(cls):
     pred = m.predict_learn(X, labels)
     assert set(m.classes_) == {"no", "yes"}
     assert np.mean(pred[750:] != labels[750:]) < 0.2
+
+
+@pytest.mark.parametrize("cls,kw", [(RFOKS, {"T": 400, "step": 25.0, "ell_max": 1.0}),
+                                    (OKS, {}), (RFIOKS, {}), (OKSPlusPlus, {}),
+                                    (LKMBooks, {"B": 20})])
+def test_huge_targets_never_leave_a_non_finite_state(cls, kw, stream, tmp_path):
+    X, y = stream
+    m = make(cls, **kw)
+    m.predict_learn(X, 1e150 * (y - 0.5))
+    m.save(tmp_path / "m.npz")                    # check_state refuses NaN and infinity
+    fastomkl.load(tmp_path / "m.npz")

@@ -95,6 +95,7 @@ cdef class BudgetMixture(FullInformation):
     cdef readonly double[::1] p
     cdef readonly double[::1] stats           # [g_max, the round's uniform]
     cdef double log_k
+    cdef double[::1] scratch                  # (K,) log-weights of the update
 
 
 cdef class BudgetedExpansion(ExpertBank):

@@ -66,6 +66,13 @@ cdef inline long _horizon(long fixed, long current, long t) noexcept nogil:
     return current
 
 
+cdef inline bint _finite_round(double f, double g, double iw_loss) noexcept nogil:
+    """Whether a round's prediction, importance-weighted gradient and loss (and g^2, which the
+    AdaGrad rules accumulate) are finite: otherwise the update is refused, so the state stays
+    finite whatever the stream."""
+    return isfinite(f) and isfinite(g * g) and isfinite(iw_loss * iw_loss)
+
+
 def _check_common(owner, state, live, nonneg=(), probability=(), counts=()):
     """Semantic checks shared by the bandit components' saved states (after the base check)."""
     name = type(owner).__name__
@@ -352,8 +359,10 @@ cdef class BanditRFFExperts(BanditExperts):
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double g = loss_derivative(self.loss, f, y) * weight
-        cdef double step = self.step_size(k, f, y, weight, g) * g
+        cdef double g = loss_derivative(self.loss, f, y) * weight, step
+        if not _finite_round(f, g, loss_value(self.loss, f, y) * weight):
+            return loss_value(self.loss, f, y)
+        step = self.step_size(k, f, y, weight, g) * g
         fastomkl_step_clip(&self.w[k, 0], z, self.dim, step,
                            self.radius() / sqrt(self.clip_count), self.project)
         return loss_value(self.loss, f, y)
@@ -489,11 +498,13 @@ cdef class BanditExpansionExperts(BanditExperts):
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double g = loss_derivative(self.loss, f, y) * weight
-        cdef double lam = self.step_size(k, f, y, weight, g)
-        cdef double U = self.radius(), nrm2, shrink
+        cdef double g = loss_derivative(self.loss, f, y) * weight, lam, U, nrm2, shrink
         cdef long n = self.rows[0], r
         cdef int j, d = self.n_features
+        if not _finite_round(f, g, loss_value(self.loss, f, y) * weight):
+            return loss_value(self.loss, f, y)
+        lam = self.step_size(k, f, y, weight, g)
+        U = self.radius()
         if n >= self.support.shape[0]:          # no room: the caller did not reserve
             return loss_value(self.loss, f, y)
         for j in range(d):
@@ -639,6 +650,8 @@ cdef class Exp3Sampler(BanditSampler):
         cdef int I = active[0], K = self.n_experts, i
         cdef double loss = losses[I], ct = loss / self.p[I], eta, delta, A, U, h
         cdef double* st = &self.stats[0]
+        if not (isfinite(ct * ct) and isfinite(y)):
+            return
         if fabs(y) > st[2]:
             st[2] = fabs(y)
         if loss > st[3]:
@@ -738,6 +751,8 @@ cdef class TsallisSampler(BanditSampler):
         cdef double loss = losses[I], pI = self.p[I], h, U, lmax, g1, base, ups, delta
         cdef double c, top, ct
         cdef double* st = &self.stats[0]
+        if not (isfinite(loss / pI) and isfinite(y)):
+            return
         if fabs(y) > st[0]:
             st[0] = fabs(y)
         if loss > st[1]:
@@ -807,6 +822,7 @@ cdef class BudgetMixture(FullInformation):
         self.log_k = log(n_experts)
         self.p = np.full(n_experts, 1.0 / n_experts)
         self.stats = np.array([1.0, 0.0])
+        self.scratch = np.zeros(n_experts)
 
     def _state_arrays(self):
         return {"p": self.p, "stats": self.stats}
@@ -832,19 +848,29 @@ cdef class BudgetMixture(FullInformation):
                     const double* losses, double y_hat, double y) noexcept nogil:
         cdef int K = self.n_experts, i
         cdef double g = loss_derivative(self.loss, y_hat, y), lo = preds[0], hi = preds[0]
-        cdef double ref, eta, total = 0.0, gmax = self.stats[0]
+        cdef double ref, eta, top, total = 0.0, gmax = self.stats[0]
+        if not _finite_round(y_hat, g, 0.0):
+            return
         for i in range(1, K):
             lo = preds[i] if preds[i] < lo else lo
             hi = preds[i] if preds[i] > hi else hi
         eta = self.eta_fixed
         if eta <= 0.0:
             eta = sqrt(8.0 * self.log_k / <double>_horizon(self.horizon, 0, t))
+        if not isfinite(hi - lo):
+            return
         ref = lo if g > 0.0 else hi
+        top = -INFINITY                         # in the log domain: no underflow to 0 / 0
         for i in range(K):
-            self.p[i] *= exp(-eta * g * (preds[i] - ref) / gmax)
-            total += self.p[i]
+            self.scratch[i] = log(self.p[i]) - eta * g * (preds[i] - ref) / gmax
+            top = self.scratch[i] if self.scratch[i] > top else top
+        if not isfinite(top):
+            return
         for i in range(K):
-            self.p[i] /= total
+            self.scratch[i] = exp(self.scratch[i] - top)
+            total += self.scratch[i]
+        for i in range(K):
+            self.p[i] = self.scratch[i] / total
         if hi - lo > gmax:
             self.stats[0] = hi - lo
 
@@ -911,6 +937,8 @@ cdef class BudgetedExpansion(ExpertBank):
             for i in range(K):
                 y_hat += self.mixture.p[i] * self.f[i]
             g = loss_derivative(self.loss, y_hat, y)
+            if not _finite_round(y_hat, g, 0.0):
+                return loss_value(self.loss, f, y)
             h = <double>_horizon(self.horizon, 0, t)
             P = self.budget / ((1.0 - self.nu) * pow(h, 1.0 - self.nu) * pow(<double>t, self.nu))
             P = 1.0 if P > 1.0 else P
