@@ -32,9 +32,12 @@ changes.  OKS++ needs no horizon.
 
 Defaults and the paper's settings
 ---------------------------------
-The defaults learn without tuning: U="auto" (regressors: the largest |y| seen, so a target scale
-never needs guessing; classifiers: the paper's 15), ell_max="auto" (the largest loss seen), OKS's
-step "auto" (AdaGrad-norm, lambda = max|y| / sqrt(sum of squared importance-weighted gradients)).
+The defaults learn without tuning: U="auto" (regressors; classifiers use the paper's 15) runs every
+rule in the units of the targets' scale s = max |y| seen so far (U = 1, losses divided by s^2
+(squared) or s (absolute), updates multiplied by s), so the paper's constants, written for
+|y| <= 1, hold at any scale and scaling y scales the predictions; ell_max="auto" is the largest
+(normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = s / sqrt(sum of squared
+importance-weighted gradients).
 The paper's experiments are one argument away, e.g. ``OKS(T=n, step=25, ell_max=1.0)`` (Remark 1
 with the released code's multiplier; 5 for the absolute loss), ``OKSPlusPlus(U=1.0)``,
 ``IOKS(T=n, U=1.0, ell_max=1.0)``.
@@ -182,16 +185,16 @@ class _BanditBase(_KernelModel):
 
     @property
     def step_sizes_(self) -> np.ndarray:
-        """The step lambda_i each kernel would take if sampled now with a zero-loss round."""
+        """The step lambda_i each kernel would take if sampled now with a zero-loss round (with
+        U="auto" in the units of the targets' scale: the update is s lambda_i g~, s = max |y|)."""
         experts = self._fitted_engine().experts
         sums, info = np.asarray(experts.sums), np.asarray(experts.info)
-        U = experts.radius_fixed if experts.radius_fixed > 0 else info[1]
+        U = experts.radius_fixed if experts.radius_fixed > 0 else 1.0
         K = sums.shape[0]
         if experts.rule == _STEP_FIXED:
             return np.full(K, experts.scale)
         if experts.rule == _STEP_ADAGRAD_NORM:
-            with np.errstate(divide="ignore"):
-                return np.where(sums > 0, info[1] / np.sqrt(np.where(sums > 0, sums, 1)), 0.0)
+            return np.where(sums > 0, 1.0 / np.sqrt(np.where(sums > 0, sums, 1)), 0.0)
         if experts.rule == _STEP_ADAGRAD_U:
             return U / np.sqrt(2 * (1 + sums))
         a3 = max(experts.gc0 * U ** 2 * K ** 2, 8 * info[0])
@@ -258,7 +261,8 @@ class _OKSPlusPlusRule(_OKSRule):
     def _sampler(self, config):
         return Exp3Sampler(len(config["kernels"]), True, gc0=config["gc0"],
                            radius=config["radius"], eta_fixed=config["eta"], omd=config["omd"],
-                           legacy_tem1=config["tem1"], predict_mixture=config["predict_mixture"])
+                           legacy_tem1=config["tem1"], predict_mixture=config["predict_mixture"],
+                           loss=config["loss"])
 
 
 class _IOKSRule(_BanditBase):
@@ -282,7 +286,8 @@ class _IOKSRule(_BanditBase):
                               g1_kind=1 if config["loss_name"] == "squared" else 0,
                               horizon=config["T"], tol=config["tol"], newton=config["newton"],
                               renormalize=config["renormalize"], ctilde_ge=config["ge"],
-                              clip_c=config["clip_c"], predict_mixture=config["predict_mixture"])
+                              clip_c=config["clip_c"], predict_mixture=config["predict_mixture"],
+                              loss=config["loss"])
 
     @property
     def eta_(self) -> np.ndarray:

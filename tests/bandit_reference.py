@@ -30,6 +30,11 @@ def dloss(kind, f, y):
     return -y if y * f < 1.0 else 0.0
 
 
+def unit_scale(kind, s):
+    """What a loss is divided by in units of the targets' scale s (U = "auto")."""
+    return s * s if kind == SQUARED else (s if kind == ABSOLUTE else 1.0)
+
+
 def horizon(fixed, t):
     if fixed:
         return fixed
@@ -52,20 +57,30 @@ class Steps:
 
     @property
     def U(self):
-        return self.U0 if self.U0 > 0 else self.ymax
+        """The radius in units of the targets' scale s (1 when U is "auto")."""
+        return self.U0 if self.U0 > 0 else 1.0
 
-    def step(self, k, f, y, p, g):
+    def scaled_step(self, k, f, y, p):
+        """(s, s lambda g~) of the round, in units of s = max |y| when U is "auto"; None when
+        there is no scale yet."""
         self.ymax = max(self.ymax, abs(y))
+        s = 1.0 if self.U0 > 0 else self.ymax
+        if s <= 0:
+            return s, None
+        scale = unit_scale(self.kind, s)
+        g = dloss(self.kind, f, y) / p * s / scale
+        return s, s * self.step(k, f, y, loss(self.kind, f, y) / p / scale, g) * g
+
+    def step(self, k, f, y, c, g):
         U, K = self.U, self.K
         if self.rule == "fixed":
             return self.scale
         if self.rule == "adagrad_norm":
             self.sums[k] += g * g
-            return self.ymax / np.sqrt(self.sums[k]) if self.sums[k] > 0 else 0.0
+            return 1.0 / np.sqrt(self.sums[k]) if self.sums[k] > 0 else 0.0
         if self.rule == "adagrad_u":
             self.sums[k] += g * g
             return U / np.sqrt(2 * (1 + self.sums[k]))
-        c = loss(self.kind, f, y) / p
         self.ctilde_total += c
         self.sums[k] += c
         a3 = np.exp(-3 * y * f) if self.tem1 else self.gc0 * U ** 2 * K ** 2
@@ -88,11 +103,12 @@ class RFExperts:
         return self.w[k] @ self.features(k, x)
 
     def learn(self, k, x, f, y, p):
-        g = dloss(self.steps.kind, f, y) / p
-        lam = self.steps.step(k, f, y, p, g)
-        w = self.w[k] - lam * g * self.features(k, x)
+        s, step = self.steps.scaled_step(k, f, y, p)
+        if step is None:
+            return
+        w = self.w[k] - step * self.features(k, x)
         if self.project:
-            bound = self.steps.U / np.sqrt(self.clip_count)
+            bound = s * self.steps.U / np.sqrt(self.clip_count)
             w = np.clip(w, -bound, bound)
         self.w[k] = w
 
@@ -124,13 +140,12 @@ class ExpansionExperts:
         return float(np.array(self.alpha[k]) @ np.exp(-self.gamma[k] * ((S - x) ** 2).sum(1)))
 
     def learn(self, k, x, f, y, p):
-        g = dloss(self.steps.kind, f, y) / p
-        lam = self.steps.step(k, f, y, p, g)
+        s, step = self.steps.scaled_step(k, f, y, p)
         self.S[k].append(np.array(x))
-        self.alpha[k].append(-lam * g)
-        nrm = self.norm(k)
-        if self.project and nrm > self.steps.U:
-            self.alpha[k] = [a * self.steps.U / nrm for a in self.alpha[k]]
+        self.alpha[k].append(0.0 if step is None else -step)
+        nrm, U = self.norm(k), s * self.steps.U
+        if self.project and nrm > U:
+            self.alpha[k] = [a * U / nrm for a in self.alpha[k]]
 
 
 # -- samplers -------------------------------------------------------------------------------------
@@ -166,8 +181,9 @@ class OKS:
 class OKSPlusPlus:
     """Section 3.2: data-adaptive delta_t and eta_t; FTRL (Alg. 3) or OMD (App. A)."""
 
-    def __init__(self, K, gc0, U, omd=False, eta=0.0, tem1=False):
+    def __init__(self, K, gc0, U, omd=False, eta=0.0, tem1=False, kind=-1):
         self.K, self.gc0, self.U0, self.omd, self.eta_fixed, self.tem1 = K, gc0, U, omd, eta, tem1
+        self.kind = kind
         self.p = np.full(K, 1 / K)
         self.q = self.p.copy()
         self.L = np.zeros(K)
@@ -176,8 +192,11 @@ class OKSPlusPlus:
     def learn(self, t, I, f, l, y):
         K = self.K
         self.ymax = max(self.ymax, abs(y))
-        U = self.U0 if self.U0 > 0 else self.ymax
-        c = l / self.p[I]
+        s = 1.0 if self.U0 > 0 else self.ymax
+        if s <= 0:
+            return
+        U = self.U0 if self.U0 > 0 else 1.0
+        c = l / unit_scale(self.kind, s) / self.p[I]
         self.C += c
         self.V += self.q[I] * c * c
         self.L[I] += c
@@ -242,7 +261,8 @@ class IOKS:
     """Alg. 2 with eq. (4); rho_1 = 2K; eta_i = base upsilon^n_i."""
 
     def __init__(self, K, T=0, U=1.0, ell_max=1.0, eta_const=8.0, square=False, ge=True,
-                 **solver):
+                 kind=-1, **solver):
+        self.kind = kind
         self.K, self.T, self.U0, self.ell0, self.c8, self.square, self.ge = (
             K, T, U, ell_max, eta_const, square, ge)
         self.solver = solver
@@ -258,9 +278,13 @@ class IOKS:
     def learn(self, t, I, f, l, y):
         K = self.K
         self.ymax = max(self.ymax, abs(y))
+        s = 1.0 if self.U0 > 0 else self.ymax
+        if s <= 0:
+            return
+        l = l / unit_scale(self.kind, s)
         self.lmax = max(self.lmax, l)
         h = horizon(self.T, t)
-        U = self.U0 if self.U0 > 0 else self.ymax
+        U = self.U0 if self.U0 > 0 else 1.0
         lm = self.ell0 if self.ell0 > 0 else self.lmax
         g1 = 2 * (U + 1) if self.square else 1.0
         base = self.c8 * lm * K ** 0.375 / (U * g1 * np.sqrt(h * np.log(h)))

@@ -41,8 +41,9 @@ def configs():
          lambda: Exp3Sampler(K, True, gc0=4.0, radius=1.0), lambda: ref.OKSPlusPlus(K, 4.0, 1.0),
          dict(rule="okspp", U=1.0, gc0=4.0), True),
         ("okspp-omd-auto-U", 0, OKSPP, dict(radius=0.0, gc0=4.0),
-         lambda: Exp3Sampler(K, True, gc0=4.0, radius=0.0, omd=True),
-         lambda: ref.OKSPlusPlus(K, 4.0, 0.0, omd=True), dict(rule="okspp", U=0.0, gc0=4.0), True),
+         lambda: Exp3Sampler(K, True, gc0=4.0, radius=0.0, omd=True, loss=0),
+         lambda: ref.OKSPlusPlus(K, 4.0, 0.0, omd=True, kind=0),
+         dict(rule="okspp", U=0.0, gc0=4.0), True),
         ("okspp-logistic-tem1", 2, OKSPP, dict(radius=15.0, gc0=1.0, legacy_tem1=True),
          lambda: Exp3Sampler(K, True, gc0=1.0, radius=15.0, legacy_tem1=True),
          lambda: ref.OKSPlusPlus(K, 1.0, 15.0, tem1=True),
@@ -56,8 +57,11 @@ def configs():
          lambda: ref.IOKS(K, T=T, square=True, ge=False, newton=False, renormalize=False),
          dict(rule="adagrad_u", U=1.0), True),
         ("ioks-doubling-auto", 2, ADAU, dict(radius=0.0),
-         lambda: TsallisSampler(K, radius=0.0, loss_scale=0.0),
-         lambda: ref.IOKS(K, U=0.0, ell_max=0.0), dict(rule="adagrad_u", U=0.0), True),
+         lambda: TsallisSampler(K, radius=0.0, loss_scale=0.0, loss=2),
+         lambda: ref.IOKS(K, U=0.0, ell_max=0.0, kind=2), dict(rule="adagrad_u", U=0.0), True),
+        ("ioks-absolute-auto", 1, ADAU, dict(radius=0.0),
+         lambda: TsallisSampler(K, radius=0.0, loss_scale=0.0, loss=1),
+         lambda: ref.IOKS(K, U=0.0, ell_max=0.0, kind=1), dict(rule="adagrad_u", U=0.0), True),
     ]
 
 
@@ -91,7 +95,8 @@ def test_random_feature_rounds_match_numpy(data, name):
 
 
 @pytest.mark.parametrize("name", ["oks-auto", "okspp-ftrl", "ioks-absolute",
-                                  "okspp-logistic-tem1"])
+                                  "okspp-logistic-tem1", "okspp-omd-auto-U",
+                                  "ioks-absolute-auto"])
 def test_kernel_expansion_rounds_match_numpy(data, name):
     _, loss, rule, kw, make, make_ref, steps, project = CONFIGS[name]
     _, X, _, _ = data

@@ -224,13 +224,18 @@ def test_kernel_versions_grow_one_support_set_per_sampled_kernel(stream):
     assert m.support_sizes_.sum() == X.shape[0]
 
 
-def test_defaults_learn_at_any_target_scale(stream):
-    """OKS's default rules are scale-free: scaling y scales the predictions exactly."""
+@pytest.mark.parametrize("cls,kw", [(OKS, {}), (OKSPlusPlus, {}), (IOKS, {}),
+                                    (RFOKSPlusPlus, {}), (RFIOKS, {"loss": "absolute"})])
+def test_defaults_learn_at_any_target_scale(cls, kw, stream):
+    """The defaults are scale-free: scaling y scales the predictions, and nothing else."""
     X, y = stream
-    base = make(OKS).predict_learn(X, y)
-    for s in (1e-3, 1e3):
-        np.testing.assert_allclose(make(OKS).predict_learn(X, s * y), s * base, rtol=1e-9,
-                                   atol=0)
+    base = make(cls, **kw).predict_learn(X, y)
+    for s in (2.0 ** -20, 1e-3, 1e3):
+        scaled = make(cls, **kw)
+        np.testing.assert_allclose(scaled.predict_learn(X, s * y), s * base, rtol=1e-8,
+                                   atol=1e-9 * s)
+        np.testing.assert_array_equal(scaled.selection_counts_,
+                                      make(cls, **kw).fit(X, y).selection_counts_)
 
 
 @pytest.mark.parametrize("cls", [RFOKSPlusPlusClassifier, OKSPlusPlusClassifier, RFIOKSClassifier])

@@ -29,8 +29,11 @@ cdef class BanditExperts(ExpertBank):
     cdef readonly bint project, legacy_tem1
     cdef readonly double[::1] sums           # (K,) Delta_k (OKS++) or sum of g~^2 (AdaGrad rules)
     cdef readonly double[::1] info           # [C~ (OKS++), max |y| seen, last step size]
+    cdef double unit(self, double y) noexcept nogil
     cdef double radius(self) noexcept nogil
-    cdef double step_size(self, int k, double f, double y, double weight, double g) noexcept nogil
+    cdef double scaled_step(self, int k, double f, double y, double weight,
+                            double* s_out) noexcept nogil
+    cdef double step_size(self, int k, double f, double y, double ct, double g) noexcept nogil
 
 
 cdef class BanditRFFExperts(BanditExperts):
@@ -65,6 +68,7 @@ cdef class BanditSampler(Combiner):
 cdef class Exp3Sampler(BanditSampler):
     # OKS (Alg. 1, fixed or horizon-driven delta and eta) and OKS++ (adaptive delta_t, eta_t).
     cdef readonly bint adaptive, omd, legacy_tem1
+    cdef readonly int loss                    # the loss code (sets the units), -1: raw losses
     cdef readonly double gc0, radius_fixed, loss_scale_fixed, eta_fixed
     cdef double log_k
     cdef readonly long horizon
@@ -77,6 +81,7 @@ cdef class TsallisSampler(BanditSampler):
     # IOKS (Alg. 2): OMD with the modified alpha-Tsallis entropy and increasing per-kernel rates.
     cdef readonly double alpha, tol, eta_const, radius_fixed, loss_scale_fixed
     cdef readonly int max_iter, g1_kind
+    cdef readonly int loss                    # the loss code (sets the units), -1: raw losses
     cdef readonly bint newton, renormalize, ctilde_ge, clip_c
     cdef readonly long horizon
     cdef readonly double[::1] eta, rho        # (K,) eta_{t,k} and the thresholds rho_{t,k}

@@ -19,6 +19,12 @@ Experts (the sampled kernel only): ``BanditRFFExperts`` (random features, box pr
 set per kernel, projected onto the RKHS ball of radius U with an O(1) norm update and a lazy
 multiplier).  Their step-size rule is one of the STEP_* codes of bandit.pxd.
 
+Units.  With a fixed radius U the rules run on the raw losses, as the paper.  With an "auto"
+radius (<= 0) they run in the units of the targets' scale s = max |y| seen so far: U = 1, the loss
+divided by s^2 (squared) or s (absolute), its derivative by s (squared); every update of the
+hypotheses is then multiplied by s, so scaling the targets scales the predictions and nothing
+else (the paper assumes |y| <= 1; this makes its constants hold at any scale).
+
 A horizon of 0 means the doubling rule: the horizon used in round t is the smallest 64 * 2^j >= t,
 so the constants that need T follow the stream (anytime); a positive horizon is fixed (the
 Python layer refuses a stream longer than it).  A radius or loss scale <= 0 means "auto": the
@@ -26,9 +32,10 @@ largest |y| (radius) or loss (scale) seen so far, this round included.
 """
 import numpy as np
 
-from fastomkl._core.base cimport (Combiner, ExpertBank, FullInformation, bitgen_t, loss_value, loss_derivative,
+from fastomkl._core.base cimport (Combiner, ExpertBank, FullInformation, bitgen_t, LOSS_SQUARED,
+                                  LOSS_ABSOLUTE, loss_value, loss_derivative,
                                   LOSS_LOGISTIC)
-from libc.math cimport sqrt, pow, exp, log, fabs, cbrt, isfinite, INFINITY
+from libc.math cimport sqrt, pow, exp, log, fabs, cbrt, isfinite, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 from fastomkl._core.features cimport RFFBank
 
@@ -64,6 +71,16 @@ cdef inline long _horizon(long fixed, long current, long t) noexcept nogil:
     while current < t:
         current *= 2
     return current
+
+
+cdef inline double _unit_scale(int loss, double unit) noexcept nogil:
+    """unit^power of the loss: what a loss is divided by in the units of the targets' scale
+    (squared 2, absolute 1, classification losses 0: their labels are -1/+1)."""
+    if loss == LOSS_SQUARED:
+        return unit * unit
+    if loss == LOSS_ABSOLUTE:
+        return unit
+    return 1.0
 
 
 cdef inline bint _finite_round(double f, double g, double iw_loss) noexcept nogil:
@@ -276,12 +293,13 @@ cdef class ScaledRFFBank(RFFBank):
 cdef class BanditExperts(ExpertBank):
     """Step-size rules and the projection radius common to the bandit experts.
 
-    ``rule`` (bandit.pxd): STEP_FIXED lambda = scale; STEP_ADAGRAD_NORM lambda = s_t / sqrt(sum
-    g~^2) with s_t the largest |y| so far; STEP_OKSPP lambda = U^(4/3) max{A^3, 8 C~}^(-1/6) /
+    ``rule`` (bandit.pxd): STEP_FIXED lambda = scale; STEP_ADAGRAD_NORM lambda = 1 / sqrt(sum
+    g~^2); STEP_OKSPP lambda = U^(4/3) max{A^3, 8 C~}^(-1/6) /
     (sqrt(4/3) K^(1/6) (G C_0)^(1/3) sqrt(1 + Delta_k)), A^3 = G C_0 U^2 K^2 (e^(-3 y f) with
     ``legacy_tem1``), C~ and Delta_k including this round's c~ = loss / p; STEP_ADAGRAD_U
-    lambda = U / sqrt(2 (1 + sum g~^2)).  g~ = loss'(f, y) / p.  U is ``radius_fixed`` or, when
-    that is <= 0, the largest |y| seen so far.
+    lambda = U / sqrt(2 (1 + sum g~^2)).  g~ = loss'(f, y) / p.  All in the units of the module
+    docstring: U is ``radius_fixed``, or 1 in units of s = the largest |y| seen when that is <= 0,
+    and the hypothesis moves by s lambda g~ (times the features).
     """
 
     def _setup(self, int n_experts, int loss, int rule, double scale, double radius,
@@ -299,24 +317,42 @@ cdef class BanditExperts(ExpertBank):
         self.info = np.zeros(3)
         self.okspp_const = 1.0 / (sqrt(4.0 / 3.0) * pow(n_experts, 1.0 / 6.0) * cbrt(gc0))
 
-    cdef double radius(self) noexcept nogil:
-        return self.radius_fixed if self.radius_fixed > 0.0 else self.info[1]
-
-    cdef double step_size(self, int k, double f, double y, double weight, double g) noexcept nogil:
-        cdef double U, K = self.n_experts, a3, ct, lam = 0.0
+    cdef double unit(self, double y) noexcept nogil:
+        """The unit s of this round (1 with a fixed radius, else the largest |y| so far)."""
         if fabs(y) > self.info[1]:
             self.info[1] = fabs(y)
-        U = self.radius()
+        return 1.0 if self.radius_fixed > 0.0 else self.info[1]
+
+    cdef double radius(self) noexcept nogil:
+        """U in units of s."""
+        return self.radius_fixed if self.radius_fixed > 0.0 else 1.0
+
+    cdef double scaled_step(self, int k, double f, double y, double weight,
+                            double* s_out) noexcept nogil:
+        """s lambda g~ of this round (the hypothesis moves by minus that times k(x, .)), with the
+        statistics updated; NaN when the round must not update (no scale yet, or non-finite)."""
+        cdef double s = self.unit(y), scale, g, ct
+        s_out[0] = s
+        if not s > 0.0:
+            return NAN
+        scale = _unit_scale(self.loss, s)
+        g = loss_derivative(self.loss, f, y) * weight * s / scale
+        ct = loss_value(self.loss, f, y) * weight / scale
+        if not _finite_round(f, g, ct):
+            return NAN
+        return s * self.step_size(k, f, y, ct, g) * g
+
+    cdef double step_size(self, int k, double f, double y, double ct, double g) noexcept nogil:
+        cdef double U = self.radius(), K = self.n_experts, a3, lam = 0.0
         if self.rule == STEP_FIXED:
             lam = self.scale
         elif self.rule == STEP_ADAGRAD_NORM:
             self.sums[k] += g * g
-            lam = self.info[1] / sqrt(self.sums[k]) if self.sums[k] > 0.0 else 0.0
+            lam = 1.0 / sqrt(self.sums[k]) if self.sums[k] > 0.0 else 0.0
         elif self.rule == STEP_ADAGRAD_U:
             self.sums[k] += g * g
             lam = U / sqrt(2.0 * (1.0 + self.sums[k]))
         else:
-            ct = loss_value(self.loss, f, y) * weight
             self.info[0] += ct
             self.sums[k] += ct
             if self.legacy_tem1 and self.loss == LOSS_LOGISTIC:
@@ -359,12 +395,10 @@ cdef class BanditRFFExperts(BanditExperts):
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double g = loss_derivative(self.loss, f, y) * weight, step
-        if not _finite_round(f, g, loss_value(self.loss, f, y) * weight):
-            return loss_value(self.loss, f, y)
-        step = self.step_size(k, f, y, weight, g) * g
-        fastomkl_step_clip(&self.w[k, 0], z, self.dim, step,
-                           self.radius() / sqrt(self.clip_count), self.project)
+        cdef double s, step = self.scaled_step(k, f, y, weight, &s)
+        if isfinite(step):
+            fastomkl_step_clip(&self.w[k, 0], z, self.dim, step,
+                               s * self.radius() / sqrt(self.clip_count), self.project)
         return loss_value(self.loss, f, y)
 
 
@@ -498,19 +532,19 @@ cdef class BanditExpansionExperts(BanditExperts):
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double g = loss_derivative(self.loss, f, y) * weight, lam, U, nrm2, shrink
+        cdef double s, step, U, nrm2, shrink
         cdef long n = self.rows[0], r
         cdef int j, d = self.n_features
-        if not _finite_round(f, g, loss_value(self.loss, f, y) * weight):
-            return loss_value(self.loss, f, y)
-        lam = self.step_size(k, f, y, weight, g)
-        U = self.radius()
         if n >= self.support.shape[0]:          # no room: the caller did not reserve
             return loss_value(self.loss, f, y)
+        step = self.scaled_step(k, f, y, weight, &s)
+        if not isfinite(step):                  # the sample still joins the support (with 0)
+            step = 0.0
+        U = s * self.radius()
         for j in range(d):
             self.support[n, j] = x[j]
         self.sqnorm[n] = fastomkl_dot(x, x, d)
-        self.coef[n] = -lam * g / self.mult[k]
+        self.coef[n] = -step / self.mult[k]
         self.owner[n] = k
         self.next_row[n] = -1
         if self.tail[k] >= 0:
@@ -520,7 +554,7 @@ cdef class BanditExpansionExperts(BanditExperts):
         self.tail[k] = n
         self.sizes[k] += 1
         self.rows[0] = n + 1
-        nrm2 = self.norm2[k] - 2.0 * lam * g * f + lam * lam * g * g
+        nrm2 = self.norm2[k] - 2.0 * step * f + step * step
         if nrm2 < 0.0:
             nrm2 = 0.0
         if self.project and nrm2 > U * U:
@@ -621,8 +655,9 @@ cdef class Exp3Sampler(BanditSampler):
 
     def __init__(self, int n_experts, bint adaptive, double gc0=1.0, double radius=1.0,
                  double loss_scale=1.0, long horizon=0, double eta_fixed=0.0, bint omd=False,
-                 bint legacy_tem1=False, bint predict_mixture=False):
+                 bint legacy_tem1=False, bint predict_mixture=False, int loss=-1):
         self._setup_sampler(n_experts, predict_mixture)
+        self.loss = loss
         self.adaptive = adaptive
         self.gc0 = gc0
         self.radius_fixed = radius
@@ -648,19 +683,26 @@ cdef class Exp3Sampler(BanditSampler):
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
         cdef int I = active[0], K = self.n_experts, i
-        cdef double loss = losses[I], ct = loss / self.p[I], eta, delta, A, U, h
+        cdef double loss = losses[I], ct, eta, delta, A, U, h, s
         cdef double* st = &self.stats[0]
-        if not (isfinite(ct * ct) and isfinite(y)):
+        if not isfinite(y):
             return
         if fabs(y) > st[2]:
             st[2] = fabs(y)
+        s = 1.0 if (self.radius_fixed > 0.0 or not self.adaptive) else st[2]
+        if not s > 0.0:                      # no scale yet: nothing to learn
+            return
+        loss = loss / _unit_scale(self.loss, s)
+        ct = loss / self.p[I]
+        if not isfinite(ct * ct):
+            return
         if loss > st[3]:
             st[3] = loss
         self.cum_loss[I] += ct
         if self.adaptive:
             st[0] += ct
             st[1] += self.q[I] * ct * ct
-            U = self.radius_fixed if self.radius_fixed > 0.0 else st[2]
+            U = self.radius_fixed if self.radius_fixed > 0.0 else 1.0
             if self.legacy_tem1:
                 A = exp(-y * preds[I])
             else:
@@ -714,8 +756,10 @@ cdef class TsallisSampler(BanditSampler):
     def __init__(self, int n_experts, double eta_const=8.0, double radius=1.0,
                  double loss_scale=1.0, int g1_kind=0, long horizon=0, double alpha=8.0,
                  double tol=1e-5, int max_iter=200, bint newton=True, bint renormalize=True,
-                 bint ctilde_ge=True, bint clip_c=False, bint predict_mixture=False):
+                 bint ctilde_ge=True, bint clip_c=False, bint predict_mixture=False,
+                 int loss=-1):
         self._setup_sampler(n_experts, predict_mixture)
+        self.loss = loss
         self.eta_const = eta_const
         self.radius_fixed = radius
         self.loss_scale_fixed = loss_scale
@@ -749,16 +793,22 @@ cdef class TsallisSampler(BanditSampler):
                     const double* losses, double y_hat, double y) noexcept nogil:
         cdef int I = active[0], K = self.n_experts, i
         cdef double loss = losses[I], pI = self.p[I], h, U, lmax, g1, base, ups, delta
-        cdef double c, top, ct
+        cdef double c, top, ct, s
         cdef double* st = &self.stats[0]
-        if not (isfinite(loss / pI) and isfinite(y)):
+        if not isfinite(y):
             return
         if fabs(y) > st[0]:
             st[0] = fabs(y)
+        s = 1.0 if self.radius_fixed > 0.0 else st[0]
+        if not s > 0.0:                      # no scale yet: nothing to learn
+            return
+        loss = loss / _unit_scale(self.loss, s)
+        if not isfinite(loss / pI):
+            return
         if loss > st[1]:
             st[1] = loss
         h = <double>_horizon(self.horizon, <long>st[2], t)
-        U = self.radius_fixed if self.radius_fixed > 0.0 else st[0]
+        U = self.radius_fixed if self.radius_fixed > 0.0 else 1.0
         lmax = self.loss_scale_fixed if self.loss_scale_fixed > 0.0 else st[1]
         g1 = 2.0 * (U + 1.0) if self.g1_kind == 1 else 1.0
         base = 0.0
