@@ -7,8 +7,8 @@ Part 1: RF-OKS++ and RF-IOKS (one kernel per round) against Raker (every kernel 
 K = 6, 60, 600 Gaussian kernels at D = 400 on a d = 18 stream (elevators' width).  Part 2: the
 Tsallis normaliser mu* (IOKS) for K = 6 and 1000: time per call and evaluations of F, compiled
 (safeguarded Newton, and plain bisection) against a NumPy bisection of the same rule.  Part 3:
-RF-OKS++ with D = 400 against a straightforward NumPy implementation of the same rounds (the test
-suite's reference, ``tests/bandit_reference.py``).  Times are the best of the repeats, the models
+RF-OKS++ with D = 400 against a straightforward NumPy implementation of the same rounds
+(``numpy_rf_okspp`` below) and against the test suite's reference (``tests/bandit_reference.py``).  Times are the best of the repeats, the models
 interleaved.  Results: ``bench/results/bandit_bench.{md,json}``.
 """
 from __future__ import annotations
@@ -110,6 +110,39 @@ def part2(repeats: int) -> dict:
     return out
 
 
+def numpy_rf_okspp(W, X, y, seed, U=1.0, gc0=4.0):
+    """RF-OKS++ (square loss, fixed U) as one would write it in NumPy: features once per round."""
+    K, D = W.shape[0], W.shape[1]
+    rng = np.random.default_rng(seed)
+    w = np.zeros((K, 2 * D))
+    p = np.full(K, 1 / K)
+    q = p.copy()
+    L, Delta = np.zeros(K), np.zeros(K)
+    C = V = 0.0
+    A = gc0 ** (1 / 3) * (U * K) ** (2 / 3)
+    const = np.sqrt(4 / 3) * K ** (1 / 6) * gc0 ** (1 / 3)
+    out = np.empty(len(y))
+    for t in range(len(y)):
+        I = min(int(np.searchsorted(np.cumsum(p), rng.random(), side="right")), K - 1)
+        proj = W[I] @ X[t]
+        z = np.concatenate([np.cos(proj), np.sin(proj)]) / np.sqrt(D)
+        f = w[I] @ z
+        c = (f - y[t]) ** 2 / p[I]
+        C += c
+        V += q[I] * c * c
+        Delta[I] += c
+        L[I] += c
+        lam = U ** (4 / 3) * max(A ** 3, 8 * C) ** (-1 / 6) / (const * np.sqrt(1 + Delta[I]))
+        w[I] = np.clip(w[I] - lam * 2 * (f - y[t]) / p[I] * z, -U / np.sqrt(D), U / np.sqrt(D))
+        delta = 0.5 * A / max(A, 2 * C ** (1 / 3))
+        eta = np.sqrt(2 * np.log(K) / (1 + V))
+        e = np.exp(-eta * (L - L.min()))
+        q = e / e.sum()
+        p = (1 - delta) * q + delta / K
+        out[t] = f
+    return out
+
+
 def part3(n: int, n_numpy: int, repeats: int) -> dict:
     ks = kernels(6)
     X, y = stream(n)
@@ -117,14 +150,17 @@ def part3(n: int, n_numpy: int, repeats: int) -> dict:
                                                              random_state=0)},
                        {"RF-OKS++": (X, y)}, repeats)["RF-OKS++"]
     model = fo.RFOKSPlusPlus(ks, n_components=D, U=1.0, random_state=0).partial_fit(X[:1], y[:1])
-    W = model.features_.frequencies_
-    best = np.inf
+    W = np.ascontiguousarray(model.features_.frequencies_)
+    plain, reference = np.inf, np.inf
     for _ in range(max(1, repeats // 2)):
+        start = time.perf_counter()
+        numpy_rf_okspp(W, X[:n_numpy], y[:n_numpy], 0)
+        plain = min(plain, (time.perf_counter() - start) / n_numpy)
         experts = ref.RFExperts(W, ref.Steps(6, 0, "okspp", U=1.0, gc0=4.0), True)
         start = time.perf_counter()
         ref.run(experts, ref.OKSPlusPlus(6, 4.0, 1.0), X[:n_numpy], y[:n_numpy], 0)
-        best = min(best, (time.perf_counter() - start) / n_numpy)
-    return {"compiled": compiled, "numpy": best * 1e6}
+        reference = min(reference, (time.perf_counter() - start) / n_numpy)
+    return {"compiled": compiled, "numpy": plain * 1e6, "reference": reference * 1e6}
 
 
 def main(argv=None) -> int:
@@ -178,9 +214,15 @@ def main(argv=None) -> int:
         "| implementation | µs per sample |",
         "|---|---|",
         f"| fastomkl (compiled round) | {p3['compiled']:.2f} |",
-        f"| NumPy, one round at a time (tests/bandit_reference.py) | {p3['numpy']:.1f} |",
+        f"| NumPy, written directly (features once per round; `numpy_rf_okspp` here) "
+        f"| {p3['numpy']:.1f} |",
+        f"| NumPy, the test suite's reference (tests/bandit_reference.py) | {p3['reference']:.1f} |",
         "",
-        f"Speed-up: {p3['numpy'] / p3['compiled']:.0f}×.",
+        f"Speed-up: {p3['numpy'] / p3['compiled']:.0f}× against the direct NumPy rounds, "
+        f"{p3['reference'] / p3['compiled']:.0f}× against the reference.  The compiled round is "
+        "essentially the cost of one kernel's random features (the shared `fastomkl_rff` kernel: "
+        "d·D multiply-adds and 2D vector sin/cos); sampling, the step and the distribution "
+        "update add little.",
         "",
     ]
     os.makedirs(args.out, exist_ok=True)
