@@ -426,8 +426,10 @@ _OKS_ATTRS = """
         Exp3 rate of the last round and exploration of the next."""
 _OKSPP_PARAMS = """
     U : "auto", float or None, default None
-        Radius of the ball the hypotheses are projected on; None is "auto" for the regressor (the
-        largest |y| seen) and 15 (the paper's) for the classifier.  The paper's regression: 1.0.
+        Radius of the ball the hypotheses are projected on; None is "auto" for the regressor and
+        15 (the paper's) for the classifier.  "auto" runs every rule in units of the targets'
+        scale s = max |y| seen (radius s, losses divided by s^2 or s; see the module docstring).
+        The paper's regression setting: 1.0 (targets in [0, 1], raw losses).
     eta : "auto" or float, default "auto"
         "auto": eta_t = sqrt(2 ln K / (1 + V_t)); a number fixes it.
     q_update : {"ftrl", "omd"}, default "ftrl"
