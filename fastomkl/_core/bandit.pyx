@@ -90,7 +90,7 @@ cdef inline bint _finite_round(double f, double g, double iw_loss) noexcept nogi
     return isfinite(f) and isfinite(g * g) and isfinite(iw_loss * iw_loss)
 
 
-def _check_common(owner, state, live, nonneg=(), probability=(), counts=()):
+def _check_common(owner, state, nonneg=(), probability=(), counts=()):
     """Semantic checks shared by the bandit components' saved states (after the base check)."""
     name = type(owner).__name__
     for key, value in state.items():
@@ -369,7 +369,7 @@ cdef class BanditExperts(ExpertBank):
 
     def check_state(self, state):
         ExpertBank.check_state(self, state)
-        _check_common(self, state, self._state_arrays(), nonneg=("sums", "info"))
+        _check_common(self, state, nonneg=("sums", "info"))
 
 
 cdef class BanditRFFExperts(BanditExperts):
@@ -483,7 +483,7 @@ cdef class BanditExpansionExperts(BanditExperts):
             if value.dtype != dtype or value.shape != shape:
                 raise ValueError(f"{name} state '{key}' must be {np.dtype(dtype)} with shape "
                                  f"{shape}, got {value.dtype} {value.shape}")
-        _check_common(self, state, None, nonneg=("norm2", "sums", "info"))
+        _check_common(self, state, nonneg=("norm2", "sums", "info"))
         owner = np.asarray(state["owner"])
         if n and (owner.min() < 0 or owner.max() >= K):
             raise ValueError(f"{name} state 'owner' has a kernel outside 0..{K - 1}")
@@ -633,7 +633,7 @@ cdef class BanditSampler(Combiner):
 
     def check_state(self, state):
         Combiner.check_state(self, state)
-        _check_common(self, state, self._state_arrays(), probability=("p", "q"),
+        _check_common(self, state, probability=("p", "q"),
                       counts=("counts",))
         if (np.asarray(state["p"]) <= 0).any():
             raise ValueError(f"{type(self).__name__} state 'p' must be positive")
@@ -678,7 +678,7 @@ cdef class Exp3Sampler(BanditSampler):
 
     def check_state(self, state):
         BanditSampler.check_state(self, state)
-        _check_common(self, state, None, nonneg=("cum_loss", "stats"))
+        _check_common(self, state, nonneg=("cum_loss", "stats"))
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
@@ -784,7 +784,7 @@ cdef class TsallisSampler(BanditSampler):
 
     def check_state(self, state):
         BanditSampler.check_state(self, state)
-        _check_common(self, state, None, nonneg=("eta", "rho", "stats"),
+        _check_common(self, state, nonneg=("eta", "rho", "stats"),
                       counts=("n_increases",))
         if (np.asarray(state["q"]) <= 0).any():
             raise ValueError(f"{type(self).__name__} state 'q' must be positive")
@@ -879,7 +879,7 @@ cdef class BudgetMixture(FullInformation):
 
     def check_state(self, state):
         FullInformation.check_state(self, state)
-        _check_common(self, state, None, nonneg=("stats",), probability=("p",))
+        _check_common(self, state, nonneg=("stats",), probability=("p",))
         if np.asarray(state["stats"])[0] <= 0:
             raise ValueError(f"{type(self).__name__} state 'stats' must hold g_max > 0")
 
@@ -961,7 +961,7 @@ cdef class BudgetedExpansion(ExpertBank):
 
     def check_state(self, state):
         ExpertBank.check_state(self, state)
-        _check_common(self, state, None)
+        _check_common(self, state)
         n = int(np.asarray(state["rows"])[0])
         if not 0 <= n <= self.budget:
             raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
