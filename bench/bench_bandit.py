@@ -8,8 +8,9 @@ K = 6, 60, 600 Gaussian kernels at D = 400 on a d = 18 stream (elevators' width)
 Tsallis normaliser mu* (IOKS) for K = 6 and 1000: time per call and evaluations of F, compiled
 (safeguarded Newton, and plain bisection) against a NumPy bisection of the same rule.  Part 3:
 RF-OKS++ with D = 400 against a straightforward NumPy implementation of the same rounds
-(``numpy_rf_okspp`` below) and against the test suite's reference (``tests/bandit_reference.py``).  Times are the best of the repeats, the models
-interleaved.  Results: ``bench/results/bandit_bench.{md,json}``.
+(``numpy_rf_okspp`` below) and against the test suite's reference (``tests/bandit_reference.py``).
+Times are the best of the repeats, the models interleaved.
+Results: ``bench/results/bandit_bench.{md,json}``.
 """
 from __future__ import annotations
 
@@ -206,7 +207,8 @@ def main(argv=None) -> int:
     lines += [
         "",
         "Tolerance |sum q - 1| <= 1e-5 (the released code's), 20 random problems per K "
-        "(q ~ Dirichlet(1), eta ~ 0.05-0.1, one c~ = c / q_I with c in [0.1, 1]).  The compiled solver allocates "
+        "(q ~ Dirichlet(1), eta ~ 0.05-0.1, one c~ = c / q_I with c in [0.1, 1]).  "
+        "The compiled solver allocates "
         "nothing; the NumPy bisection is the reference rule written with whole-vector operations.",
         "",
         "## RF-OKS++ (K = 6, D = 400) against a straightforward NumPy implementation",
@@ -216,7 +218,8 @@ def main(argv=None) -> int:
         f"| fastomkl (compiled round) | {p3['compiled']:.2f} |",
         f"| NumPy, written directly (features once per round; `numpy_rf_okspp` here) "
         f"| {p3['numpy']:.1f} |",
-        f"| NumPy, the test suite's reference (tests/bandit_reference.py) | {p3['reference']:.1f} |",
+        "| NumPy, the test suite's reference (tests/bandit_reference.py) "
+        f"| {p3['reference']:.1f} |",
         "",
         f"Speed-up: {p3['numpy'] / p3['compiled']:.0f}× against the direct NumPy rounds, "
         f"{p3['reference'] / p3['compiled']:.0f}× against the reference.  The compiled round is "

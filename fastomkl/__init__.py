@@ -18,10 +18,6 @@ from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClass
 from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
                            RFOMKRClassifier)
 from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
-from fastomkl.bandit import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks,
-                             LKMBooksClassifier, OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier,
-                             RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus,
-                             RFOKSPlusPlusClassifier)
 
 __version__ = "0.1.0"
 
@@ -32,7 +28,15 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
-    "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
-    "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
-    "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
 ]
+
+# Kernel selection under bandit feedback (paper 001).
+from fastomkl.bandit import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks,  # noqa: E402
+                             LKMBooksClassifier, OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier,
+                             RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus,
+                             RFOKSPlusPlusClassifier)
+
+__all__ += ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS",
+            "IOKSClassifier", "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus",
+            "RFOKSPlusPlusClassifier", "RFIOKS", "RFIOKSClassifier", "LKMBooks",
+            "LKMBooksClassifier"]

@@ -352,7 +352,8 @@ def lkmbooks_stream(X, y, gamma, kind, B, nu, seed, T=0, logistic_step=False):
         h = horizon(T, t)
         P = min(1.0, B / ((1 - nu) * h ** (1 - nu) * t ** nu))
         if u < P and len(S) < B:
-            lam = 10 / np.sqrt(h) if logistic_step else np.sqrt((1 + nu) * B) / (np.sqrt(1 - nu) * h)
+            lam = (10 / np.sqrt(h) if logistic_step
+                   else np.sqrt((1 + nu) * B) / (np.sqrt(1 - nu) * h))
             S.append(x)
             alpha.append(-lam * g / P)
         eta = np.sqrt(8 * np.log(K) / h)

@@ -1,4 +1,4 @@
-"""The compiled bandit samplers, experts and Tsallis normaliser against plain NumPy on the same draws."""
+"""The compiled bandit samplers, experts and Tsallis normaliser against plain NumPy, same draws."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq

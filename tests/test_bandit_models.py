@@ -68,7 +68,8 @@ def test_shared_draw_scales_one_draw_per_sigma(stream):
     m = make(RFIOKS).fit(X[:5], y[:5])
     W = m.features_.frequencies_
     sigmas = np.array([k.sigma for k in m.kernels_])
-    np.testing.assert_allclose(W * sigmas[:, None, None], np.broadcast_to(W[0] * sigmas[0], W.shape))
+    np.testing.assert_allclose(W * sigmas[:, None, None],
+                               np.broadcast_to(W[0] * sigmas[0], W.shape))
     indep = make(RFIOKS, shared_draw=False).fit(X[:5], y[:5]).features_.frequencies_
     assert not np.allclose(indep[1] * sigmas[1], indep[0] * sigmas[0])
 

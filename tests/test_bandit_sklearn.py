@@ -22,7 +22,8 @@ def test_check_estimator(estimator):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = check_estimator(estimator, on_fail=None)
-    failed = {r["check_name"]: str(r["exception"])[:300] for r in results if r["status"] == "failed"}
+    failed = {r["check_name"]: str(r["exception"])[:300]
+              for r in results if r["status"] == "failed"}
     unexpected = {k: v for k, v in failed.items() if k not in EXCLUDED}
     assert not unexpected, unexpected
     assert sum(r["status"] == "passed" for r in results) >= 40

@@ -37,7 +37,8 @@ cdef class BanditExperts(ExpertBank):
 
 
 cdef class BanditRFFExperts(BanditExperts):
-    # One weight vector w_k (2D) per kernel on its random features, clipped to |w_j| <= U / sqrt(D').
+    # One weight vector w_k (2D) per kernel on its random features, clipped to
+    # |w_j| <= U / sqrt(D').
     cdef readonly double[:, ::1] w
     cdef readonly int dim
     cdef readonly double clip_count           # D' of the box U / sqrt(D')
@@ -51,7 +52,7 @@ cdef class BanditExpansionExperts(BanditExperts):
     cdef readonly double[:, ::1] support      # (capacity, d)
     cdef readonly double[::1] sqnorm, coef    # (capacity,) ||x_r||^2 and c_r
     cdef readonly int[::1] owner              # (capacity,) kernel of row r
-    cdef readonly long[::1] next_row          # (capacity,) next row of the same kernel, -1 at the end
+    cdef readonly long[::1] next_row          # (capacity,) next row of the kernel, -1: last
     cdef readonly long[::1] head, tail, sizes # (K,)
     cdef readonly double[::1] mult, norm2     # (K,) lazy multiplier s_k and ||f_k||^2
     cdef readonly long[::1] rows              # [rows stored]

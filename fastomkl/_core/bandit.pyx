@@ -932,8 +932,8 @@ cdef class BudgetedExpansion(ExpertBank):
     p, g = loss'(y_hat, y), P = min(1, B / ((1 - nu) T'^(1 - nu) t^nu)); when the round's uniform
     is below P and fewer than B rows are stored, x_t joins the support with coefficient
     -lambda g / P, lambda = ``step_fixed`` or sqrt((1 + nu) B) / (sqrt(1 - nu) T') (square and
-    absolute losses) or 10 / sqrt(T') (``logistic_step``, the logistic code's).  Distances to the support
-    are computed once per sample (when kernel 0 predicts) for every kernel.
+    absolute losses) or 10 / sqrt(T') (``logistic_step``, the logistic code's).  Distances to the
+    support are computed once per sample (when kernel 0 predicts) for every kernel.
     """
 
     def __init__(self, BudgetMixture mixture, gamma, int n_features, int loss, int budget,
