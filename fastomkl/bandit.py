@@ -12,6 +12,9 @@ loss / p_{I_t}.  A round therefore costs one kernel's work, plus O(K) for the di
 * ``IOKS`` (Alg. 2): OMD with the modified 8-Tsallis entropy, per-kernel increasing rates, the
   clipped loss estimator of eq. (4); AdaGrad-style steps with projection.
 
+``LKMBooks`` (Li & Liao, MLJ 2022), the budgeted full-information baseline of the paper's
+experiments, is here too: every kernel on one shared support set of at most B instances.
+
 The kernel versions (``OKS``, ``OKSPlusPlus``, ``IOKS``) keep an exact Gaussian kernel expansion per
 kernel (the sampled kernel's support set grows by one row per round, its prediction costs
 O(|S_i| d)); the ``RF...`` versions (Alg. 3 and 4) run on random Fourier features
