@@ -14,7 +14,7 @@ def test_reproduce_writes_every_requested_table(tmp_path):
     out = tmp_path / "tables.md"
     assert paper001.main(["--data", str(tmp_path), "--reps", "2", "--samples", "150",
                           "--tables", "2", "5", "6", "7", "--datasets", "phishing", "elevators",
-                          "--out", str(out)]) == 0
+                          "--legacy-tem1", "--out", str(out)]) == 0
     text = out.read_text()
     for heading in ("Table 2: logistic loss, phishing", "Table 5: logistic loss, phishing",
                     "Table 6: squared loss, elevators", "Table 7: absolute loss, elevators"):
@@ -25,7 +25,10 @@ def test_reproduce_writes_every_requested_table(tmp_path):
         for values in per_algorithm.values():
             assert len(values) == 2 and all(np.isfinite(v).all() for v in values)
     phishing = saved["5|logistic|phishing"]
-    assert set(phishing) == {"RF-OKS", "LKMBooks", "Raker", "RF-IOKS", "RF-OKS++"}
+    assert set(phishing) == {"RF-OKS", "LKMBooks", "Raker", "RF-IOKS", "RF-OKS++",
+                             "RF-OKS++ (tem1)"}
+    assert phishing["RF-OKS++ (tem1)"] != phishing["RF-OKS++"]
+    assert "RF-OKS++ (tem1)" in text and "OKS++ (tem1)" in saved["2|logistic|phishing"]
     assert all(0 <= v[0] <= 100 for vals in phishing.values() for v in vals)
 
 
