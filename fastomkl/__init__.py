@@ -32,6 +32,11 @@ _LAZY = {
     "RFOMKRClassifier": "fastomkl.omkr",
     "VAW": "fastomkl.vaw", "ConcatVAW": "fastomkl.vaw", "VAW2": "fastomkl.vaw",
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
+    # kernel selection under bandit feedback (paper 001)
+    **{name: "fastomkl.bandit" for name in (
+        "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
+        "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
+        "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier")},
 }
 
 __all__ = [
@@ -42,6 +47,9 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
+    "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
+    "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
+    "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
 ]
 
 

@@ -1,0 +1,736 @@
+"""Online kernel selection under bandit feedback (Li & Liao, ECML-PKDD 2022): OKS, OKS++, IOKS.
+
+Each round ONE kernel I_t is drawn from a distribution p_t over the kernels; only that kernel's
+hypothesis predicts (the model's prediction is f_{I_t}(x_t)) and learns, from the gradient
+loss'(f, y) / p_{I_t}; the distribution then learns from the importance-weighted loss
+loss / p_{I_t}.  A round therefore costs one kernel's work, plus O(K) for the distribution.
+
+* ``OKS`` (Yang et al. 2012, the paper's Alg. 1): Exp3 with uniform exploration delta and OGD
+  without projection.
+* ``OKSPlusPlus`` (section 3): data-adaptive exploration delta_t, rate eta_t and per-kernel steps
+  lambda_{t,i} from the observed losses, projection onto the ball of radius U; smooth losses.
+* ``IOKS`` (Alg. 2): OMD with the modified 8-Tsallis entropy, per-kernel increasing rates, the
+  clipped loss estimator of eq. (4); AdaGrad-style steps with projection.
+
+``LKMBooks`` (Li & Liao, MLJ 2022), the budgeted full-information baseline of the paper's
+experiments, is here too: every kernel on one shared support set of at most B instances.
+
+The kernel versions (``OKS``, ``OKSPlusPlus``, ``IOKS``) keep an exact Gaussian kernel expansion per
+kernel (the sampled kernel's support set grows by one row per round, its prediction costs
+O(|S_i| d)); the ``RF...`` versions (Alg. 3 and 4) run on random Fourier features
+(D frequencies, 2D weights per kernel, |w_j| <= U / sqrt(D)) at O(D d) per round.  Every model has
+a ``...Classifier`` twin (labels map to -1/+1).
+
+Prediction without learning (``predict``, ``predict_one``) draws nothing: it uses the kernel of
+largest p (ties: smallest index), or with ``predict_with="mixture"`` the p-weighted mixture of all
+kernels.  The prequential predictions (``predict_learn``, ``predict_learn_one``) are those of the
+sampled kernel, as in the paper.
+
+Horizon
+-------
+OKS and IOKS need the horizon T.  ``T=None`` (default) uses the doubling rule: in round t the
+constants are those of the horizon 64 * 2^j >= t, so the model runs on any stream; an integer T
+fixes them (the paper's setting) and a stream longer than T raises ValueError before anything
+changes.  OKS++ needs no horizon.
+
+Defaults and the paper's settings
+---------------------------------
+The defaults learn without tuning: U="auto" (regressors; classifiers use the paper's 15) runs every
+rule in the units of the targets' scale s = max |y| seen so far (U = 1, losses divided by s^2
+(squared) or s (absolute), updates multiplied by s), so the paper's constants, written for
+|y| <= 1, hold at any scale and scaling y scales the predictions; ell_max="auto" is the largest
+(normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = s / sqrt(sum of squared
+importance-weighted gradients).
+The paper's experiments are one argument away, e.g. ``OKS(T=n, step=25, ell_max=1.0)`` (Remark 1
+with the released code's multiplier; 5 for the absolute loss), ``OKSPlusPlus(U=1.0)``,
+``IOKS(T=n, U=1.0, ell_max=1.0)``.
+
+Fidelity switches (off by default; spec 001 section 9)
+------------------------------------------------------
+``legacy_tem1_bug`` (OKS++, logistic: A replaced by e^{-y f}, the released code's overwrite),
+``renormalize=False`` with ``solver="bisection"`` (IOKS: the released code's unrenormalised
+bisection), ``ctilde_rule="gt"`` (Alg. 4's strict inequality), ``q_update="omd"`` (OKS++: the
+proof's OMD form instead of Alg. 3's FTRL), ``rf_clip_scale="2D"`` (box U / sqrt(2D), so
+||w||_2 <= U), ``shared_draw=False`` (independent frequencies per kernel, as Alg. 3 states; the
+released code shares one draw scaled per sigma, the default).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, BudgetedExpansion,
+                                   BudgetMixture, Exp3Sampler, ScaledRFFBank, TsallisSampler)
+from fastomkl._core.engine import Engine
+from fastomkl._core.expansion import ExpansionEngine, NullFeatures
+from fastomkl._rff_models import RFFModelMixin, check_loss
+from fastomkl._validation import check_choice, check_float, check_int, check_kernels
+from fastomkl.kernels import Gaussian, paper001_dictionary
+
+__all__ = ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS",
+           "IOKSClassifier", "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus",
+           "RFOKSPlusPlusClassifier", "RFIOKS", "RFIOKSClassifier", "LKMBooks",
+           "LKMBooksClassifier"]
+
+# Step-size rules of the compiled experts (fastomkl/_core/bandit.pxd).
+_STEP_FIXED, _STEP_ADAGRAD_NORM, _STEP_OKSPP, _STEP_ADAGRAD_U = 0, 1, 2, 3
+# G C_0 of the smooth losses (Assumption 1; G = 1 for the nu = 2 square loss, spec 3.2).
+_GC0 = {"squared": 4.0, "logistic": 1.0}
+_CLASSIFIER_U = 15.0        # the paper's radius for classification
+
+
+def _auto_or_positive(value, name) -> float:
+    """"auto" -> 0.0 (the compiled code's "auto"), else a positive number."""
+    if isinstance(value, str) and value == "auto":
+        return 0.0
+    return check_float(value, name, 0.0, strict=True)
+
+
+def _optional_horizon(T) -> int:
+    return 0 if T is None else check_int(T, "T", 40)
+
+
+class _Horizon:
+    """Learning calls refuse to take the stream past a given horizon ``T`` (None: no limit)."""
+
+    def _check_horizon(self, X, seen: int | None = None) -> None:
+        """Refuse a learning call that would take the stream past a given horizon T."""
+        T = getattr(self, "T", None)
+        if T is None:
+            return
+        try:
+            n_more = 1 if X is None else len(X)
+        except TypeError:              # not a batch: the validation that follows explains
+            return
+        seen = self.n_samples_seen_ if seen is None else seen
+        if seen + n_more > T:
+            raise ValueError(f"{type(self).__name__} was given the horizon T={T} and has seen "
+                             f"{seen} samples: {n_more} more would outlive it (set T=None for "
+                             f"the doubling rule, or a larger T)")
+
+    def predict_learn_one(self, x, y):
+        self._check_horizon(None)
+        return super().predict_learn_one(x, y)
+
+    def predict_learn(self, X, y):
+        self._check_horizon(X)
+        return super().predict_learn(X, y)
+
+    def fit(self, X, y):
+        self._check_horizon(X, seen=0)
+        return super().fit(X, y)
+
+    # The shared API's documentation (the checks above change nothing a caller sees but the error).
+    predict_learn_one.__doc__ = OnlineEstimator.predict_learn_one.__doc__
+    predict_learn.__doc__ = OnlineEstimator.predict_learn.__doc__
+    fit.__doc__ = OnlineEstimator.fit.__doc__
+
+
+class _KernelModel(_Horizon):
+    """Losses by task (``loss=None``: squared for regressors, logistic for classifiers) and the
+    kernels (paper 001's six Gaussians by default)."""
+
+    _regression_losses: tuple = ()
+    _classification_losses: tuple = ()
+
+    @property
+    def _is_classifier(self) -> bool:
+        return isinstance(self, BinaryClassifier)
+
+    def _loss_name(self) -> str:
+        if self.loss is None:
+            return "logistic" if self._is_classifier else "squared"
+        allowed = self._classification_losses if self._is_classifier else self._regression_losses
+        return check_choice(self.loss, "loss", allowed)
+
+    @property
+    def kernels_(self) -> list:
+        """The kernels in use (``kernels``, or paper 001's six Gaussians when None)."""
+        return paper001_dictionary() if self.kernels is None else check_kernels(self.kernels)
+
+
+class _BanditBase(_KernelModel):
+    """Parameters, engine assembly and inspection shared by every bandit model."""
+
+    # -- configuration -----------------------------------------------------------------------
+
+    def _radius(self) -> float:
+        """U: None is "auto" for regressors (largest |y| seen) and 15 for classifiers."""
+        if self.U is None:
+            return _CLASSIFIER_U if self._is_classifier else 0.0
+        return _auto_or_positive(self.U, "U")
+
+    def _check_params(self) -> dict:
+        name = self._loss_name()
+        config = {"loss_name": name, "loss": check_loss(name, (name,)),
+                  "predict_mixture": check_choice(self.predict_with, "predict_with",
+                                                  ("argmax", "mixture")) == "mixture"}
+        config.update(self._representation_config())
+        config.update(self._algorithm_config(config))
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        features, experts, engine_type = self._representation(config, n_features, feature_rng)
+        return engine_type(features, experts, self._sampler(config), round_bit_generator)
+
+    # -- inspection --------------------------------------------------------------------------
+    @property
+    def p_(self) -> np.ndarray:
+        """The sampling distribution p of the next round."""
+        return np.array(self._fitted_engine().combiner.p)
+
+    @property
+    def q_(self) -> np.ndarray:
+        """The exploitation distribution q (p before mixing with uniform exploration)."""
+        return np.array(self._fitted_engine().combiner.q)
+
+    @property
+    def selection_counts_(self) -> np.ndarray:
+        """How many rounds each kernel was sampled."""
+        return np.array(self._fitted_engine().combiner.counts)
+
+    @property
+    def step_sizes_(self) -> np.ndarray:
+        """The step lambda_i each kernel would take if sampled now with a zero-loss round (with
+        U="auto" in the units of the targets' scale: the update is s lambda_i g~, s = max |y|)."""
+        experts = self._fitted_engine().experts
+        sums, info = np.asarray(experts.sums), np.asarray(experts.info)
+        U = experts.radius_fixed if experts.radius_fixed > 0 else 1.0
+        K = sums.shape[0]
+        if experts.rule == _STEP_FIXED:
+            return np.full(K, experts.scale)
+        if experts.rule == _STEP_ADAGRAD_NORM:
+            return np.where(sums > 0, 1.0 / np.sqrt(np.where(sums > 0, sums, 1)), 0.0)
+        if experts.rule == _STEP_ADAGRAD_U:
+            return U / np.sqrt(2 * (1 + sums))
+        a3 = max(experts.gc0 * U ** 2 * K ** 2, 8 * info[0])
+        if U == 0 or a3 == 0:
+            return np.zeros(K)
+        return (U ** (4 / 3) * a3 ** (-1 / 6)
+                / (math.sqrt(4 / 3) * K ** (1 / 6) * experts.gc0 ** (1 / 3) * np.sqrt(1 + sums)))
+
+
+
+# -- the three algorithms ----------------------------------------------------------------------
+class _OKSRule(_BanditBase):
+    _regression_losses = ("squared", "absolute")
+    _classification_losses = ("logistic", "hinge")
+
+    def _algorithm_config(self, config) -> dict:
+        T = _optional_horizon(self.T)
+        K = len(config["kernels"])
+        if isinstance(self.step, str) and self.step == "auto":
+            rule, scale = _STEP_ADAGRAD_NORM, 0.0
+        else:
+            m = check_float(self.step, "step", 0.0, strict=True)
+            if not T:
+                raise ValueError("a numeric step follows Remark 1, lambda = step * sqrt(delta / "
+                                 "(K T)), and needs the horizon T")
+            delta = min(1.0, (K / T) ** (1 / 3))
+            rule, scale = _STEP_FIXED, m * math.sqrt(delta / (K * T))
+        return {"T": T, "rule": rule, "scale": scale, "radius": 0.0, "gc0": 1.0,
+                "project": False, "tem1": False,
+                "ell_max": _auto_or_positive(self.ell_max, "ell_max"),
+                "eta": _auto_or_positive(self.eta, "eta")}
+
+    def _sampler(self, config):
+        return Exp3Sampler(len(config["kernels"]), False, loss_scale=config["ell_max"],
+                           horizon=config["T"], eta_fixed=config["eta"],
+                           predict_mixture=config["predict_mixture"])
+
+    @property
+    def eta_(self) -> float:
+        """The Exp3 rate of the last round."""
+        return float(self._fitted_engine().combiner.stats[4])
+
+    @property
+    def delta_(self) -> float:
+        """The exploration rate delta mixed into p for the next round."""
+        return float(self._fitted_engine().combiner.stats[5])
+
+
+class _OKSPlusPlusRule(_OKSRule):
+    _regression_losses = ("squared",)
+    _classification_losses = ("logistic",)
+    T = None                       # anytime: no horizon
+
+    def _algorithm_config(self, config) -> dict:
+        tem1 = bool(self.legacy_tem1_bug)
+        if tem1 and config["loss_name"] != "logistic":
+            raise ValueError("legacy_tem1_bug reproduces the released logistic code only "
+                             "(loss='logistic')")
+        return {"rule": _STEP_OKSPP, "scale": 0.0, "radius": self._radius(),
+                "gc0": _GC0[config["loss_name"]], "project": True, "tem1": tem1,
+                "eta": _auto_or_positive(self.eta, "eta"),
+                "omd": check_choice(self.q_update, "q_update", ("ftrl", "omd")) == "omd"}
+
+    def _sampler(self, config):
+        return Exp3Sampler(len(config["kernels"]), True, gc0=config["gc0"],
+                           radius=config["radius"], eta_fixed=config["eta"], omd=config["omd"],
+                           legacy_tem1=config["tem1"], predict_mixture=config["predict_mixture"],
+                           loss=config["loss"])
+
+
+class _IOKSRule(_BanditBase):
+    _regression_losses = ("squared", "absolute")
+    _classification_losses = ("logistic", "hinge")
+
+    def _algorithm_config(self, config) -> dict:
+        return {"T": _optional_horizon(self.T), "rule": _STEP_ADAGRAD_U, "scale": 0.0,
+                "radius": self._radius(), "gc0": 1.0, "project": True, "tem1": False,
+                "ell_max": _auto_or_positive(self.ell_max, "ell_max"),
+                "eta_const": check_float(self.eta_const, "eta_const", 0.0, strict=True),
+                "newton": check_choice(self.solver, "solver", ("newton", "bisection")) == "newton",
+                "tol": check_float(self.tol, "tol", 0.0, strict=True),
+                "renormalize": bool(self.renormalize),
+                "ge": check_choice(self.ctilde_rule, "ctilde_rule", ("ge", "gt")) == "ge",
+                "clip_c": bool(self.clip_c)}
+
+    def _sampler(self, config):
+        return TsallisSampler(len(config["kernels"]), eta_const=config["eta_const"],
+                              radius=config["radius"], loss_scale=config["ell_max"],
+                              g1_kind=1 if config["loss_name"] == "squared" else 0,
+                              horizon=config["T"], tol=config["tol"], newton=config["newton"],
+                              renormalize=config["renormalize"], ctilde_ge=config["ge"],
+                              clip_c=config["clip_c"], predict_mixture=config["predict_mixture"],
+                              loss=config["loss"])
+
+    @property
+    def eta_(self) -> np.ndarray:
+        """The per-kernel rates eta_{t,i} of the next round's mirror step."""
+        return np.array(self._fitted_engine().combiner.eta)
+
+    @property
+    def rho_(self) -> np.ndarray:
+        return np.array(self._fitted_engine().combiner.rho)
+
+    @property
+    def n_increases_(self) -> np.ndarray:
+        """How many times each kernel's rate has grown by upsilon."""
+        return np.array(self._fitted_engine().combiner.n_increases)
+
+    @property
+    def mu_(self) -> float:
+        """The normaliser mu* of the last round's mirror step (0 when its loss was 0)."""
+        return float(self._fitted_engine().combiner.stats[6])
+
+    @property
+    def delta_(self) -> float:
+        return float(self._fitted_engine().combiner.stats[5])
+
+
+# -- the two representations -------------------------------------------------------------------
+def _gaussian_gammas(kernels) -> np.ndarray:
+    """gamma_k = 1 / (2 sigma_k^2) of Gaussian kernels (ValueError for any other kernel)."""
+    for k in kernels:
+        if type(k) is not Gaussian:
+            raise ValueError(f"the kernel-expansion models use Gaussian kernels, got {k!r}")
+    return np.array([1.0 / (2.0 * k.sigma ** 2) for k in kernels])
+
+
+class _Expansion:
+    """Exact Gaussian kernel expansions, one support set per kernel (projected on ||f|| <= U)."""
+
+    def _representation_config(self) -> dict:
+        kernels = self.kernels_
+        _gaussian_gammas(kernels)
+        return {"kernels": kernels}
+
+    def _representation(self, config, n_features, feature_rng):
+        gamma = _gaussian_gammas(config["kernels"])
+        experts = BanditExpansionExperts(gamma, n_features, config["loss"], config["rule"],
+                                         config["scale"], config["radius"], config["gc0"],
+                                         config["project"], config["tem1"])
+        return NullFeatures(len(gamma), n_features), experts, ExpansionEngine
+
+    @property
+    def support_sizes_(self) -> np.ndarray:
+        """The number of support vectors of each kernel's expansion."""
+        return np.array(self._fitted_engine().experts.sizes)
+
+
+class _RandomFeatures(RFFModelMixin):
+    """Random Fourier features; one shared standard draw scaled per sigma by default."""
+
+    rng_protocol = "default"
+
+    def _representation_config(self) -> dict:
+        config = self._check_rff_params()
+        config["clip"] = check_choice(getattr(self, "rf_clip_scale", "D"), "rf_clip_scale",
+                                      ("D", "2D"))
+        return config
+
+    def _representation(self, config, n_features, feature_rng):
+        kernels = config["kernels"]
+        families = {tuple((k, v) for k, v in kernel.to_dict().items() if k != "sigma")
+                    for kernel in kernels}
+        if self.shared_draw and len(families) == 1:     # one matrix for every kernel
+            first = kernels[0]
+            base = first.sample_frequencies(config["n_components"], n_features,
+                                            feature_rng) * first.sigma
+            bank = ScaledRFFBank(base, [k.sigma for k in kernels])
+        else:
+            bank = self._rff_bank(config, n_features, feature_rng)
+        D = bank.n_components
+        experts = BanditRFFExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["rule"],
+                                   config["scale"], config["radius"], config["gc0"],
+                                   config["project"], D if config["clip"] == "D" else 2.0 * D,
+                                   config["tem1"])
+        return bank, experts, Engine
+
+    @property
+    def kernels_(self) -> list:
+        return _KernelModel.kernels_.fget(self)
+
+
+# -- public classes ------------------------------------------------------------------------------
+_COMMON = """
+    kernels : list of Kernel, default None
+        None is paper 001's six Gaussians, sigma = 2^-2, ..., 2^3 (``paper001_dictionary()``);
+        k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).{kernel_note}
+    loss : str or None, default None
+        {losses}; None is "squared" for the regressor, "logistic" for the classifier."""
+_RF = """
+    n_components : int, default 400
+        Random frequencies D per kernel (2D weights), the paper's setting.
+    shared_draw : bool, default True
+        One standard draw scaled by 1/sigma_i for every kernel (the released code); False draws
+        each kernel independently (Alg. 3 as written)."""
+_RF_CLIP = """
+    rf_clip_scale : {"D", "2D"}, default "D"
+        Box |w_j| <= U / sqrt(D) (released code, ||w||_2 <= sqrt(2) U) or U / sqrt(2D)."""
+_TAIL = """
+    predict_with : {{"argmax", "mixture"}}, default "argmax"
+        What ``predict`` uses (it draws nothing): the kernel of largest p, or sum_i p_i f_i.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the kernel draws (and, on a separate stream, the random features).
+
+    Attributes
+    ----------
+    p_, q_ : ndarray (n_kernels,)
+        Sampling and exploitation distributions of the next round.
+    selection_counts_ : ndarray (n_kernels,)
+        Rounds each kernel was sampled.
+    step_sizes_ : ndarray (n_kernels,)
+        Each kernel's current step size lambda_i (before this round's statistics).{attrs}
+    n_samples_seen_, n_features_in_ : int
+"""
+_OKS_PARAMS = """
+    T : int or None, default None
+        Horizon of Remark 1's constants (None: the doubling rule, see the module docstring).
+    step : "auto" or float, default "auto"
+        "auto": AdaGrad-norm, lambda_i = max|y| / sqrt(sum of squared importance-weighted
+        gradients of kernel i) (data-adaptive, scale-free); a number m: the paper's
+        lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for absolute).
+    ell_max : "auto" or float, default "auto"
+        Loss scale in eta = sqrt(2 (1 - delta) ln K / (K T)) / ell_max; "auto": the largest loss
+        seen.  The paper's experiments: 1.0.
+    eta : "auto" or float, default "auto"
+        A number fixes the Exp3 rate.  delta = min(1, (K / T)^(1/3))."""
+_OKS_ATTRS = """
+    eta_, delta_ : float
+        Exp3 rate of the last round and exploration of the next."""
+_OKSPP_PARAMS = """
+    U : "auto", float or None, default None
+        Radius of the ball the hypotheses are projected on; None is "auto" for the regressor and
+        15 (the paper's) for the classifier.  "auto" runs every rule in units of the targets'
+        scale s = max |y| seen (radius s, losses divided by s^2 or s; see the module docstring).
+        The paper's regression setting: 1.0 (targets in [0, 1], raw losses).
+    eta : "auto" or float, default "auto"
+        "auto": eta_t = sqrt(2 ln K / (1 + V_t)); a number fixes it.
+    q_update : {"ftrl", "omd"}, default "ftrl"
+        q_{t+1} = softmax(-eta_t L_t) (Alg. 3) or q_{t+1} ∝ q_t exp(-eta_t c~_t) (Appendix A).
+    legacy_tem1_bug : bool, default False
+        Logistic only: the released code's A = e^{-y f} in delta_t and lambda (spec 001, A3)."""
+_IOKS_PARAMS = """
+    T : int or None, default None
+        Horizon (delta = T^-3/4, upsilon = e^{2 / (3 ln T)}, eta); None: the doubling rule.
+    U : "auto", float or None, default None
+        Projection radius (see OKSPlusPlus); also enters eta.
+    ell_max : "auto" or float, default "auto"
+        Loss normaliser c = loss / ell_max; "auto": the largest loss seen (the paper: 1.0).
+    eta_const : float, default 8.0
+        eta = eta_const ell_max K^(3/8) / (U G_1 sqrt(T ln T)) (8: experiments; 1.5: Thm 4.1),
+        G_1 = 2 (U + 1) for the square loss, 1 otherwise.
+    solver : {"newton", "bisection"}, default "newton"
+        Safeguarded Newton or plain bisection for mu* (spec 001 section 3.4).
+    tol : float, default 1e-5
+        Stop when |sum q - 1| <= tol (the released code's tolerance).
+    renormalize : bool, default True
+        Divide q by its sum after the mirror step (False: the released code).
+    ctilde_rule : {"ge", "gt"}, default "ge"
+        c~ = c / p when p >= max eta (eq. 4) or p > max eta (Alg. 4).
+    clip_c : bool, default False
+        Clip c = loss / ell_max to [0, 1] (the paper's assumption)."""
+_IOKS_ATTRS = """
+    eta_, rho_, n_increases_ : ndarray (n_kernels,)
+        Per-kernel rates, thresholds and number of rate increases.
+    mu_, delta_ : float
+        Last normaliser mu* and the exploration delta."""
+
+
+def _doc(title, params, attrs, kernel_note="", rf="", losses=""):
+    return (f"{title}\n\n    Parameters\n    ----------"
+            + _COMMON.format(kernel_note=kernel_note, losses=losses) + rf + params
+            + _TAIL.format(attrs=attrs))
+
+
+_EXPANSION_NOTE = "\n        Gaussian kernels only (exact expansions; one support set per kernel)."
+
+
+class _OKSKernel(_Expansion, _OKSRule):
+    def __init__(self, kernels=None, loss=None, T=None, step="auto", ell_max="auto", eta="auto",
+                 predict_with="argmax", random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.T = T
+        self.step = step
+        self.ell_max = ell_max
+        self.eta = eta
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+class _OKSRF(_RandomFeatures, _OKSRule):
+    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True, T=None,
+                 step="auto", ell_max="auto", eta="auto", predict_with="argmax",
+                 random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.n_components = n_components
+        self.shared_draw = shared_draw
+        self.T = T
+        self.step = step
+        self.ell_max = ell_max
+        self.eta = eta
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
+    def __init__(self, kernels=None, loss=None, U=None, eta="auto", q_update="ftrl",
+                 legacy_tem1_bug=False, predict_with="argmax", random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.U = U
+        self.eta = eta
+        self.q_update = q_update
+        self.legacy_tem1_bug = legacy_tem1_bug
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
+    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
+                 rf_clip_scale="D", U=None, eta="auto", q_update="ftrl", legacy_tem1_bug=False,
+                 predict_with="argmax", random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.n_components = n_components
+        self.shared_draw = shared_draw
+        self.rf_clip_scale = rf_clip_scale
+        self.U = U
+        self.eta = eta
+        self.q_update = q_update
+        self.legacy_tem1_bug = legacy_tem1_bug
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+class _IOKSKernel(_Expansion, _IOKSRule):
+    def __init__(self, kernels=None, loss=None, T=None, U=None, ell_max="auto", eta_const=8.0,
+                 solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
+                 predict_with="argmax", random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.T = T
+        self.U = U
+        self.ell_max = ell_max
+        self.eta_const = eta_const
+        self.solver = solver
+        self.tol = tol
+        self.renormalize = renormalize
+        self.ctilde_rule = ctilde_rule
+        self.clip_c = clip_c
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+class _IOKSRF(_RandomFeatures, _IOKSRule):
+    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
+                 rf_clip_scale="D", T=None, U=None, ell_max="auto", eta_const=8.0,
+                 solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
+                 predict_with="argmax", random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.n_components = n_components
+        self.shared_draw = shared_draw
+        self.rf_clip_scale = rf_clip_scale
+        self.T = T
+        self.U = U
+        self.ell_max = ell_max
+        self.eta_const = eta_const
+        self.solver = solver
+        self.tol = tol
+        self.renormalize = renormalize
+        self.ctilde_rule = ctilde_rule
+        self.clip_c = clip_c
+        self.predict_with = predict_with
+        self.random_state = random_state
+
+
+_REG = '"squared" or "absolute"'
+_CLS = '"logistic" or "hinge"'
+
+
+class OKS(_OKSKernel, OnlineEstimator):
+    __doc__ = _doc("OKS: Exp3 kernel selection with kernel-expansion OGD (Alg. 1), regression.",
+                   _OKS_PARAMS, _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
+                   _EXPANSION_NOTE, losses=_REG)
+
+
+class OKSClassifier(_OKSKernel, BinaryClassifier):
+    __doc__ = _doc("OKS for binary classification (labels map to -1/+1).", _OKS_PARAMS,
+                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   losses=_CLS)
+
+
+class RFOKS(_OKSRF, OnlineEstimator):
+    __doc__ = _doc("RF-OKS: OKS on random Fourier features (the paper's baseline), regression.",
+                   _OKS_PARAMS, _OKS_ATTRS, rf=_RF, losses=_REG)
+
+
+class RFOKSClassifier(_OKSRF, BinaryClassifier):
+    __doc__ = _doc("RF-OKS for binary classification.", _OKS_PARAMS, _OKS_ATTRS, rf=_RF,
+                   losses=_CLS)
+
+
+class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
+    __doc__ = _doc("OKS++: data-adaptive kernel selection for smooth losses (section 3), "
+                   "regression (square loss).", _OKSPP_PARAMS,
+                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   losses='"squared"')
+
+
+class OKSPlusPlusClassifier(_OKSPPKernel, BinaryClassifier):
+    __doc__ = _doc("OKS++ for binary classification (logistic loss).", _OKSPP_PARAMS,
+                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   losses='"logistic"')
+
+
+class RFOKSPlusPlus(_OKSPPRF, OnlineEstimator):
+    __doc__ = _doc("RF-OKS++ (Alg. 3): OKS++ on random Fourier features, regression.",
+                   _OKSPP_PARAMS, _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"squared"')
+
+
+class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
+    __doc__ = _doc("RF-OKS++ for binary classification (logistic loss).", _OKSPP_PARAMS,
+                   _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"logistic"')
+
+
+class IOKS(_IOKSKernel, OnlineEstimator):
+    __doc__ = _doc("IOKS: Tsallis-entropy OMD kernel selection (Alg. 2), regression.",
+                   _IOKS_PARAMS, _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
+                   _EXPANSION_NOTE, losses=_REG)
+
+
+class IOKSClassifier(_IOKSKernel, BinaryClassifier):
+    __doc__ = _doc("IOKS for binary classification.", _IOKS_PARAMS,
+                   _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   losses=_CLS)
+
+
+class RFIOKS(_IOKSRF, OnlineEstimator):
+    __doc__ = _doc("RF-IOKS (Alg. 4): IOKS on random Fourier features, regression.",
+                   _IOKS_PARAMS, _IOKS_ATTRS, rf=_RF + _RF_CLIP, losses=_REG)
+
+
+class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
+    __doc__ = _doc("RF-IOKS for binary classification.", _IOKS_PARAMS, _IOKS_ATTRS,
+                   rf=_RF + _RF_CLIP, losses=_CLS)
+
+
+# -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
+_LKM_NU = {"squared": 1 / 4, "absolute": 1 / 5, "logistic": 1 / 7}
+
+
+class _LKMBooksBase(_KernelModel):
+    _regression_losses = ("squared", "absolute")
+    _classification_losses = ("logistic",)
+
+    def __init__(self, kernels=None, loss=None, B=200, T=None, nu=None, random_state=None):
+        self.kernels = kernels
+        self.loss = loss
+        self.B = B
+        self.T = T
+        self.nu = nu
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        name = self._loss_name()
+        kernels = self.kernels_
+        return {"loss_name": name, "loss": check_loss(name, (name,)),
+                "gamma": _gaussian_gammas(kernels), "B": check_int(self.B, "B", 1),
+                "T": _optional_horizon(self.T),
+                "nu": (_LKM_NU[name] if self.nu is None
+                       else check_float(self.nu, "nu", 0.0, strict=True, maximum=0.999))}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        K = len(config["gamma"])
+        mixture = BudgetMixture(K, config["loss"], config["T"])
+        experts = BudgetedExpansion(mixture, config["gamma"], n_features, config["loss"],
+                                    config["B"], config["nu"], config["T"],
+                                    logistic_step=config["loss_name"] == "logistic")
+        return Engine(NullFeatures(K, n_features), experts, mixture, round_bit_generator)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The kernel weights p of the mixture sum_i p_i f_i."""
+        return np.array(self._fitted_engine().combiner.p)
+
+    @property
+    def support_size_(self) -> int:
+        return int(self._fitted_engine().experts.rows[0])
+
+
+_LKM_DOC = """{title}
+
+    Full information (spec 001 section 3.9, as the authors run it): every kernel predicts from ONE
+    support set of at most B instances with ONE coefficient vector, f_i(x) = sum_j alpha_j
+    k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
+    P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient -lambda loss'(y_hat, y) / P,
+    lambda = sqrt((1 + nu) B) / (sqrt(1 - nu) T) (10 / sqrt(T) for the logistic loss); p follows
+    exponential weights with rate sqrt(8 ln K / T) on the linearised losses.  A round costs
+    O(B d + K B).
+
+    Parameters
+    ----------
+    kernels : list of Gaussian, default None (paper 001's six)
+    loss : {losses}; None is the first.
+    B : int, default 200
+        Budget (support vectors).
+    T : int or None, default None
+        Horizon; None: the doubling rule (constants of the horizon 64 * 2^j >= t).
+    nu : float or None, default None
+        None: 1/4 (squared), 1/5 (absolute), 1/7 (logistic), the released code's.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the admission draws.
+
+    Attributes
+    ----------
+    weights_ : ndarray (n_kernels,)
+    support_size_ : int
+"""
+
+
+class LKMBooks(_LKMBooksBase, OnlineEstimator):
+    __doc__ = _LKM_DOC.format(title="LKMBooks (Li & Liao, MLJ 2022): budgeted multi-kernel "
+                              "regression, the baseline of paper 001's Tables 5-10.",
+                              losses='"squared" or "absolute"')
+
+
+class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):
+    __doc__ = _LKM_DOC.format(title="LKMBooks for binary classification (logistic loss).",
+                              losses='"logistic"')
