@@ -156,6 +156,15 @@ def report(results, rows, seed, raw) -> str:
     beaten = sum(r["default"] < r["baseline"] for r in results)
     lines += ["", f"The default beats the mean / majority predictor in {beaten} of {len(results)} "
               f"cells."]
+    over = [r for r in results if r["default"] > 1.2 * r["best"]]
+    lines += ["", f"Cells where the default is more than 1.2x the best of the grid: {len(over)} of "
+              f"{len(results)}" + "".join(f"; {r['dataset']} {r['family']} "
+                                          f"{r['default'] / r['best']:.2f}" for r in over) + "."]
+    unbeaten = [r for r in results if r["default"] >= r["baseline"]]
+    lines += ["", "Cells where the default does not beat the mean / majority predictor, and how the "
+              "best of the grid does there: " + ("none." if not unbeaten else "; ".join(
+                  f"{r['dataset']} {r['family']} (best of grid / baseline "
+                  f"{r['best'] / r['baseline']:.2f})" for r in unbeaten) + ".")]
     return "\n".join(lines) + "\n"
 
 
