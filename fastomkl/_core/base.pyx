@@ -42,6 +42,14 @@ cdef class Component:
             if value.shape != target.shape or value.dtype != target.dtype:
                 raise ValueError(f"{type(self).__name__} state '{name}' must be {target.dtype} "
                                  f"with shape {target.shape}, got {value.dtype} {value.shape}")
+            if value.dtype.kind == "f" and not np.isfinite(value).all():
+                raise ValueError(f"{type(self).__name__} state '{name}' holds NaN or infinity")
+        self._check_semantics({name: np.asarray(value) for name, value in state.items()})
+
+    def _check_semantics(self, state):
+        """Raise ValueError unless the values of `state` (names, shapes and dtypes checked, floats
+        finite) are ones the compiled code can run on: indices in range, counts consistent, ...
+        Overridden by components whose state holds indices or structure."""
 
     def set_state(self, state):
         """Copy `state` into the live arrays (after check_state)."""
@@ -56,6 +64,12 @@ cdef class Component:
 
     def _state_restored(self):
         """Recompute what is derived from the state arrays (after set_state)."""
+
+
+def require(bint condition, owner, str what):
+    """Raise ValueError naming the component and the broken invariant unless `condition`."""
+    if not condition:
+        raise ValueError(f"{type(owner).__name__} state: {what}")
 
 
 cdef class FeatureBank(Component):

@@ -15,6 +15,7 @@ categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws
 import numpy as np
 
 from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t)
+from fastomkl._core.base import require
 from libc.math cimport exp, log, log1p, expm1, isfinite, INFINITY
 
 
@@ -114,6 +115,25 @@ cdef class GraphFeedback(Combiner):
                 "adj": self.adj, "wlin": self.wlin, "tree": self.tree, "wstate": self.wstate,
                 "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
                 "q": self.q, "info": self.info}
+
+    def _check_semantics(self, state):
+        N, J, M = self.n_experts, self.n_nodes, self.degree
+        n_members, members, adj = state["n_members"], state["members"], state["adj"]
+        require(((n_members >= 0) & (n_members <= M)).all(), self,
+                f"n_members must lie in [0, {M}]")
+        for j in range(J):
+            chosen = members[j, :n_members[j]]
+            require(((chosen >= 0) & (chosen < N)).all(), self,
+                    f"members of node {j} must be kernels in [0, {N})")
+            row = np.zeros(N, dtype=np.uint8)
+            row[chosen] = 1
+            require(row.sum() == n_members[j] and np.array_equal(row, adj[j]), self,
+                    f"adj of node {j} must mark exactly its distinct members")
+        require(0 <= state["info"][1] < J and state["info"][0] >= 0, self,
+                f"info must be [graph round >= 0, chosen node in [0, {J})]")
+        require((state["wlin"] >= 0).all() and state["wstate"][0] > 0, self,
+                "linear weights must be >= 0 with a positive sum")
+        require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
 
     def rebuild_weights_state(self):
         """Recompute the linear weights and their tree from log_w (after editing log_w)."""
@@ -410,6 +430,57 @@ cdef class SimilarityGraphFeedback(Combiner):
     @property
     def chosen_node(self):
         return int(self.istate[0])
+
+    def _check_semantics(self, state):
+        """The dominating set must be a valid one (SFG: the fixed set of the parameters), and every
+        structure derived from it (dom_list, in-counts, refinement edges and their child lists)
+        must be exactly what rebuild_refinement makes of it: the compiled round walks these."""
+        N = self.n_experts
+        istate, dom_mask = state["istate"], state["dom_mask"]
+        require(0 <= istate[0] < N, self, f"the drawn node must lie in [0, {N})")
+        require(istate[2] in (0, 1) and istate[3] in (0, 1), self, "flags must be 0 or 1")
+        require(np.isin(dom_mask, (0, 1)).all(), self, "dom_mask must be 0 or 1")
+        require(((state["dom_list"] >= 0) & (state["dom_list"] < N)).all(), self,
+                f"dom_list must hold nodes in [0, {N})")
+        require((state["u"] >= 0).all() and (state["s"] >= 0).all(), self,
+                "node weights and their sums must be >= 0")
+        require(state["dstate"][0] > 0, self, "the total node weight must be positive")
+        require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
+        if not self.refine:
+            require(np.array_equal(dom_mask, self.dom_mask) and istate[2] == 1, self,
+                    "dom_mask must be the dominating set of the parameters")
+        elif istate[2] == 0:
+            require(not dom_mask.any() and istate[1] == 0, self,
+                    "no dominating set may be marked before the first round")
+        expected = self._derived_structure(dom_mask) if istate[2] else {
+            "n_dom": 0, "cnt": np.zeros(N, np.intc), "parent": np.full(N, -1, np.intc),
+            "child_head": np.full(N, -1, np.intc), "child_next": np.full(N, -1, np.intc)}
+        require(istate[1] == expected["n_dom"] and expected["n_dom"] > 0 or not istate[2], self,
+                "istate[1] must count the dominating set, which must not be empty")
+        require(np.array_equal(state["dom_list"][:istate[1]], np.flatnonzero(dom_mask)), self,
+                "dom_list must list the dominating set in order")
+        for name in ("cnt", "parent", "child_head", "child_next"):
+            require(np.array_equal(state[name], expected[name]), self,
+                    f"{name} must be derived from dom_mask")
+
+    def _derived_structure(self, dom_mask):
+        """What rebuild_refinement derives from dom_mask, computed in NumPy."""
+        N = self.n_experts
+        adj = np.asarray(self.adj, dtype=np.intc)
+        dom = np.flatnonzero(dom_mask)
+        cnt = adj[dom].sum(axis=0).astype(np.intc)
+        parent = np.full(N, -1, np.intc)
+        head, nxt = np.full(N, -1, np.intc), np.full(N, -1, np.intc)
+        if self.refine and dom.size:
+            div = np.asarray(self.divergence)[dom]
+            pick = np.argmin(div, axis=0) if self.refine_argmin else np.argmax(div, axis=0)
+            for i in range(N - 1, -1, -1):
+                if self.refine_all or cnt[i] == 0:
+                    parent[i] = dom[pick[i]]
+                    nxt[i] = head[parent[i]]
+                    head[parent[i]] = i
+        return {"n_dom": dom.size, "cnt": cnt, "parent": parent, "child_head": head,
+                "child_next": nxt}
 
     def refresh_state(self):
         """Recompute the running sums from u (after u was edited from Python)."""
