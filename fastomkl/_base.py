@@ -557,7 +557,7 @@ class OnlineEstimator:
         return float(1.0 - residual / spread)
 
     # -- persistence ------------------------------------------------------------------------------
-    def save(self, path) -> None:
+    def save(self, path, key=None) -> None:
         """Write the model to ``path`` (see ``fastomkl.persistence`` for the format).
 
         ``fastomkl.load(path)`` reads it back; the loaded model predicts and learns bit-identically.
@@ -565,6 +565,9 @@ class OnlineEstimator:
         Parameters
         ----------
         path : str or path-like
+        key : bytes or str, optional
+            Sign the file (HMAC-SHA256) with this secret; ``fastomkl.load(path, key=key)`` then
+            refuses any file not signed with it.
 
         Returns
         -------
@@ -586,7 +589,7 @@ class OnlineEstimator:
         True
         """
         from fastomkl.persistence import save
-        save(self, path)
+        save(self, path, key)
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items() if k != "_engine"}

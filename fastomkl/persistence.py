@@ -1,23 +1,39 @@
-"""Saving and loading models in a format that can never execute code.
+"""Saving and loading models in a format that can never execute code, and that treats every file
+it reads as untrusted.
 
-A model file is a NumPy ``.npz`` archive (read with ``allow_pickle=False``) holding:
+A model file is a zip archive of ``.npy`` arrays (NumPy's ``.npz``, read with ``allow_pickle=False``):
 
-* ``__header__``: a JSON document: ``{"format": "fastomkl-model", "version": 1, "class": ...,
+* ``__header__``: a JSON document ``{"format": "fastomkl-model", "version": 2, "class": ...,
   "params": ..., "n_features_in": ..., "classes": ..., "feature_names": ..., "rng_state": ...,
-  "sha256": ...}``.  ``feature_names`` (optional) are the names of a model that learnt from dict
-  samples, in its feature order.
-  ``class`` must name a fastomkl estimator; ``params`` holds only JSON values (kernels as
-  ``{"kind", "sigma"}``); ``sha256`` is the digest of every array, in name order, so a tampered
-  archive is refused even when its zip checksums were rewritten.
+  "digest": {"algorithm": "sha256" | "hmac-sha256", "value": ...}}``.  ``class`` names a fastomkl
+  estimator; ``params`` holds only JSON values (kernels as ``{"kind", "sigma"}``);
+  ``feature_names`` (optional) are the names of a model that learnt from dict samples.
 * one array per entry of the model's compiled state (``engine.t``, ``experts.theta``, ...).
 
-After ``load(save(model))`` the next predictions and updates are bit-identical to the original's,
-including the per-round random stream.
+The digest covers the whole file: the header (all but the digest itself) and every array's name,
+dtype, shape and bytes.  ``save(path, key=...)`` makes it an HMAC-SHA256 under a secret key, and
+``load(path, key=...)`` then refuses any file not written with that key: use it for files that
+come from elsewhere.  Without a key the SHA-256 catches accidents, not attackers (anyone can
+recompute it), so ``load`` never relies on it: before any compiled code sees a file it checks
+
+* the archive: members, their ``.npy`` headers and the memory they declare (at most ``max_bytes``
+  in all, checked before anything is read);
+* the header: every field's type, the parameters as the model's constructor and ``set_params``
+  would check them, and the size of the model they imply against the arrays present (a small
+  file cannot make ``load`` allocate gigabytes);
+* the state: exactly the arrays the model has, with its shapes and dtypes, every float finite, and
+  every index, count and structure in range (each compiled component's ``check_state``).
+
+Any file that is unreadable or fails a check raises one ``ValueError`` saying what is wrong (a
+missing path raises ``FileNotFoundError``).  After ``load(save(model))`` the next predictions and
+updates are bit-identical to the original's, including the per-round random stream.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import math
 import zipfile
 
 import numpy as np
@@ -25,11 +41,27 @@ import numpy as np
 from fastomkl.kernels import Kernel, kernel_from_dict
 
 FORMAT = "fastomkl-model"
-VERSION = 1
+VERSION = 2
+MAX_BYTES = 1 << 30            # default bound on the memory the arrays of a file may take
+_MAX_HEADER_BYTES = 1 << 22    # the JSON header (its parameters hold at most a kernel list)
+_MAX_MEMBERS = 4096
+_DTYPES = {np.dtype(t) for t in ("<f8", "<i8", "<i4", "|u1", "|b1")}
+# A model's engine may allocate what its parameters imply (the random frequencies are drawn, not
+# stored): allow that up to this many times the elements its file holds, plus a fixed allowance.
+_IMPLIED_FACTOR = 8
+_IMPLIED_ALLOWANCE = 1 << 24
 
 
-def save(model, path) -> None:
-    """Write ``model`` to ``path`` (any fastomkl estimator, fitted or not)."""
+def save(model, path, key=None) -> None:
+    """Write ``model`` to ``path`` (any fastomkl estimator, fitted or not).
+
+    Parameters
+    ----------
+    model : fastomkl estimator
+    path : str, path-like or binary file object
+    key : bytes or str, optional
+        Sign the file with HMAC-SHA256 under this secret: ``load`` then needs the same key.
+    """
     from fastomkl._base import OnlineEstimator
     if not isinstance(model, OnlineEstimator):
         raise ValueError(f"save expects a fastomkl estimator, got {type(model).__name__}")
@@ -45,62 +77,202 @@ def save(model, path) -> None:
         "classes": None if classes is None else [_plain(c) for c in classes],
         "feature_names": _feature_names(model),
         "rng_state": None if engine is None else _plain(engine.rng_state),
-        "sha256": _digest(arrays),
     }
+    header["digest"] = _digest(header, arrays, _key_bytes(key))
+    if hasattr(path, "write"):          # an open binary file
+        np.savez_compressed(path, __header__=np.array(json.dumps(header)), **arrays)
+        return
     with open(path, "wb") as fh:
         np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
 
 
-def load(path):
-    """Read a model written by ``save``; raises ValueError for anything else."""
-    from fastomkl._base import _REGISTRY
+def load(path, key=None, max_bytes: int = MAX_BYTES):
+    """Read a model written by ``save``, checking everything in it first.
+
+    Parameters
+    ----------
+    path : str, path-like or binary file object
+    key : bytes or str, optional
+        The secret the file was signed with (``save(..., key=...)``); required for signed files,
+        refused for unsigned ones.
+    max_bytes : int, default 1 GiB
+        Refuse files whose arrays would take more memory than this.
+
+    Returns
+    -------
+    model : the fastomkl estimator saved in the file.
+
+    Raises
+    ------
+    ValueError
+        The file is not a fastomkl model, is damaged or altered, fails a check, or does not match
+        the key.
+    """
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except FileNotFoundError:
+        arrays = _read_archive(path, max_bytes)
+        header = _read_header(arrays.pop("__header__", None))
+        _verify_digest(header, arrays, _key_bytes(key))
+        return _build(header, arrays)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    except (FileNotFoundError, IsADirectoryError):
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise ValueError(f"{path}: not a readable fastomkl model file ({exc})") from None
+    except Exception as exc:       # whatever a damaged file provokes, it is one kind of error
+        raise ValueError(f"{path}: not a valid fastomkl model file ({type(exc).__name__}: "
+                         f"{exc})") from None
+
+
+# -- reading, in order -----------------------------------------------------------------------------
+def _read_archive(path, max_bytes: int) -> dict:
+    """name -> array of every member, after checking the declared sizes of them all."""
     try:
-        header = json.loads(str(arrays.pop("__header__")))
-    except (KeyError, ValueError):
-        raise ValueError(f"{path}: not a fastomkl model file (no valid header)") from None
+        archive = zipfile.ZipFile(path)
+    except (FileNotFoundError, IsADirectoryError):
+        raise
+    except Exception as exc:
+        raise ValueError(f"not a fastomkl model file (not a zip archive: {exc})") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > _MAX_MEMBERS:
+            raise ValueError(f"the archive has {len(infos)} members (at most {_MAX_MEMBERS})")
+        names = [info.filename for info in infos]
+        if len(set(names)) != len(names) or not all(n.endswith(".npy") and "/" not in n
+                                                     for n in names):
+            raise ValueError("the archive must hold distinct .npy members only")
+        total = 0
+        for info in infos:
+            shape, dtype = _npy_header(archive, info)
+            total += math.prod(shape) * dtype.itemsize
+            if total > max_bytes:
+                raise ValueError(f"the arrays would take more than max_bytes={max_bytes} bytes "
+                                 f"of memory (pass a larger max_bytes to load bigger models)")
+        arrays = {}
+        for info in infos:
+            with archive.open(info) as fh:
+                arrays[info.filename[:-4]] = np.lib.format.read_array(fh, allow_pickle=False)
+        return arrays
+
+
+def _npy_header(archive, info) -> tuple[tuple, np.dtype]:
+    """(shape, dtype) an .npy member declares, read without its data; only plain dtypes."""
+    with archive.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"member {info.filename}: unsupported .npy version {version}")
+    header_member = info.filename == "__header__.npy"
+    if header_member:
+        if dtype.kind != "U" or shape != () or dtype.itemsize > _MAX_HEADER_BYTES:
+            raise ValueError("__header__ must be one JSON string of reasonable size")
+    elif dtype not in _DTYPES:
+        raise ValueError(f"member {info.filename}: dtype {dtype} is not a state dtype")
+    return shape, dtype
+
+
+def _read_header(value) -> dict:
+    if value is None:
+        raise ValueError("not a fastomkl model file (no header)")
+    header = json.loads(str(value))
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a fastomkl model file")
+        raise ValueError("not a fastomkl model file")
     if header.get("version") != VERSION:
-        raise ValueError(f"{path}: model format version {header.get('version')!r} is not "
-                         f"supported (this fastomkl reads version {VERSION})")
-    if header.get("sha256") != _digest(arrays):
-        raise ValueError(f"{path}: the model's arrays do not match its checksum (file altered)")
-    cls = _REGISTRY.get(header.get("class"))
+        raise ValueError(f"model format version {header.get('version')!r} is not supported (this "
+                         f"fastomkl reads version {VERSION}; save the model again with it)")
+    expected = {"format", "version", "class", "params", "n_features_in", "classes",
+                "feature_names", "rng_state", "digest"}
+    if set(header) != expected:
+        raise ValueError(f"the header must have exactly the fields {sorted(expected)}")
+    checks = {"class": lambda v: isinstance(v, str),
+              "params": lambda v: isinstance(v, dict),
+              "n_features_in": lambda v: v is None or (type(v) is int and 1 <= v <= 10 ** 7),
+              "classes": lambda v: v is None or (isinstance(v, list) and len(v) == 2
+                                                 and all(_scalar(c) for c in v)
+                                                 and v[0] != v[1]),
+              "feature_names": lambda v: v is None or isinstance(v, list),
+              "rng_state": lambda v: v is None or isinstance(v, dict),
+              "digest": lambda v: isinstance(v, dict) and set(v) == {"algorithm", "value"}}
+    for name, ok in checks.items():
+        if not ok(header[name]):
+            raise ValueError(f"the header's {name!r} is invalid: {header[name]!r:.200}")
+    return header
+
+
+def _verify_digest(header: dict, arrays: dict, key: bytes | None) -> None:
+    algorithm = header["digest"]["algorithm"]
+    if algorithm == "hmac-sha256" and key is None:
+        raise ValueError("the file is signed (saved with a key): load it with key=...")
+    if algorithm == "sha256" and key is not None:
+        raise ValueError("the file is not signed, but a key was given: refusing it")
+    if algorithm not in ("sha256", "hmac-sha256"):
+        raise ValueError(f"unknown digest algorithm {algorithm!r}")
+    expected = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, key)
+    if not hmac.compare_digest(str(header["digest"]["value"]), expected["value"]):
+        raise ValueError("the file does not match its digest (altered, damaged, or signed with "
+                         "another key)")
+
+
+def _build(header: dict, arrays: dict):
+    from fastomkl._base import _REGISTRY
+    cls = _REGISTRY.get(header["class"])
     if cls is None:                     # estimator modules load lazily: register them all first
         import fastomkl
         fastomkl._import_all()
-        cls = _REGISTRY.get(header.get("class"))
+        cls = _REGISTRY.get(header["class"])
     if cls is None:
-        raise ValueError(f"{path}: unknown model class {header.get('class')!r}")
-    try:
-        params = {k: _decode_param(k, v) for k, v in header["params"].items()}
-        model = cls(**params)
-        if header["classes"] is not None:
-            model._commit_classes({c: -1.0 if i == 0 else 1.0
-                                   for i, c in enumerate(header["classes"])})
-        if header["n_features_in"] is not None:
-            model._restore_engine(int(header["n_features_in"]), arrays, header["rng_state"])
-        if header.get("feature_names") is not None:
-            names = tuple(header["feature_names"])
-            if model._engine is None or len(names) != model._engine.n_features:
-                raise ValueError("feature_names do not match the number of features")
-            if not all(isinstance(name, (str, int)) for name in names) or len(set(names)) < len(names):
-                raise ValueError("feature_names must be distinct strings or integers")
-            model._feature_names = names
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: inconsistent model file ({exc})") from None
+        raise ValueError(f"unknown model class {header['class']!r}")
+    params = {name: _decode_param(name, value) for name, value in header["params"].items()}
+    unknown = set(params) - set(cls._param_names())
+    if unknown:
+        raise ValueError(f"parameters {sorted(unknown)} are not parameters of {cls.__name__}")
+    model = cls(**params)
+    model._check_params()
+    if header["classes"] is not None:
+        if not hasattr(model, "_commit_classes"):
+            raise ValueError(f"{cls.__name__} is not a classifier, but the file has classes")
+        model._commit_classes({c: -1.0 if i == 0 else 1.0
+                               for i, c in enumerate(header["classes"])})
+    n_features = header["n_features_in"]
+    if n_features is None:
+        if arrays:
+            raise ValueError("a model that has seen no data has no state arrays")
+        return model
+    _check_implied_size(model, params, n_features, arrays)
+    if not isinstance(header["rng_state"], dict):
+        raise ValueError("a fitted model's file must hold its random stream's state")
+    model._restore_engine(n_features, arrays, header["rng_state"])
+    names = header["feature_names"]
+    if names is not None:
+        if len(names) != n_features:
+            raise ValueError("feature_names do not match the number of features")
+        if not all(isinstance(n, (str, int)) and not isinstance(n, bool) for n in names) \
+                or len(set(names)) < len(names):
+            raise ValueError("feature_names must be distinct strings or integers")
+        model._feature_names = tuple(names)
     return model
 
 
+def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> None:
+    """Refuse parameters implying an engine far larger than the state in the file (the random
+    frequencies, n_kernels x n_components x n_features, are drawn when the engine is built)."""
+    n_components = params.get("n_components")
+    if not isinstance(n_components, int):
+        return
+    kernels = getattr(model, "kernels_", None)
+    n_kernels = len(kernels) if kernels is not None else 1
+    implied = n_kernels * n_components * (n_features + 2)
+    held = sum(a.size for a in arrays.values())
+    if implied > _IMPLIED_FACTOR * (n_features + 2) * held + _IMPLIED_ALLOWANCE:
+        raise ValueError(f"the parameters (n_components={n_components}, {n_kernels} kernels, "
+                         f"{n_features} features) imply a model far larger than the state the "
+                         f"file holds")
+
+
+# -- encoding ------------------------------------------------------------------------------------
 def _encode_param(name, value):
-    if name == "kernels" and value is not None:
+    if name == "kernels" and value is not None and not isinstance(value, str):
         kernels = [value] if isinstance(value, Kernel) else list(value)
         return {"__kernels__": [k.to_dict() for k in kernels]}
     if isinstance(value, (np.random.Generator, np.random.SeedSequence)):
@@ -114,8 +286,15 @@ def _encode_param(name, value):
 
 
 def _decode_param(name, value):
-    if isinstance(value, dict) and "__kernels__" in value:
-        return [kernel_from_dict(k) for k in value["__kernels__"]]
+    if isinstance(value, dict):
+        if set(value) != {"__kernels__"} or not isinstance(value["__kernels__"], list):
+            raise ValueError(f"parameter {name!r} holds an unknown object")
+        kernels = []
+        for spec in value["__kernels__"]:
+            if not isinstance(spec, dict):
+                raise ValueError(f"parameter {name!r}: a kernel must be a JSON object")
+            kernels.append(kernel_from_dict(spec))
+        return kernels
     return value
 
 
@@ -140,12 +319,28 @@ def _plain(value):
     return value
 
 
-def _digest(arrays: dict) -> str:
-    h = hashlib.sha256()
+def _scalar(value) -> bool:
+    return isinstance(value, (str, int, float, bool)) and value == value     # no NaN
+
+
+def _key_bytes(key) -> bytes | None:
+    if key is None:
+        return None
+    if isinstance(key, str):
+        key = key.encode()
+    if not isinstance(key, (bytes, bytearray)) or not key:
+        raise ValueError("key must be non-empty bytes or a non-empty string")
+    return bytes(key)
+
+
+def _digest(header: dict, arrays: dict, key: bytes | None) -> dict:
+    """SHA-256 (or HMAC-SHA256 under key) of the canonical header and every array."""
+    h = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+    h.update(json.dumps(header, sort_keys=True, separators=(",", ":")).encode())
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(name.encode())
         h.update(str(a.dtype).encode())
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
-    return h.hexdigest()
+    return {"algorithm": "hmac-sha256" if key is not None else "sha256", "value": h.hexdigest()}

@@ -68,7 +68,7 @@ def test_truncated_file(tmp_path, trained):
     trained.save(path)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match="not a readable fastomkl model"):
+    with pytest.raises(ValueError, match="not a fastomkl model file"):
         fastomkl.load(path)
 
 
@@ -78,7 +78,7 @@ def test_foreign_files(tmp_path):
     with pytest.raises(ValueError):
         fastomkl.load(txt)
     np.savez(tmp_path / "b.npz", x=np.arange(3))
-    with pytest.raises(ValueError, match="no valid header"):
+    with pytest.raises(ValueError, match="no header"):
         fastomkl.load(tmp_path / "b.npz")
     np.savez(tmp_path / "c.npz", __header__=np.array(json.dumps({"format": "other"})))
     with pytest.raises(ValueError, match="not a fastomkl model"):
@@ -110,11 +110,11 @@ def test_tampered_files(tmp_path, trained):
     def bump(a):
         a["experts.theta"] = a["experts.theta"] + 1.0
     _rewrite(path, tmp_path / "t1.npz", array_change=bump)
-    with pytest.raises(ValueError, match="checksum"):
+    with pytest.raises(ValueError, match="digest"):
         fastomkl.load(tmp_path / "t1.npz")
 
     _rewrite(path, tmp_path / "t2.npz", header_change=lambda h: h.update({"class": "os.system"}))
-    with pytest.raises(ValueError, match="unknown model class"):
+    with pytest.raises(ValueError, match="digest"):      # the header is covered by the digest
         fastomkl.load(tmp_path / "t2.npz")
 
     _rewrite(path, tmp_path / "t3.npz", header_change=lambda h: h.update({"version": 99}))
@@ -130,9 +130,9 @@ def test_tampered_files(tmp_path, trained):
     with np.load(tmp_path / "t4.npz", allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     header = json.loads(str(arrays.pop("__header__")))
-    header["sha256"] = _digest(arrays)
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
     np.savez(tmp_path / "t5.npz", __header__=np.array(json.dumps(header)), **arrays)
-    with pytest.raises(ValueError, match="inconsistent model file"):
+    with pytest.raises(ValueError, match="experts.theta|theta"):
         fastomkl.load(tmp_path / "t5.npz")
 
 

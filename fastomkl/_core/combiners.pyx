@@ -1,6 +1,8 @@
 """Compiled combiners that use every expert each round."""
 import numpy as np
 
+from fastomkl._core.base import require
+
 from libc.math cimport isfinite
 
 from fastomkl._core.base cimport FullInformation, Schedule, schedule_at, softmax_in_place
@@ -22,6 +24,14 @@ cdef class Hedge(FullInformation):
 
     def _state_arrays(self):
         return {"log_w": self.log_w, "w_bar": self.w_bar}
+
+    def _check_semantics(self, state):
+        log_w = state["log_w"]
+        require(log_w.max() == 0.0 and log_w.min() >= LOG_WEIGHT_FLOOR, self,
+                "log_w must be normalised (maximum 0, minimum above the floor)")
+        w = np.exp(log_w)
+        require(np.allclose(state["w_bar"], w / w.sum(), rtol=1e-9, atol=0.0), self,
+                "w_bar must be the normalised exp(log_w)")
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double y_hat = 0.0

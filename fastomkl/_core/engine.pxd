@@ -10,7 +10,7 @@ cdef class Engine:
     cdef public long t                   # rounds learned so far
     cdef readonly int n_features
     cdef readonly bint standardize_target  # learn (y - mean) / std of the targets seen so far
-    cdef double[::1] target               # [count, mean, sum of squared deviations] of y
+    cdef double[::1] target               # [count, mean, variance] of the targets seen
     cdef int[::1] active
     cdef double[::1] weight, preds, losses
     cdef double[:, ::1] z

@@ -155,7 +155,7 @@ cdef class Engine:
     cdef double target_scale(self) noexcept nogil:
         """The standard deviation of the targets seen so far (1 before it is defined)."""
         if self.target[0] >= 2.0 and self.target[2] > 0.0:
-            return sqrt(self.target[2] / self.target[0])
+            return sqrt(self.target[2])
         return 1.0
 
     cdef double step_ptr(self, const double* x, double y) noexcept nogil:
@@ -170,12 +170,14 @@ cdef class Engine:
         cdef bint finish_each = self.experts.independent
         if self.standardize_target:
             # Predict in the units of the targets seen before y; learn in those of y included
-            # (Welford's update), so the first round learns nothing but the mean.
+            # (Welford's update of the mean and of the variance itself, which stays below
+            # (2 * 1e150)^2 for accepted targets where a sum of squares could overflow), so the
+            # first round learns nothing but the mean.
             center, scale = self.target[1], self.target_scale()
             self.target[0] += 1.0
             delta = y - self.target[1]
             self.target[1] += delta / self.target[0]
-            self.target[2] += delta * (y - self.target[1])
+            self.target[2] += (delta * (y - self.target[1]) - self.target[2]) / self.target[0]
             y = (y - self.target[1]) / self.target_scale()
         for j in range(n):
             k = active[j]
@@ -307,9 +309,12 @@ cdef class Engine:
             raise ValueError("state has no 'engine.target'")
         target = np.asarray(state["engine.target"])
         if (target.shape != (3,) or target.dtype != np.float64 or not np.isfinite(target).all()
-                or target[0] < 0 or target[2] < 0 or target[0] != np.floor(target[0])):
-            raise ValueError("state 'engine.target' must be [count, mean, sum of squared "
-                             "deviations]: finite, count a whole number >= 0, sum >= 0")
+                or target[0] < 0 or target[0] != np.floor(target[0])
+                or not abs(target[1]) <= MAX_ABS_INPUT
+                or not 0.0 <= target[2] <= 4.0 * MAX_ABS_INPUT ** 2):
+            raise ValueError("state 'engine.target' must be [count, mean, variance] of accepted "
+                             "targets: a whole count >= 0, |mean| <= 1e150, variance in "
+                             "[0, 4e300]")
         return target
 
     @property

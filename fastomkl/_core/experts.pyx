@@ -1,6 +1,8 @@
 """Compiled experts: single-kernel online learners on one representation each."""
 import numpy as np
 
+from fastomkl._core.base import require
+
 from libc.math cimport fabs, sqrt
 
 from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_step, loss_value,
@@ -47,6 +49,13 @@ cdef class OGDExperts(ExpertBank):
         if self.eta.kind == SCHEDULE_ADAGRAD:
             return {"theta": self.theta, "grad_sq": self.grad_sq}
         return {"theta": self.theta}
+
+    def _check_semantics(self, state):
+        norms = np.sqrt(np.einsum("kj,kj->k", state["theta"], state["theta"]))
+        require((norms <= STATE_LIMIT).all(), self,
+                f"theta must stay within the norm {STATE_LIMIT:g} that learning keeps it to")
+        if "grad_sq" in state:
+            require((state["grad_sq"] >= 0).all(), self, "grad_sq must be >= 0")
 
     def _state_restored(self):
         np.asarray(self.sqnorm)[:] = np.einsum("kj,kj->k", self.theta, self.theta)

@@ -1,6 +1,8 @@
 """Compiled feature maps: random Fourier features, and their concatenation over kernels."""
 import numpy as np
 
+from fastomkl._core.base import require
+
 from fastomkl._core.base cimport FeatureBank
 from libc.math cimport sqrt
 
@@ -48,6 +50,11 @@ cdef class RFFBank(FeatureBank):
     def _state_arrays(self):
         # Without the padding, so a saved state does not depend on the storage layout.
         return {"weights": np.asarray(self.weights)[:, :, :self.n_components]}
+
+    def _check_semantics(self, state):
+        # |frequency| <= 1e100 keeps W x finite for every accepted x (|x_j| <= 1e150).
+        require(np.abs(state["weights"]).max(initial=0.0) <= 1e100, self,
+                "frequencies must lie within +-1e100")
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         fastomkl_rff(&self.weights[k, 0, 0], x, self.n_features, self.n_components,

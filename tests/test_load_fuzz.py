@@ -1,0 +1,195 @@
+"""``load`` treats a file as untrusted: whatever is in it, the result is a model that predicts and
+learns finite values, or one ValueError, never a crash.  Every public class is covered."""
+import io
+import json
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fastomkl
+from load_mutations import (EXTREME_FLOATS, EXTREME_INTS, edit_array, fitted, public_classes,
+                            read, saved, write, zip_bomb)
+
+CLASSES = public_classes()
+FUZZ = settings(max_examples=25, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", params=CLASSES, ids=lambda c: c.__name__)
+def original(request):
+    model, X = fitted(request.param)
+    return model, X, saved(model)
+
+
+def load_bytes(data: bytes, **kw):
+    return fastomkl.load(io.BytesIO(data), **kw)
+
+
+def usable(model, X):
+    """A loaded model predicts, learns and predicts again, all finite."""
+    y = model.predict(X)
+    target = np.where(X[:, 0] > 0, 1.0, -1.0) if hasattr(model, "classes_") else X[:, 0]
+    if hasattr(model, "classes_"):
+        target = model.classes_[(target > 0).astype(int)]
+    model.partial_fit(X, target)
+    scores = model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
+    return np.all(np.isfinite(np.asarray(scores, dtype=float))) and len(y) == len(X)
+
+
+def accepted_or_refused(data: bytes, X) -> str:
+    try:
+        model = load_bytes(data)
+    except ValueError:
+        return "refused"
+    assert usable(model, X)
+    return "loaded"
+
+
+def test_round_trip_is_bit_identical(original):
+    model, X, data = original
+    loaded = load_bytes(data)
+    y = np.asarray(model.predict(X))
+    np.testing.assert_array_equal(np.asarray(loaded.predict(X)), y)
+    target = np.asarray(model.classes_)[np.arange(len(X)) % 2] if hasattr(model, "classes_") \
+        else X[:, 1]
+    a = [model.predict_learn_one(x, t) for x, t in zip(X, target)]
+    b = [loaded.predict_learn_one(x, t) for x, t in zip(X, target)]
+    assert a == b
+
+
+@FUZZ
+@given(flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)),
+                      min_size=1, max_size=4))
+def test_byte_flips(original, flips):
+    _, X, data = original
+    raw = bytearray(data)
+    for where, bits in flips:
+        raw[int(where * len(raw))] ^= bits
+    accepted_or_refused(bytes(raw), X)
+
+
+@FUZZ
+@given(cut=st.floats(0, 1, exclude_max=True))
+def test_truncation(original, cut):
+    _, X, data = original
+    with pytest.raises(ValueError):
+        load_bytes(data[:int(cut * len(data))])
+
+
+@FUZZ
+@given(pick=st.integers(0, 10 ** 6), index=st.integers(0, 10 ** 6),
+       value=st.sampled_from(EXTREME_INTS + EXTREME_FLOATS))
+def test_edited_arrays_with_recomputed_digest(original, pick, index, value):
+    _, X, data = original
+    _, arrays = read(data)
+    names = sorted(arrays)
+    name = names[pick % len(names)]
+    accepted_or_refused(edit_array(data, name, index, value), X)
+
+
+HEADER_EDITS = [
+    ("class", "Raker"), ("class", "os.system"), ("class", None), ("version", 1),
+    ("n_features_in", 10 ** 6), ("n_features_in", 0), ("n_features_in", -3), ("n_features_in", 1.5),
+    ("n_features_in", 2), ("classes", ["b", "a"]), ("classes", [1, 1]), ("classes", [[1], 2]),
+    ("rng_state", {"bit_generator": "PCG64", "state": {"state": -1, "inc": "x"}}),
+    ("rng_state", None), ("rng_state", {"bit_generator": "os.system"}), ("feature_names", [1]),
+    ("params", {"n_components": 20000000}), ("params", {"n_components": -1}),
+    ("params", {"kernels": {"__kernels__": [{"kind": "Gaussian", "sigma": -1}]}}),
+    ("params", {"kernels": {"__kernels__": [[1, 2]]}}), ("params", {"no_such": 1}),
+    ("params", {"random_state": "seed"}), ("params", {"M": 10 ** 9}), ("params", []),
+    ("extra", 1),
+]
+
+
+@pytest.mark.parametrize("field,value", HEADER_EDITS, ids=[f"{f}={v!r:.30}" for f, v in HEADER_EDITS])
+def test_edited_header_with_recomputed_digest(original, field, value):
+    _, X, data = original
+    header, arrays = read(data)
+    if field == "params" and isinstance(value, dict):
+        value = {**header["params"], **value}
+    header[field] = value
+    accepted_or_refused(write(header, arrays), X)
+
+
+def test_reversed_classes_cannot_pass_unnoticed(tmp_path):
+    model, X = fitted(fastomkl.RakerClassifier)
+    data = saved(model)
+    header, arrays = read(data)
+    header["classes"] = header["classes"][::-1]
+    raw = io.BytesIO()
+    np.savez_compressed(raw, __header__=np.array(json.dumps(header)), **arrays)
+    with pytest.raises(ValueError, match="digest"):
+        load_bytes(raw.getvalue())
+
+
+@pytest.mark.parametrize("cls,entry,values", [
+    (fastomkl.VAW2, "experts.n_pending", (10 ** 6, -7)),
+    (fastomkl.OMKLGF, "combiner.n_members", (3, -1, 10 ** 6)),
+    (fastomkl.OMKLGF, "combiner.members", (-1, 3, 10 ** 6)),
+    (fastomkl.OMKLSFG, "combiner.parent", (-2, 3, 0)),
+    (fastomkl.OMKLSFGR, "combiner.parent", (-2, 3, 10 ** 6)),
+    (fastomkl.OMKLSFGR, "combiner.child_head", (-2, 3, 10 ** 6)),
+    (fastomkl.OMKLSFGR, "combiner.child_next", (-2, 3, 10 ** 6)),
+])
+def test_crafted_indices_are_refused(cls, entry, values):
+    """The integers that used to reach compiled code unchecked (segfaults, heap corruption)."""
+    model, X = fitted(cls)
+    data = saved(model)
+    size = read(data)[1][entry].size
+    for index in range(size):
+        for value in values:
+            with pytest.raises(ValueError, match="state"):
+                load_bytes(edit_array(data, entry, index, value))
+
+
+def test_a_small_file_cannot_allocate_a_huge_model():
+    model, X = fitted(fastomkl.Raker)
+    header, arrays = read(saved(model))
+    header["params"]["n_components"] = 20_000_000
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="far larger"):
+        load_bytes(write(header, arrays))
+    assert time.perf_counter() - start < 5.0      # refused before anything is drawn
+
+
+def test_zip_bomb_is_refused_before_reading():
+    model, X = fitted(fastomkl.Raker)
+    bomb = zip_bomb(saved(model), n_bytes=256 << 20)
+    assert len(bomb) < 2 << 20
+    with pytest.raises(ValueError, match="max_bytes"):
+        load_bytes(bomb, max_bytes=64 << 20)
+    with pytest.raises(ValueError):               # within max_bytes, but not the model's shape
+        load_bytes(bomb)
+
+
+def test_foreign_and_odd_files(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(3))
+    with pytest.raises(ValueError):
+        fastomkl.load(tmp_path / "a.npy")
+    objects = io.BytesIO()
+    np.savez(objects, __header__=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(ValueError, match="dtype|header"):
+        load_bytes(objects.getvalue())
+    with pytest.raises(FileNotFoundError):
+        fastomkl.load(tmp_path / "missing.npz")
+
+
+def test_signed_files(tmp_path):
+    model, X = fitted(fastomkl.Raker)
+    model.save(tmp_path / "s.npz", key=b"secret")
+    loaded = fastomkl.load(tmp_path / "s.npz", key="secret".encode())
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    with pytest.raises(ValueError, match="another key|digest"):
+        fastomkl.load(tmp_path / "s.npz", key=b"other")
+    with pytest.raises(ValueError, match="signed"):
+        fastomkl.load(tmp_path / "s.npz")
+    model.save(tmp_path / "u.npz")
+    with pytest.raises(ValueError, match="not signed"):
+        fastomkl.load(tmp_path / "u.npz", key=b"secret")
+    header, arrays = read((tmp_path / "s.npz").read_bytes())
+    header["params"]["lam"] = 0.5                 # an edit re-signed without the key
+    with pytest.raises(ValueError):
+        load_bytes(write(header, arrays, key=b"guess"), key=b"secret")
