@@ -791,7 +791,7 @@ class BinaryClassifier(OnlineEstimator):
         classes = getattr(self, "classes_", None)
         if classes is None:
             return np.where(scores > 0, 1.0, -1.0)
-        return np.where(scores > 0, classes[-1], classes[0])
+        return classes[np.where(scores > 0, len(classes) - 1, 0)]   # any label dtype
 
     def score(self, X, y, sample_weight=None) -> float:
         """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).

@@ -57,9 +57,13 @@ def check_int(value, name: str, minimum: int | None = None, maximum: int | None 
 
 def check_float(value, name: str, minimum: float | None = None, strict: bool = False,
                 maximum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    try:
+        number = float(value) if isinstance(value, numbers.Real) else np.nan
+    except OverflowError:                  # an int beyond the float range
+        number = np.inf
+    if isinstance(value, bool) or not np.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
-    value = float(value)
+    value = number
     if minimum is not None and (value < minimum or (strict and value == minimum)):
         raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {value}")
     if maximum is not None and value > maximum:

@@ -367,3 +367,12 @@ def test_classifier_labels_are_all_strings_or_all_numbers():
     assert state_bytes(m) == before
     with pytest.raises(ValueError, match="all strings or all numbers"):
         RakerClassifier(KERNELS).partial_fit(np.zeros((2, 3)), np.array(["a", 1], dtype=object))
+
+
+def test_labels_of_any_size_decode_in_batches():
+    """Whole-number labels beyond the int64 range are labels like any other."""
+    X = np.array([[0.0, 0.1, 0.2], [1.0, 0.9, 0.8]])
+    m = RakerClassifier(KERNELS, n_components=4, random_state=0)
+    got = m.predict_learn(X, [10 ** 400, 0])
+    assert set(got.tolist()) <= {0, 10 ** 400} and list(m.classes_) == [0, 10 ** 400]
+    assert set(m.predict(X).tolist()) <= {0, 10 ** 400}
