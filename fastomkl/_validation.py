@@ -45,12 +45,19 @@ class NotFittedError(ValueError, AttributeError):
     """Raised when a batch prediction is asked of a model that has seen no data."""
 
 
+# Integer parameters (sizes, counts, degrees) reach the compiled core as C ints unless a caller
+# states its own bound.
+INT_PARAMETER_LIMIT = 2 ** 31 - 1
+
+
 def check_int(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
+    if maximum is None:
+        maximum = INT_PARAMETER_LIMIT
+    if value > maximum:
         raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return int(value)
 
@@ -72,7 +79,11 @@ def check_float(value, name: str, minimum: float | None = None, strict: bool = F
 
 
 def check_choice(value, name: str, choices) -> str:
-    if value not in choices:
+    try:
+        known = value in choices
+    except TypeError:                      # an unhashable value is no choice
+        known = False
+    if not known:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
 

@@ -376,3 +376,31 @@ def test_labels_of_any_size_decode_in_batches():
     got = m.predict_learn(X, [10 ** 400, 0])
     assert set(got.tolist()) <= {0, 10 ** 400} and list(m.classes_) == [0, 10 ** 400]
     assert set(m.predict(X).tolist()) <= {0, 10 ** 400}
+
+
+# -- every refused parameter is named, at set_params and at the first call -------------------------
+BAD_PARAMETER_VALUES = [-1, 0, 2.5, "nonsense", [], -1e300, float("nan"), True, 10 ** 400, (1, 2)]
+
+
+def test_every_parameter_error_names_the_parameter():
+    import inspect
+    import warnings
+    import fastomkl
+    from fastomkl._base import OnlineEstimator
+    X = np.random.default_rng(0).uniform(size=(4, 3))
+    classes = [getattr(fastomkl, n) for n in fastomkl.__all__]
+    for cls in [c for c in classes if isinstance(c, type) and issubclass(c, OnlineEstimator)]:
+        params = inspect.signature(cls).parameters
+        base = {k: v for k, v in {"kernels": KERNELS, "n_components": 4, "M": 2,
+                                  "random_state": 0}.items() if k in params}
+        y = [0, 1, 0, 1] if hasattr(cls, "decision_function") else X.sum(1)
+        for name in params:
+            for value in BAD_PARAMETER_VALUES:
+                for attempt in (lambda: cls(**base).set_params(**{name: value}),
+                                lambda: cls(**{**base, name: value}).fit(X, y)):
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            attempt()
+                    except ValueError as exc:
+                        assert name in str(exc), (cls.__name__, name, value, str(exc))

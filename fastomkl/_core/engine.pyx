@@ -82,13 +82,17 @@ cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
 
 
 cdef inline double _target(object y) except? -1.0:
-    """y as a double: a Python float read directly, anything else by the Python layer's rule."""
+    """y as a double: a Python float or int read directly, anything else (and anything out of
+    range) by the Python layer's rule, which accepts or explains."""
     cdef double v
-    if type(y) is not float:
+    if type(y) is not float and type(y) is not int:
         return check_target_value(y)
-    v = y
+    try:
+        v = y
+    except OverflowError:
+        return check_target_value(y)
     if not fabs(v) <= MAX_ABS:
-        return check_target_value(y)          # raises, with the message
+        return check_target_value(y)
     return v
 
 
