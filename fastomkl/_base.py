@@ -7,11 +7,13 @@ in ``_check_params`` and assembles its compiled engine in ``_build_engine``; eve
 from __future__ import annotations
 
 import inspect
+import numbers
+from contextlib import contextmanager
 
 import numpy as np
 
-from fastomkl._validation import (NotFittedError, check_matrix, check_sample, check_target_value,
-                                  check_targets, split_random_state)
+from fastomkl._validation import (NotFittedError, check_matrix, check_random_state, check_sample,
+                                  check_target_value, check_targets, split_random_state)
 
 _REGISTRY: dict[str, type] = {}
 
@@ -117,7 +119,7 @@ class OnlineEstimator:
                 raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
                                  f"valid parameters: {valid}")
         trial = type(self)(**{**self.get_params(), **params})
-        trial._check_params()
+        trial._check_all_params()
         for name, value in params.items():
             setattr(self, name, value)
         self._reset()
@@ -136,6 +138,13 @@ class OnlineEstimator:
                     regressor_tags=RegressorTags(poor_score=True), input_tags=InputTags())
 
     # -- build ------------------------------------------------------------------------------------
+    def _check_all_params(self) -> dict:
+        """Everything the first learning call checks that needs only the parameters."""
+        config = self._check_params()
+        if "random_state" in self._param_names():
+            check_random_state(self.random_state)
+        return config
+
     def _reset(self) -> None:
         self._engine = None
         for name in ("n_features_in_", "_feature_names"):
@@ -144,7 +153,7 @@ class OnlineEstimator:
     def _engine_for(self, n_features: int):
         engine = self._engine
         if engine is None:
-            config = self._check_params()
+            config = self._check_all_params()
             feature_rng, round_bit_generator = self._random_streams(config)
             engine = self._build_engine(config, n_features, feature_rng, round_bit_generator)
             self._engine = engine
@@ -333,11 +342,12 @@ class OnlineEstimator:
             x = _values_in_order(x, names)
         x = check_sample(x, None if engine is None else engine.n_features)
         code, commit = self._prepare_target(y)
-        engine = self._engine_for(x.shape[0])
-        y_hat = engine.predict_learn_one(x, code)
-        commit()
-        if names is not None:
-            self._feature_names = names
+        with _unchanged_on_error(self):
+            engine = self._engine_for(x.shape[0])
+            y_hat = engine.predict_learn_one(x, code)
+            commit()
+            if names is not None:
+                self._feature_names = names
         return self._decode_one(y_hat)
 
     def learn_one(self, x, y):
@@ -441,10 +451,11 @@ class OnlineEstimator:
         engine = self._engine
         X = check_matrix(X, n_features=None if engine is None else engine.n_features,
                          owner=type(self).__name__)
-        y = self._encode_many(y, X.shape[0])
-        engine = self._engine_for(X.shape[1])
-        out = np.empty(X.shape[0])
-        engine.predict_learn_many(X, y, out)
+        with _unchanged_on_error(self):
+            y = self._encode_many(y, X.shape[0])
+            engine = self._engine_for(X.shape[1])
+            out = np.empty(X.shape[0])
+            engine.predict_learn_many(X, y, out)
         return self._decode_many(out)
 
     def partial_fit(self, X, y):
@@ -504,11 +515,9 @@ class OnlineEstimator:
         20
         """
         X = check_matrix(X)
-        fresh = type(self)(**self.get_params())  # validate as a fresh model would, before forgetting
-        fresh._check_params()
-        fresh._encode_many(y, X.shape[0])
-        self._reset()
-        return self.partial_fit(X, y)
+        with _unchanged_on_error(self):
+            self._reset()
+            return self.partial_fit(X, y)
 
     def score(self, X, y, sample_weight=None) -> float:
         """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
@@ -618,6 +627,23 @@ def _nothing() -> None:
     pass
 
 
+@contextmanager
+def _unchanged_on_error(model):
+    """Put back the model's attributes (its engine, classes, feature names) when the block raises.
+
+    The engines validate before they change anything, so restoring the references restores the
+    model bit-identically; this covers what the block set up before its error (a fresh engine, the
+    classes of a first batch).
+    """
+    saved = dict(model.__dict__)
+    try:
+        yield
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
+
+
 def _sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """The weights of a score: ones for None, else n_samples finite non-negative values."""
     if sample_weight is None:
@@ -680,6 +706,9 @@ class BinaryClassifier(OnlineEstimator):
                              f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
                              f"classes")
         everything = known + new
+        if len({isinstance(c, str) for c in everything}) > 1:
+            raise ValueError(f"labels must be all strings or all numbers, got "
+                             f"{sorted(map(repr, everything))}")
         if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
             natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
             if len(set(natural.values())) == len(natural):
@@ -696,10 +725,14 @@ class BinaryClassifier(OnlineEstimator):
 
     def _known_code(self, y):
         codes = getattr(self, "_codes", None)
-        try:
-            return None if codes is None else codes.get(y)
-        except TypeError:          # unhashable label: the careful path explains
+        if codes is None:
             return None
+        if type(y) not in _PLAIN_LABELS:      # 1+0j equals the label 1: only valid labels match
+            try:
+                y = _label(y)
+            except ValueError:                # the careful path explains
+                return None
+        return codes.get(y)
 
     def _prepare_target(self, y):
         label = _label(y)
@@ -712,13 +745,10 @@ class BinaryClassifier(OnlineEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_samples:
             raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
-        if y.dtype.kind == "f" and np.isfinite(y).all() and np.any(y != np.round(y)):
-            raise ValueError("Unknown label type: continuous target values; a classifier needs "
-                             "two classes of labels")
-        labels = [_label(v) for v in np.unique(y)] if n_samples else []
+        labels = [_label(v) for v in y]
         codes = self._learn_classes(labels)
         self._commit_classes(codes)
-        return np.array([codes[_label(v)] for v in y], dtype=np.float64)
+        return np.array([codes[v] for v in labels], dtype=np.float64)
 
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over the rows of (X, y), in order.
@@ -747,10 +777,12 @@ class BinaryClassifier(OnlineEstimator):
         >>> model.partial_fit([[0.0, 0.1]], ["no"], classes=["no", "yes"]).classes_.tolist()
         ['no', 'yes']
         """
-        if classes is not None and not hasattr(self, "_codes"):
-            X = check_matrix(X)
+        if classes is None or hasattr(self, "_codes"):
+            return super().partial_fit(X, y)
+        X = check_matrix(X)
+        with _unchanged_on_error(self):
             self._encode_many(np.asarray(classes), len(classes))
-        return super().partial_fit(X, y)
+            return super().partial_fit(X, y)
 
     def _decode_one(self, score: float):
         classes = getattr(self, "classes_", None)
@@ -762,7 +794,7 @@ class BinaryClassifier(OnlineEstimator):
         classes = getattr(self, "classes_", None)
         if classes is None:
             return np.where(scores > 0, 1.0, -1.0)
-        return np.where(scores > 0, classes[-1], classes[0])
+        return classes[np.where(scores > 0, len(classes) - 1, 0)]   # any label dtype
 
     def score(self, X, y, sample_weight=None) -> float:
         """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).
@@ -801,6 +833,7 @@ class BinaryClassifier(OnlineEstimator):
         y = np.asarray(y)
         if y.shape != y_hat.shape:
             raise ValueError(f"y must be 1-D with {y_hat.shape[0]} labels, got shape {y.shape}")
+        y = np.array([_label(v) for v in y], dtype=object)
         weight = _sample_weight(sample_weight, y.shape[0])
         return float(np.average(y == y_hat, weights=weight))
 
@@ -868,14 +901,18 @@ class BinaryClassifier(OnlineEstimator):
         return engine.predict_one(x)
 
 
+_PLAIN_LABELS = frozenset({str, int, float, bool})
+
+
 def _label(value):
-    """A label as a hashable Python scalar; NaN and unhashable values are rejected."""
+    """A label as a Python str or finite real number (see fastomkl._validation's rules)."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        raise ValueError(f"labels must not be NaN or infinite, got {value}")
-    try:
-        hash(value)
-    except TypeError:
-        raise ValueError(f"labels must be scalars, got {value!r}") from None
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, numbers.Real):
+        raise ValueError(f"labels must be strings or real numbers, got {value!r}")
+    if not isinstance(value, numbers.Integral) and not float(value).is_integer():
+        raise ValueError(f"labels must be whole numbers or strings (not NaN, infinite or "
+                         f"continuous values: a classifier needs two classes), got {value}")
     return value

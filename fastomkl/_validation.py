@@ -1,4 +1,28 @@
-"""Checks at the Python boundary: every public entry validates here before touching a model."""
+"""Checks at the Python boundary: every public entry validates here before touching a model.
+
+One rule per kind of input, the same on every path (one sample or a batch, the first call or a
+later one, the compiled fast path or this module):
+
+feature values (x, X)
+    Real numbers: Python ``int``, ``float`` and ``bool`` (as 0/1), NumPy integer, float and bool
+    scalars and arrays, and other ``numbers.Real`` objects inside lists; finite, with
+    ``|x_j| <= MAX_ABS_INPUT``.  Strings (even numeric ones), bytes, ``None``, complex numbers and
+    objects that merely define ``__float__`` are refused, as are ints beyond the float range.
+regression targets (y)
+    The same, except ``bool``: a truth value is not a real-valued target, so ``True`` is refused
+    by a fresh model and a trained one alike; ``|y| <= MAX_ABS_INPUT``.
+class labels (classifiers)
+    Strings, or whole real numbers (``int``, ``bool``, floats such as ``1.0``); NumPy scalars
+    count as their Python values, and one model's labels are all strings or all numbers.
+    ``None``, tuples and other containers, NaN, infinities and continuous values (``0.5``) are
+    refused.
+parameters
+    Constructor parameters are checked at the first learning call (scikit-learn's rule) and by
+    ``set_params``, which refuses an invalid value before changing anything; every message names
+    the parameter.
+
+Every refusal is a ``ValueError`` raised before anything changes.
+"""
 from __future__ import annotations
 
 import numbers
@@ -6,6 +30,11 @@ import numbers
 import numpy as np
 
 from fastomkl.kernels import Kernel
+
+# The largest accepted |x_j| and regression |y|.  Squares and products of two such values (1e300)
+# stay finite in double precision, and the compiled guard keeps every state norm below 1e100, so
+# losses, gradients and predictions of accepted inputs cannot overflow to inf or NaN.
+MAX_ABS_INPUT = 1e150
 
 
 class NumericalWarning(RuntimeWarning):
@@ -16,21 +45,32 @@ class NotFittedError(ValueError, AttributeError):
     """Raised when a batch prediction is asked of a model that has seen no data."""
 
 
+# Integer parameters (sizes, counts, degrees) reach the compiled core as C ints unless a caller
+# states its own bound.
+INT_PARAMETER_LIMIT = 2 ** 31 - 1
+
+
 def check_int(value, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
+    if maximum is None:
+        maximum = INT_PARAMETER_LIMIT
+    if value > maximum:
         raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return int(value)
 
 
 def check_float(value, name: str, minimum: float | None = None, strict: bool = False,
                 maximum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    try:
+        number = float(value) if isinstance(value, numbers.Real) else np.nan
+    except OverflowError:                  # an int beyond the float range
+        number = np.inf
+    if isinstance(value, bool) or not np.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
-    value = float(value)
+    value = number
     if minimum is not None and (value < minimum or (strict and value == minimum)):
         raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -39,7 +79,11 @@ def check_float(value, name: str, minimum: float | None = None, strict: bool = F
 
 
 def check_choice(value, name: str, choices) -> str:
-    if value not in choices:
+    try:
+        known = value in choices
+    except TypeError:                      # an unhashable value is no choice
+        known = False
+    if not known:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
 
@@ -59,7 +103,12 @@ def check_kernels(kernels) -> list:
     return kernels
 
 
-def _as_float_array(values, name: str) -> np.ndarray:
+def _is_real(value) -> bool:
+    return isinstance(value, (numbers.Real, np.bool_))
+
+
+def _as_float_array(values, name: str, allow_bool: bool = True) -> np.ndarray:
+    """values as a float64 array, refusing what is not a real number (see the module's rules)."""
     if values is None:
         raise ValueError(f"{name} is None: the model requires {name} to be passed")
     if hasattr(values, "toarray") or type(values).__module__.startswith("scipy.sparse"):
@@ -70,10 +119,32 @@ def _as_float_array(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must contain real numbers, got {type(values).__name__}") from None
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: {name} must contain real numbers")
+    if arr.dtype == object:
+        bad = [v for v in arr.flat if not _is_real(v)]
+        if bad:
+            raise ValueError(f"{name} must contain real numbers, got {bad[0]!r}")
+    elif arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must contain real numbers, got dtype {arr.dtype}")
+    if not allow_bool and (arr.dtype.kind == "b" or (arr.dtype == object and any(
+            isinstance(v, (bool, np.bool_)) for v in arr.flat))):
+        raise ValueError(f"{name} must contain real numbers, not truth values")
     try:
         return arr.astype(np.float64, copy=False)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{name} must contain real numbers ({exc})") from None
+        raise ValueError(f"{name} must contain real numbers of magnitude at most "
+                         f"{MAX_ABS_INPUT:g} ({exc})") from None
+
+
+def _check_range(arr: np.ndarray, name: str) -> None:
+    """Finite values of magnitude at most MAX_ABS_INPUT (one pass: NaN fails the comparison)."""
+    ok = np.abs(arr) <= MAX_ABS_INPUT
+    if not ok.all():
+        where = tuple(int(i) for i in np.argwhere(~ok)[0])
+        value = arr[where]
+        what = "NaN or infinity" if not np.isfinite(value) else (
+            f"a value beyond the accepted range |{name}| <= {MAX_ABS_INPUT:g}")
+        place = f"row {where[0]}, column {where[1]}" if len(where) == 2 else f"index {where[0]}"
+        raise ValueError(f"{name} contains {what} (first at {place}: {value})")
 
 
 def check_matrix(X, n_features: int | None = None, name: str = "X", owner: str = "the model"
@@ -93,9 +164,7 @@ def check_matrix(X, n_features: int | None = None, name: str = "X", owner: str =
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting "
                          f"{n_features} features as input")
-    if not np.isfinite(X).all():
-        bad = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]})")
+    _check_range(X, name)
     return np.ascontiguousarray(X)
 
 
@@ -110,27 +179,44 @@ def check_sample(x, n_features: int | None = None) -> np.ndarray:
 
 
 def check_target_value(y) -> float:
-    """One regression target as a finite float."""
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (numbers.Real, np.ndarray)) or np.ndim(y):
+    """One regression target as a finite float of magnitude at most MAX_ABS_INPUT."""
+    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf":
+        y = y[()]
+    if isinstance(y, (bool, np.bool_)) or not isinstance(y, numbers.Real):
         raise ValueError(f"y must be a real number, got {y!r}")
-    y = float(y)
-    if not np.isfinite(y):
-        raise ValueError(f"y must be finite, got {y}")
+    try:
+        y = float(y)
+    except OverflowError:
+        raise ValueError(f"y must be at most {MAX_ABS_INPUT:g} in magnitude, got an int beyond "
+                         f"the float range") from None
+    if not abs(y) <= MAX_ABS_INPUT:
+        raise ValueError(f"y must be finite and at most {MAX_ABS_INPUT:g} in magnitude, got {y}")
     return y
 
 
 def check_targets(y, n_samples: int, name: str = "y") -> np.ndarray:
+    """Regression targets (or sample weights) as a float64 vector, refusing truth values."""
     if y is None:
-        raise ValueError("the model requires y to be passed, but the target y is None")
-    y = _as_float_array(y, name)
+        raise ValueError(f"the model requires {name} to be passed, but the target {name} is None")
+    y = _as_float_array(y, name, allow_bool=False)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
     if y.shape[0] != n_samples:
         raise ValueError(f"{name} has {y.shape[0]} values but X has {n_samples} rows")
-    if not np.isfinite(y).all():
-        raise ValueError(f"{name} contains NaN or infinity (first at index "
-                         f"{int(np.argmin(np.isfinite(y)))})")
+    _check_range(y, name)
     return np.ascontiguousarray(y)
+
+
+def check_random_state(random_state) -> None:
+    """Raise ValueError unless random_state is None, a non-negative int, a SeedSequence or a
+    Generator (checked without drawing from or spawning it)."""
+    if isinstance(random_state, (np.random.Generator, np.random.SeedSequence)) or random_state is None:
+        return
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise ValueError(f"random_state must be None, an int, a SeedSequence or a Generator, "
+                         f"got {random_state!r}")
+    if random_state < 0:
+        raise ValueError(f"random_state must be non-negative, got {random_state}")
 
 
 def split_random_state(random_state) -> tuple[np.random.Generator, np.random.PCG64]:
@@ -139,19 +225,15 @@ def split_random_state(random_state) -> tuple[np.random.Generator, np.random.PCG
     The same seed gives the same feature draws in every model, so models built with one seed share
     their random features in a comparison.
     """
+    check_random_state(random_state)
     if isinstance(random_state, np.random.Generator):
         features, rounds = random_state.spawn(2)
         return features, rounds.bit_generator
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        if isinstance(random_state, numbers.Integral) and random_state < 0:
-            raise ValueError(f"random_state must be non-negative, got {random_state}")
-        seq = np.random.SeedSequence(random_state)
-    elif isinstance(random_state, np.random.SeedSequence):
+    if isinstance(random_state, np.random.SeedSequence):
         # A fresh copy: spawning mutates a SeedSequence, and a refit must see the same streams.
         seq = np.random.SeedSequence(random_state.entropy, spawn_key=random_state.spawn_key,
                                      pool_size=random_state.pool_size)
     else:
-        raise ValueError(f"random_state must be None, an int, a SeedSequence or a Generator, "
-                         f"got {random_state!r}")
+        seq = np.random.SeedSequence(None if random_state is None else int(random_state))
     features, rounds = seq.spawn(2)
     return np.random.Generator(np.random.PCG64(features)), np.random.PCG64(rounds)

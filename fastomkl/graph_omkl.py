@@ -292,9 +292,6 @@ class _SimilarityBase(_GraphRFFBase):
         dim = n_features if self.graph_dim is None else check_int(self.graph_dim, "graph_dim", 1)
         divergence = check_choice(self.divergence, "divergence",
                                   ("exact", "legacy_code", "legacy_nan"))
-        if config["M"] > len(config["kernels"]):
-            raise ValueError(f"M must be at most the number of kernels "
-                             f"({len(config['kernels'])}), got {config['M']}")
         A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, divergence)
         return A, delta
 
@@ -307,6 +304,9 @@ class _SimilarityBase(_GraphRFFBase):
         if self.graph_dim is not None:
             check_int(self.graph_dim, "graph_dim", 1)
         check_choice(self.divergence, "divergence", ("exact", "legacy_code", "legacy_nan"))
+        if config["M"] > len(config["kernels"]):
+            raise ValueError(f"M must be at most the number of kernels "
+                             f"({len(config['kernels'])}), got {config['M']}")
         return config
 
     @property

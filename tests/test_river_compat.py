@@ -103,7 +103,7 @@ def test_dict_after_arrays_and_bad_first_dicts_are_refused(stream):
         model.predict_one(dict(enumerate(X[5])))
     assert model_state(model) == before
     fresh = regressor()
-    for first, message in [({1: 0.1, "a": 0.2}, "sortable"), ({"a": 0.1, "b": None}, "NaN"),
+    for first, message in [({1: 0.1, "a": 0.2}, "sortable"), ({"a": 0.1, "b": None}, "real numbers"),
                            ({"a": 0.1, "b": float("nan")}, "NaN")]:
         with pytest.raises(ValueError, match=message):
             fresh.learn_one(first, 0.5)

@@ -10,12 +10,16 @@ cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
                                PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
-from libc.math cimport isfinite, sqrt
+from libc.math cimport fabs, isfinite, sqrt
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
 import warnings
 
-from fastomkl._validation import NumericalWarning, check_sample
+from fastomkl._validation import (MAX_ABS_INPUT, NumericalWarning, check_sample,
+                                  check_target_value)
+
+# The accepted magnitude of a feature value or target (see fastomkl._validation).
+cdef double MAX_ABS = MAX_ABS_INPUT
 
 cnp.import_array()
 
@@ -60,8 +64,8 @@ cdef inline bint _fill_plain(object x, int n_features, double* buf) except -1:
 
 
 cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
-    """x's n_features values, checked finite: read into buf (lists and tuples of Python numbers, up
-    to STACK_FEATURES; returns None) or held by the validated array it returns."""
+    """x's n_features values, checked finite and within MAX_ABS: read into buf (lists and tuples of
+    Python numbers, up to STACK_FEATURES; returns None) or held by the validated array it returns."""
     cdef cnp.ndarray arr = None
     cdef const double* p = buf
     cdef int j
@@ -69,19 +73,26 @@ cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
         arr = _sample(x, n_features)
         p = <const double*>cnp.PyArray_DATA(arr)
     for j in range(n_features):
-        if not isfinite(p[j]):
-            raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
+        if not fabs(p[j]) <= MAX_ABS:        # also NaN
+            if not isfinite(p[j]):
+                raise ValueError(f"x contains NaN or infinity (feature {j} is {p[j]})")
+            raise ValueError(f"x contains a value beyond the accepted range |x| <= {MAX_ABS:g} "
+                             f"(feature {j} is {p[j]})")
     return arr
 
 
 cdef inline double _target(object y) except? -1.0:
+    """y as a double: a Python float or int read directly, anything else (and anything out of
+    range) by the Python layer's rule, which accepts or explains."""
     cdef double v
+    if type(y) is not float and type(y) is not int:
+        return check_target_value(y)
     try:
         v = y
-    except (TypeError, ValueError):
-        raise ValueError(f"y must be a real number, got {type(y).__name__}") from None
-    if not isfinite(v):
-        raise ValueError(f"y must be finite, got {v}")
+    except OverflowError:
+        return check_target_value(y)
+    if not fabs(v) <= MAX_ABS:
+        return check_target_value(y)
     return v
 
 

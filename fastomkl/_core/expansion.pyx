@@ -11,6 +11,7 @@ Kernels: kind 0 exp(-gamma ||x - x'||^2), kind 1 exp(-gamma ||x - x'||_1),
 kind 2 (gamma x.x' + coef0)^degree.
 """
 import numpy as np
+cimport numpy as cnp
 
 from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, adagrad_step,
                                   loss_value, loss_derivative, SCHEDULE_ADAGRAD, STATE_LIMIT)
@@ -20,6 +21,8 @@ from libc.string cimport memcmp, memcpy
 from fastomkl._core.engine cimport Engine
 from fastomkl._core.engine import _warn_rejected
 from fastomkl._validation import check_sample, check_target_value
+
+cnp.import_array()
 
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
@@ -217,16 +220,65 @@ cdef class KernelExpansionExperts(ExpertBank):
         return pow(self.gamma[k] * sq + self.coef0[k], self.degree[k])
 
 
+# The largest polynomial kernel value an accepted sample can produce: times a coefficient (at most
+# STATE_LIMIT = 1e100) it stays within the accepted target range (1e150), so predictions, losses
+# and gradients stay finite.  By Cauchy-Schwarz |gamma x.x' + coef0| <= gamma max(||x||^2,
+# ||x'||^2) + |coef0|, so bounding every accepted sample's squared norm bounds every kernel value.
+cdef double POLYNOMIAL_KERNEL_LIMIT = 1e50
+
+
+def polynomial_norm_limit(KernelExpansionExperts experts):
+    """The largest squared norm ||x||^2 whose polynomial kernel values stay within
+    POLYNOMIAL_KERNEL_LIMIT for every polynomial expert (inf without one), and that expert."""
+    cdef double limit = float("inf"), own
+    cdef int k, which = -1
+    for k in range(experts.n_experts):
+        if experts.kinds[k] == KIND_POLYNOMIAL_C:
+            own = ((POLYNOMIAL_KERNEL_LIMIT ** (1.0 / experts.degree[k]) - fabs(experts.coef0[k]))
+                   / experts.gamma[k])
+            if own < limit:
+                limit, which = own, k
+    return limit, which
+
+
 cdef class ExpansionEngine(Engine):
     """The engine of models whose expert bank grows (kernel expansions).
 
     Room for the samples of a learning call is reserved under the engine's lock, in the same
     critical section as the rounds themselves, so concurrent callers can never run out of it.
+    Polynomial kernels refuse samples whose kernel values could overflow (``polynomial_norm_limit``).
     """
 
+    def check_norms(self, X):
+        """Raise ValueError unless every row of X (validated, 2-D) keeps the polynomial kernel
+        values within POLYNOMIAL_KERNEL_LIMIT."""
+        limit, k = polynomial_norm_limit(self.experts)
+        if k < 0:
+            return
+        sq = np.einsum("ij,ij->i", X, X)
+        if not (sq <= limit).all():
+            i = int(np.argmax(~(sq <= limit)))
+            experts = self.experts
+            raise ValueError(
+                f"x (row {i}) has squared norm {sq[i]:g}, beyond what the polynomial kernel "
+                f"(gamma={experts.gamma[k]:g} x.x' + coef0={experts.coef0[k]:g})^degree="
+                f"{experts.degree[k]} accepts: ||x||^2 <= {max(limit, 0.0):g} (kernel values at "
+                f"most {POLYNOMIAL_KERNEL_LIMIT:g})")
+
+    def predict_one(self, x):
+        xv = check_sample(x, self.n_features)
+        self.check_norms(xv[None, :])
+        return Engine.predict_one(self, xv)
+
+    def predict_many(self, X, out):
+        self.check_norms(np.asarray(X))
+        Engine.predict_many(self, X, out)
+
     def predict_learn_one(self, x, y):
-        cdef const double[::1] xv = check_sample(x, self.n_features)
+        cdef cnp.ndarray xa = check_sample(x, self.n_features)
         cdef double target = check_target_value(y)
+        self.check_norms(xa[None, :])
+        cdef const double[::1] xv = xa
         cdef double y_hat
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
@@ -240,6 +292,7 @@ cdef class ExpansionEngine(Engine):
         return y_hat
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
+        self.check_norms(np.asarray(X))
         cdef Py_ssize_t i
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         self.acquire()
