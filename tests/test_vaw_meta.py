@@ -66,7 +66,7 @@ def test_aggregating_algorithm_survives_huge_losses():
     # exp(-eta L) underflows for L ~ 400 with eta = 2; the log-domain version must stay finite.
     X, y = stream(T=30)
     comb = AA(3, 2.0, (0.0, 1.0))
-    comb.set_state({"L": np.array([500.0, 520.0, 900.0])})
+    comb.set_state({"L": np.array([500.0, 520.0, 900.0]), "n_rejected": np.zeros(1, np.int64)})
     bank = RFFBank(np.zeros((3, 1, X.shape[1])))
     engine = Engine(bank, VAWExperts(3, 2), comb, np.random.PCG64(0))
     out = np.empty(len(y))

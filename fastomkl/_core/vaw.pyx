@@ -6,13 +6,55 @@ drift guards.
 import numpy as np
 cimport cython
 
-from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
-                                 VAW_PENDING, fastomkl_spmv, fastomkl_spr, fastomkl_spr4,
-                                 fastomkl_spd_inverse, fastomkl_dot)
+from fastomkl._core.base cimport Component, ExpertBank
+from fastomkl._core.vaw cimport (vaw_predict, vaw_update, vaw_update_safe, saturate,
+                                 VAW_MODE_VAW, VAW_MODE_RIDGE, VAW_PENDING, fastomkl_spmv,
+                                 fastomkl_spr, fastomkl_spr4, fastomkl_spd_inverse, fastomkl_dot)
+from libc.float cimport DBL_MAX
+from libc.math cimport isfinite
 from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
+
+
+# -- saved-state checks shared with the meta-learners ------------------------------------------------
+def require(condition, owner, name, message):
+    """ValueError naming the state entry unless condition holds."""
+    if not condition:
+        raise ValueError(f"{owner} state '{name}' {message}")
+
+
+def check_finite(owner, name, value):
+    require(np.isfinite(np.asarray(value)).all(), owner, name, "must be finite")
+
+
+def check_packed_spd(owner, name, value, int dim, bint strict=True):
+    """Finite, with a positive (strict) or non-negative diagonal: the affordable necessary
+    conditions of a packed symmetric positive (semi)definite matrix."""
+    check_finite(owner, name, value)
+    diag = np.asarray(value)[..., np.arange(dim) * (np.arange(dim) + 1) // 2 + np.arange(dim)]
+    require((diag > 0).all() if strict else (diag >= 0).all(), owner, name,
+            "must have a positive diagonal" if strict else "must have a non-negative diagonal")
+
+
+# The refusal counter in the saved state, as a (1,) int64 array "n_rejected".  With the counter's
+# declaration these two move to base.pyx when ExpertBank and Combiner declare n_rejected.
+def with_counter(component, state):
+    state["n_rejected"] = np.array([component.n_rejected], dtype=np.int64)
+    return state
+
+
+def without_counter(component, state):
+    """(state without "n_rejected", its value), the entry checked."""
+    rest = dict(state)
+    owner = type(component).__name__
+    if "n_rejected" not in rest:
+        raise ValueError(f"{owner} state must have an entry 'n_rejected'")
+    value = np.asarray(rest.pop("n_rejected"))
+    require(value.shape == (1,) and value.dtype == np.int64, owner, "n_rejected",
+            f"must be int64 with shape (1,), got {value.dtype} {value.shape}")
+    require(value[0] >= 0, owner, "n_rejected", "must be >= 0")
+    return rest, int(value[0])
 
 
 def packed_size(int dim):
@@ -49,6 +91,10 @@ cdef class VAWExperts(ExpertBank):
     matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
     buffered four at a time, see vaw.pxd), about 3 dim^2 flops; memory dim (dim + 1) / 2 + 7 dim
     doubles (the inverse is stored packed; twice that with refresh_every > 0).
+
+    An update that would make the state non-finite (a Sherman-Morrison denominator 1 + w z.u not
+    finite and positive, or b overflowing) is refused, whole, and counted in ``n_rejected``; a
+    prediction whose arithmetic overflows saturates at the largest finite double.
     """
 
     def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
@@ -93,6 +139,36 @@ cdef class VAWExperts(ExpertBank):
             state["S"] = self.S
         return state
 
+    def get_state(self):
+        return with_counter(self, Component.get_state(self))
+
+    def check_state(self, state):
+        """The base checks (names, shapes, dtypes), then the values: P (and S) finite with a
+        positive diagonal, b and the buffered terms finite, every buffered coefficient <= 0 (a
+        Sherman-Morrison term removes), 0 <= n_pending < VAW_PENDING, n_updates >= 0, and the
+        refusal counter >= 0."""
+        state, _ = without_counter(self, state)
+        Component.check_state(self, state)
+        name = type(self).__name__
+        check_packed_spd(name, "P", state["P"], self.dim)
+        if self.refresh_every > 0:
+            check_packed_spd(name, "S", state["S"], self.dim)
+        for key in ("b", "pend_u", "pend_a"):
+            check_finite(name, key, state[key])
+        require((state["pend_a"] <= 0).all(), name, "pend_a", "must be <= 0")
+        pending = np.asarray(state["n_pending"])
+        require(((pending >= 0) & (pending < VAW_PENDING)).all(), name, "n_pending",
+                f"must be in [0, {VAW_PENDING - 1}]")
+        require((np.asarray(state["n_updates"]) >= 0).all(), name, "n_updates", "must be >= 0")
+
+    def set_state(self, state):
+        self.check_state(state)
+        state, counter = without_counter(self, state)
+        live = self._state_arrays()
+        for key, value in state.items():
+            np.asarray(live[key])[...] = value
+        self.n_rejected = counter
+
     def inverse(self):
         """(n_experts, dim, dim) copy of the inverses (both triangles filled, buffered terms
         included)."""
@@ -134,8 +210,8 @@ cdef class VAWExperts(ExpertBank):
         r = fastomkl_dot(&self.b[k, 0], u, D)
         self.q[k] = q
         if self.mode == VAW_MODE_VAW:
-            return r / (1.0 + q)
-        return r
+            return saturate(r / (1.0 + q))
+        return saturate(r)
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
@@ -145,6 +221,12 @@ cdef class VAWExperts(ExpertBank):
         cdef double* u = &self.u[k, 0]
         cdef double* b = &self.b[k, 0]
         cdef double* dst = &self.pend_u[k, slot, 0]
+        cdef double loss = (f - y) * (f - y)
+        if not isfinite(loss):
+            loss = DBL_MAX
+        if not vaw_update_safe(D, b, z, self.q[k], y, weight):
+            self.n_rejected += 1
+            return loss
         # Sherman-Morrison term of this round, buffered (u = current inverse times z)
         self.pend_a[k, slot] = -weight / (1.0 + weight * self.q[k])
         for i in range(D):
@@ -159,7 +241,7 @@ cdef class VAWExperts(ExpertBank):
             fastomkl_spr(D, weight, z, &self.S[k, 0])
             if self.n_updates[k] % self.refresh_every == 0:
                 self.refresh(k)
-        return (f - y) * (f - y)
+        return loss
 
     cdef void refresh(self, int k) noexcept nogil:
         """P_k <- S_k^{-1} through the Cholesky factor of S_k; if S_k is numerically not positive
