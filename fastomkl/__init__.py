@@ -17,7 +17,8 @@ from fastomkl.graph_omkl import (OMKLGF, OMKLGFClassifier, OMKLSFG, OMKLSFGClass
                                  OMKLSFGRClassifier)
 from fastomkl.omkr import (OMKR, OMKRClassifier, OnlineKernelRegressor, RFOMKR,
                            RFOMKRClassifier)
-from fastomkl.vaw import VAW, VAW2, VAWEWA, ConcatVAW, VAWMeta
+from fastomkl.vaw import (VAW, VAW2, VAWEWA, ConcatVAW, ConcatVAWClassifier, VAW2Classifier,
+                          VAWClassifier, VAWEWAClassifier, VAWMeta, VAWMetaClassifier)
 
 __version__ = "0.1.0"
 
@@ -28,4 +29,6 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
+    "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
+    "VAWMetaClassifier",
 ]

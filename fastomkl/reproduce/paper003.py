@@ -167,9 +167,9 @@ def make_model(method: str, mode: str, seed: int, n_components: int = 50, kernel
     metas = {"VAW-Aggr": "aa", "VAW-EWA": "ewa", "VAW-BOA": "boa", "VAW-ML-Poly": "mlpoly",
              "VAW-ML-Prod": "mlprod"}
     if method == "VAW²":
-        return VAW2(kernels, **common)
+        return VAW2(kernels, lam_meta=1.0, **common)
     if method == "VAW²(trunc)":
-        return VAW2(kernels, truncate=(0.0, 1.0), **common)
+        return VAW2(kernels, lam_meta=1.0, truncate=(0.0, 1.0), **common)
     if method in metas:
         return VAWMeta(kernels, metas[method], label_range=(0.0, 1.0), **common)
     if method in ("Raker", "OMKL-GF"):
