@@ -51,9 +51,11 @@ cdef class VAWCombiner(MetaLearner):
     cdef double[::1] y_scale                # (1,) largest |y| seen (scale_lam only)
     cdef double[::1] _work                  # scratch of the re-inversion (scale_lam only)
     cdef double[::1] _shifted               # scratch: lam s^2 I + G, packed (scale_lam only)
+    cdef double[::1] _inverse               # scratch: its inverse before it replaces P
     cdef double[::1] u
     cdef double q
     cdef bint reinvert(self, double reg) noexcept nogil
+    cdef bint gram_stays_finite(self) noexcept nogil
 
 
 cdef class ExpWeights(MetaLearner):

@@ -272,6 +272,7 @@ cdef class VAWCombiner(MetaLearner):
         self.y_scale = np.zeros(1 if scale_lam else 0)
         self._work = np.zeros(n_experts * n_experts if scale_lam else 0)
         self._shifted = np.zeros(size)
+        self._inverse = np.zeros(size)
 
     @property
     def weights_(self):
@@ -313,7 +314,8 @@ cdef class VAWCombiner(MetaLearner):
         # xbar, u and q are those of the combine() of this round (the engine calls it just before).
         cdef int n = self.n_experts, i
         cdef double s = fabs(y), reg = self.lam * fabs(y) * fabs(y)
-        if not vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, y, 1.0):
+        if not (vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, y, 1.0)
+                and (not self.scale_lam or self.gram_stays_finite())):
             self.n_rejected += 1
         elif self.scale_lam:
             fastomkl_spr(n, 1.0, &self.xbar[0], &self.G[0])
@@ -327,14 +329,29 @@ cdef class VAWCombiner(MetaLearner):
             vaw_update(n, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q, y, 1.0)
         self.observe(y)
 
+    cdef bint gram_stays_finite(self) noexcept nogil:
+        """Whether G + x x^T is finite: its diagonal is enough, since |G_ij| <= sqrt(G_ii G_jj)
+        for a positive semidefinite G."""
+        cdef int i
+        for i in range(self.n_experts):
+            if not isfinite(self.G[i * (i + 1) // 2 + i] + self.xbar[i] * self.xbar[i]):
+                return False
+        return True
+
     cdef bint reinvert(self, double reg) noexcept nogil:
         """P = (reg I + G)^{-1} by Cholesky; False (P unchanged) if that is not positive definite
-        in floating point."""
-        cdef int n = self.n_experts, i
-        memcpy(&self._shifted[0], &self.G[0], self.G.shape[0] * sizeof(double))
+        or not finite in floating point."""
+        cdef int n = self.n_experts, i, size = self.G.shape[0]
+        memcpy(&self._shifted[0], &self.G[0], size * sizeof(double))
         for i in range(n):
             self._shifted[i * (i + 1) // 2 + i] += reg
-        return fastomkl_spd_inverse(n, &self._shifted[0], &self._work[0], &self.P[0]) == 0
+        if fastomkl_spd_inverse(n, &self._shifted[0], &self._work[0], &self._inverse[0]) != 0:
+            return False
+        for i in range(size):
+            if not isfinite(self._inverse[i]):
+                return False
+        memcpy(&self.P[0], &self._inverse[0], size * sizeof(double))
+        return True
 
 
 cdef class ExpWeights(MetaLearner):
