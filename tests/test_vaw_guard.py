@@ -129,12 +129,12 @@ def test_expert_refuses_a_non_finite_or_non_positive_denominator():
     loss = bank.learn_expert(0, np.array([1.0, 0.0]), 1.0, weight=np.inf)    # 1 + inf q
     assert bank.n_rejected == 1 and np.isfinite(loss)
     assert bank.get_state()["n_updates"][0] == 1
-    # an indefinite P (finite, positive diagonal: it passes check_state) with z.Pz = -1
+    # an indefinite P (finite, positive diagonal: it passes check_state) with z.Pz = -2
     state = bank.get_state()
     state["P"][0] = [1.0, 2.0, 1.0]
     state["n_pending"][0] = 0
     bank.set_state(state)
-    bank.learn_expert(0, np.array([1.0, -1.0]) / np.sqrt(2), 1.0)           # 1 + q = 0
+    bank.learn_expert(0, np.array([1.0, -1.0]), 1.0)                        # 1 + q = -1
     assert bank.n_rejected == 2
     after = bank.get_state()
     np.testing.assert_array_equal(after["P"], state["P"])
