@@ -105,10 +105,14 @@ class _VAWFamily(RFFModelMixin):
         config["lam"] = check_float(self.lam, "lam", 0.0, strict=True)
         config["mode"] = check_choice(self.mode, "mode", MODES)
         config["refresh_every"] = check_int(self.refresh_every, "refresh_every", 0)
+        if not isinstance(self.center, (bool, np.bool_)):
+            raise ValueError(f"center must be True or False, got {self.center!r}")
+        config["center"] = bool(self.center)
         return config
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
-        return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"])
+        return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"],
+                          config["center"])
 
 
 _COMMON_DOC = """
@@ -119,6 +123,11 @@ _COMMON_DOC = """
     mode : {"vaw", "ridge"}, default "vaw"
         "vaw": the current features enter the Gram matrix before predicting (the paper's VAW);
         "ridge": online ridge regression (what produced the paper's Table 2).
+    center : bool, default True
+        Every VAW expert predicts the running mean of the labels it has learnt from plus its VAW
+        forecast, which learns the labels minus that mean: a data-adaptive intercept, so that
+        labels far from 0 (raw units) are learnt as well as centred ones.  False is the paper's
+        model (no intercept; its experiments scale the labels to [0, 1] instead).
     refresh_every : int, default 0
         Drift guard for very long streams: when > 0 every expert also keeps its Gram matrix S and
         recomputes its inverse from a Cholesky factorisation of S every ``refresh_every`` updates
@@ -151,12 +160,13 @@ def _classifier(regressor_doc: str) -> str:
 class _VAWModel(_VAWFamily):
     _default_kernels = staticmethod(lambda: [Gaussian(1.0)])
 
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", refresh_every=0,
-                 rng_protocol="default", random_state=None):
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 refresh_every=0, rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
+        self.center = center
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
@@ -222,12 +232,14 @@ class ConcatVAWClassifier(VAWClassifier):
 
 
 class _VAW2Model(_VAWFamily):
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", lam_meta="auto",
-                 truncate=None, refresh_every=0, rng_protocol="default", random_state=None):
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 lam_meta="auto", truncate=None, refresh_every=0, rng_protocol="default",
+                 random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
+        self.center = center
         self.lam_meta = lam_meta
         self.truncate = truncate
         self.refresh_every = refresh_every
@@ -304,7 +316,7 @@ class VAW2Classifier(_VAW2Model, BinaryClassifier):
 
 
 class _VAWMetaModel(_VAWFamily):
-    def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw",
+    def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw", center=True,
                  label_range=None, eta=None, refresh_every=0, rng_protocol="default",
                  random_state=None):
         self.kernels = kernels
@@ -312,6 +324,7 @@ class _VAWMetaModel(_VAWFamily):
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
+        self.center = center
         self.label_range = label_range
         self.eta = eta
         self.refresh_every = refresh_every
@@ -420,10 +433,11 @@ class VAWMetaClassifier(_VAWMetaModel, BinaryClassifier):
 class _EWAPreset:
     """``VAWMeta`` with meta="ewa" fixed (the parameter is not exposed)."""
 
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", label_range=None,
-                 eta=None, refresh_every=0, rng_protocol="default", random_state=None):
-        _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, label_range, eta,
-                               refresh_every, rng_protocol, random_state)
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 label_range=None, eta=None, refresh_every=0, rng_protocol="default",
+                 random_state=None):
+        _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, center, label_range,
+                               eta, refresh_every, rng_protocol, random_state)
 
 
 _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label range, combined by

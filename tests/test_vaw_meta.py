@@ -24,13 +24,14 @@ def stream(T=300, d=3, seed=1):
 
 
 def experts_of(model, X, y, lam=1.0, mode="ridge"):
-    return ref.vaw_experts(model.features_.transform(X), y, lam, mode)
+    return ref.vaw_experts(model.features_.transform(X), y, lam, mode, model.center)
 
 
 @pytest.mark.parametrize("mode", ["ridge", "vaw"])
 def test_ewa_matches_formula(mode):
     X, y = stream()
-    model = VAWEWA(KERNELS, n_components=6, mode=mode, label_range=(0, 1), random_state=2)
+    model = VAWEWA(KERNELS, n_components=6, mode=mode, label_range=(0, 1), center=False,
+                   random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y, mode=mode)
     assert (E > 1).any() or (E < 0).any()               # clipping is exercised

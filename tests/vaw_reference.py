@@ -8,28 +8,30 @@ from __future__ import annotations
 import numpy as np
 
 
-def vaw_direct(Z, y, lam, mode):
+def vaw_direct(Z, y, lam, mode, center=False):
     """Predictions z_t^T S^{-1} b_{t-1}, S = lam I + sum_{s<=t} z_s z_s^T (vaw) or s < t (ridge),
-    by a fresh linear solve every round.  Z: (T, D)."""
+    by a fresh linear solve every round.  Z: (T, D).  center: predict m + that, m the mean of the
+    labels before round t (0 at first), with b the sum of (y_s - m_s) z_s."""
     T, D = Z.shape
     S = lam * np.eye(D)
     b = np.zeros(D)
     out = np.empty(T)
     for t in range(T):
         z = Z[t]
+        offset = np.mean(y[:t]) if center and t > 0 else 0.0
         if mode == "vaw":
             S = S + np.outer(z, z)
-            out[t] = z @ np.linalg.solve(S, b)
+            out[t] = offset + z @ np.linalg.solve(S, b)
         else:
-            out[t] = z @ np.linalg.solve(S, b)
+            out[t] = offset + z @ np.linalg.solve(S, b)
             S = S + np.outer(z, z)
-        b = b + y[t] * z
+        b = b + (y[t] - offset) * z
     return out
 
 
-def vaw_experts(F, y, lam, mode):
+def vaw_experts(F, y, lam, mode, center=False):
     """F: (T, N, D) features of N kernels -> (T, N) expert predictions."""
-    return np.column_stack([vaw_direct(F[:, k], y, lam, mode) for k in range(F.shape[1])])
+    return np.column_stack([vaw_direct(F[:, k], y, lam, mode, center) for k in range(F.shape[1])])
 
 
 def ogd_experts(F, y, lam, eta):

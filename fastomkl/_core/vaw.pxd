@@ -114,6 +114,8 @@ cdef class VAWExperts(ExpertBank):
     cdef readonly int mode
     cdef readonly double lam
     cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
+    cdef readonly bint center               # learn y minus the running mean of the labels
+    cdef double[:, ::1] label_sums          # (n_experts, 2): sum w y, sum w (center; else (0, 2))
     cdef double[:, ::1] P                   # (n_experts, dim (dim + 1) / 2), packed (see above)
     cdef double[:, ::1] b                   # (n_experts, dim)
     cdef double[:, ::1] S                   # like P when refresh_every > 0, else (0, 0)
@@ -128,3 +130,4 @@ cdef class VAWExperts(ExpertBank):
     cdef double[:, ::1] pend_a              # (n_experts, VAW_PENDING)
     cdef long[::1] n_pending                # (n_experts,)
     cdef void refresh(self, int k) noexcept nogil
+    cdef double offset(self, int k) noexcept nogil

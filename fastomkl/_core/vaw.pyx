@@ -86,6 +86,9 @@ cdef class VAWExperts(ExpertBank):
 
     predict(k, z) = b_k^T P_k z / (1 + z^T P_k z) in mode "vaw", b_k^T P_k z in mode "ridge", with
     P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
+    With center=True every expert also keeps the weighted mean m_k of the labels it has learnt
+    from, predicts m_k + (the above) and learns the target y - m_k (m_k before the update): a
+    data-adaptive intercept, which the paper's features lack (its default is False).
     learn() adds the round with importance weight w (1 under full information) and returns the
     squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one packed symmetric
     matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
@@ -97,7 +100,8 @@ cdef class VAWExperts(ExpertBank):
     prediction whose arithmetic overflows saturates at the largest finite double.
     """
 
-    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
+    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0,
+                 bint center=False):
         if n_experts < 1 or dim < 1:
             raise ValueError(f"n_experts and dim must be >= 1, got {n_experts} and {dim}")
         if not lam > 0.0:
@@ -112,6 +116,8 @@ cdef class VAWExperts(ExpertBank):
         self.lam = lam
         self.mode = MODES[mode]
         self.refresh_every = refresh_every
+        self.center = center
+        self.label_sums = np.zeros((n_experts if center else 0, 2))
         eye = pack(np.eye(dim))
         self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
         if refresh_every > 0:
@@ -137,7 +143,18 @@ cdef class VAWExperts(ExpertBank):
                  "pend_a": self.pend_a, "n_pending": self.n_pending}
         if self.refresh_every > 0:
             state["S"] = self.S
+        if self.center:
+            state["label_sums"] = self.label_sums
         return state
+
+    @property
+    def offsets(self):
+        """(n_experts,) the offset every expert adds to its prediction (center=True: the mean of
+        the labels it has learnt from; 0 otherwise)."""
+        sums = np.asarray(self.label_sums)
+        if not self.center:
+            return np.zeros(self.n_experts)
+        return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1), 0.0)
 
     def get_state(self):
         return with_counter(self, Component.get_state(self))
@@ -155,6 +172,10 @@ cdef class VAWExperts(ExpertBank):
             check_packed_spd(name, "S", state["S"], self.dim)
         for key in ("b", "pend_u", "pend_a"):
             check_finite(name, key, state[key])
+        if self.center:
+            check_finite(name, "label_sums", state["label_sums"])
+            require((state["label_sums"][:, 1] >= 0).all(), name, "label_sums",
+                    "must have non-negative weight sums (column 1)")
         require((state["pend_a"] <= 0).all(), name, "pend_a", "must be <= 0")
         pending = np.asarray(state["n_pending"])
         require(((pending >= 0) & (pending < VAW_PENDING)).all(), name, "n_pending",
@@ -210,23 +231,37 @@ cdef class VAWExperts(ExpertBank):
         r = fastomkl_dot(&self.b[k, 0], u, D)
         self.q[k] = q
         if self.mode == VAW_MODE_VAW:
-            return saturate(r / (1.0 + q))
+            r = r / (1.0 + q)
+        if self.center:
+            r = r + self.offset(k)
         return saturate(r)
+
+    cdef double offset(self, int k) noexcept nogil:
+        """The (weighted) mean of the labels expert k has learnt from; 0 before the first."""
+        if self.label_sums[k, 1] > 0.0:
+            return self.label_sums[k, 0] / self.label_sums[k, 1]
+        return 0.0
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
         cdef int D = self.dim, i
         cdef long slot = self.n_pending[k]
-        cdef double wy = weight * y
+        cdef double target = y - self.offset(k) if self.center else y
+        cdef double wy = weight * target
         cdef double* u = &self.u[k, 0]
         cdef double* b = &self.b[k, 0]
         cdef double* dst = &self.pend_u[k, slot, 0]
         cdef double loss = (f - y) * (f - y)
         if not isfinite(loss):
             loss = DBL_MAX
-        if not vaw_update_safe(D, b, z, self.q[k], y, weight):
+        if not (vaw_update_safe(D, b, z, self.q[k], target, weight) and (
+                not self.center or (isfinite(self.label_sums[k, 0] + weight * y)
+                                    and isfinite(self.label_sums[k, 1] + weight)))):
             self.n_rejected += 1
             return loss
+        if self.center:
+            self.label_sums[k, 0] += weight * y
+            self.label_sums[k, 1] += weight
         # Sherman-Morrison term of this round, buffered (u = current inverse times z)
         self.pend_a[k, slot] = -weight / (1.0 + weight * self.q[k])
         for i in range(D):
