@@ -126,8 +126,9 @@ _COMMON_DOC = """
     center : bool, default True
         Every VAW expert predicts the running mean of the labels it has learnt from plus its VAW
         forecast, which learns the labels minus that mean: a data-adaptive intercept, so that
-        labels far from 0 (raw units) are learnt as well as centred ones.  False is the paper's
-        model (no intercept; its experiments scale the labels to [0, 1] instead).
+        labels far from 0 (raw units) are learnt as well as centred ones.  A second-level VAW
+        likewise regresses the deviations from that mean.  False is the paper's model (no
+        intercept; its experiments scale the labels to [0, 1] instead).
     refresh_every : int, default 0
         Drift guard for very long streams: when > 0 every expert also keeps its Gram matrix S and
         recomputes its inverse from a Cholesky factorisation of S every ``refresh_every`` updates
@@ -261,9 +262,10 @@ class _VAW2Model(_VAWFamily):
         experts = self._expert_bank(config, n, bank.n_outputs)
         if config["lam_meta"] == "auto":
             combiner = VAWCombiner(n, config["lam"], config["mode"], config["truncate"],
-                                   scale_lam=True)
+                                   scale_lam=True, center=config["center"])
         else:
-            combiner = VAWCombiner(n, config["lam_meta"], config["mode"], config["truncate"])
+            combiner = VAWCombiner(n, config["lam_meta"], config["mode"], config["truncate"],
+                                   center=config["center"])
         return Engine(bank, experts, combiner, round_bit_generator)
 
     @property
@@ -291,9 +293,10 @@ _VAW2_DOC = """VAW^2 (double VAW): one VAW expert per kernel, combined by a seco
     lam_meta : float or "auto", default "auto"
         Ridge of the second level.  Its inputs are expert predictions, on the scale of the labels,
         so a fixed value regularises the more the smaller the labels are.  "auto" is scale-free:
-        ``lam`` times the square of the largest |y| seen so far (``lam`` before any nonzero label;
-        the inverse is recomputed, O(N^3), each time that grows).  On labels scaled to [0, 1] this
-        is ``lam`` once a label 1 has been seen.  A number fixes it (the paper: ``lam_meta=1``).
+        ``lam`` times the square of the largest |y| seen so far (of the largest deviation from the
+        running mean with ``center``; ``lam`` before any nonzero one; the inverse is recomputed,
+        O(N^3), each time that grows).  On labels scaled to [0, 1], without ``center``, this is
+        ``lam`` once a label 1 has been seen.  A number fixes it (the paper: ``lam_meta=1``).
     truncate : None or (lo, hi), default None
         Clip the expert predictions to [lo, hi] before the second level (VAW^2(trunc)); the final
         prediction is not clipped.
@@ -362,7 +365,8 @@ class _VAWMetaModel(_VAWFamily):
             combiner = AA(n, eta, clip)
         elif meta == "vaw":
             combiner = VAWCombiner(n, config["lam"], config["mode"], clip,
-                                   scale_lam=config["label_range"] is None)
+                                   scale_lam=config["label_range"] is None,
+                                   center=config["center"])
         elif meta == "hedge":
             combiner = Hedge(n, eta, SCHEDULES["inv_sqrt"])
         else:
@@ -397,8 +401,8 @@ _META_DOC = """VAW experts (one per kernel) under a chosen meta-learner.
       2 / (hi - lo)^2 of the clip range (2 on [0, 1], the paper); its prediction lies in [lo, hi].
     * "boa", "mlpoly", "mlprod": BOA, ML-Poly, ML-Prod (parameter-free, second-order adaptive).
     * "vaw": second-level VAW on the clipped predictions (VAW^2(trunc); ``VAW2`` has more options),
-      with ridge ``lam`` given ``label_range``, else ``lam`` times the largest squared label seen
-      (``VAW2``'s ``lam_meta="auto"``).
+      with ridge ``lam`` given ``label_range``, else ``lam`` times the largest squared label
+      (deviation, with ``center``) seen (``VAW2``'s ``lam_meta="auto"``).
     * "hedge": Raker's exponential weights on the raw square losses of the experts, with rate
       ``eta`` (default 0.1) / sqrt(t); no clipping (not scale-free).
 

@@ -88,7 +88,7 @@ def test_centred_experts_learn_the_labels_minus_their_running_mean(mode):
     model = VAW2(KERNELS, n_components=8, mode=mode, lam_meta=1.3, random_state=5)
     pred = model.predict_learn(X, y)
     E = ref.vaw_experts(model.features_.transform(X), y, 1.0, mode, center=True)
-    np.testing.assert_allclose(pred, ref.meta_vaw(E, y, 1.3, mode), rtol=1e-9)
+    np.testing.assert_allclose(pred, ref.meta_vaw(E, y, 1.3, mode, center=True), rtol=1e-9)
     # and it helps: without the intercept the same models start far off
     plain = VAW(Gaussian(0.5), n_components=10, mode=mode, center=False, random_state=3)
     assert np.mean((pred - y) ** 2) < 0.5 * np.mean((plain.predict_learn(X, y) - y) ** 2)
@@ -154,7 +154,7 @@ def test_vaw2_first_two_rounds_are_zero():
     # Round 1: every expert has b = 0.  Round 2: the meta level has only seen the all-zero expert
     # vector of round 1, so its b is still 0.  From round 3 on it predicts.
     X, y = stream(T=5)
-    model = VAW2(KERNELS, n_components=4, random_state=0)
+    model = VAW2(KERNELS, n_components=4, center=False, random_state=0)
     assert model.predict_one(X[0]) == 0.0
     assert model.predict_learn_one(X[0], y[0]) == 0.0
     assert model.predict_learn_one(X[1], y[1]) == 0.0
@@ -168,7 +168,7 @@ def test_vaw_regret_stays_below_its_bound():
     T, lam = 3000, 0.5
     X = rng.uniform(-1, 1, size=(T, 2))
     y = np.clip(np.sin(3 * X[:, 0]) + 0.3 * rng.standard_normal(T), -1, 1)
-    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode="vaw", random_state=0)
+    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode="vaw", center=False, random_state=0)
     pred = model.predict_learn(X, y)
     Z = model.features_.transform(X)[:, 0]
     D = Z.shape[1]

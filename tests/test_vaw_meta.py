@@ -118,8 +118,8 @@ def test_meta_vaw_with_clipping_is_vaw2_trunc(label_range):
                     random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y, mode="vaw")
-    expected = (ref.meta_vaw(E, y, 1.0, "vaw", label_range) if label_range else
-                ref.meta_vaw(E, y, 1.0, "vaw", "observed", scale_lam=True))
+    expected = (ref.meta_vaw(E, y, 1.0, "vaw", label_range, center=True) if label_range else
+                ref.meta_vaw(E, y, 1.0, "vaw", "observed", scale_lam=True, center=True))
     np.testing.assert_allclose(pred, expected, atol=1e-9)
 
 

@@ -75,19 +75,22 @@ def clip(E, clip_range, y=None):
     return X
 
 
-def meta_vaw(E, y, lam, mode, clip_range=None, scale_lam=False):
-    """Second-level VAW; scale_lam: ridge lam * (max |y| so far)^2 (lam before a nonzero label)."""
+def meta_vaw(E, y, lam, mode, clip_range=None, scale_lam=False, center=False):
+    """Second-level VAW.  scale_lam: ridge lam * s^2, s the largest |target| so far (lam before a
+    nonzero one).  center: with m the mean of the labels before the round (0 at first), regress
+    y - m on x - m and predict m + that."""
     X = clip(E, clip_range, y)
-    if not scale_lam:
+    if not (scale_lam or center):
         return vaw_direct(X, y, lam, mode)
     T, N = X.shape
     G, b, top, out = np.zeros((N, N)), np.zeros(N), 0.0, np.empty(T)
     for t in range(T):
-        z = X[t]
-        reg = lam * top ** 2 if top > 0 else lam
+        m = np.mean(y[:t]) if center and t > 0 else 0.0
+        z, target = X[t] - m, y[t] - m
+        reg = lam * top ** 2 if scale_lam and top > 0 else lam
         S = reg * np.eye(N) + G + (np.outer(z, z) if mode == "vaw" else 0.0)
-        out[t] = z @ np.linalg.solve(S, b)
-        G, b, top = G + np.outer(z, z), b + y[t] * z, max(top, abs(y[t]))
+        out[t] = m + z @ np.linalg.solve(S, b)
+        G, b, top = G + np.outer(z, z), b + target * z, max(top, abs(target))
     return out
 
 

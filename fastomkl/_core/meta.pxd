@@ -44,7 +44,9 @@ cdef class VAWCombiner(MetaLearner):
     # Second-level VAW (or online ridge) on the vector of expert predictions (VAW^2).
     cdef readonly int mode
     cdef readonly double lam
-    cdef readonly bint scale_lam            # regularise with lam * (largest |y| seen)^2
+    cdef readonly bint scale_lam            # regularise with lam * (largest |y - m| seen)^2
+    cdef readonly bint center               # regress y - m on x - m, m the mean label so far
+    cdef double[::1] label_sums             # (2,): sum of the labels, their count (center only)
     cdef double[::1] P                      # packed inverse (see vaw.pxd)
     cdef double[::1] b
     cdef double[::1] G                      # packed Gram matrix sum x x^T (scale_lam only)
@@ -55,6 +57,7 @@ cdef class VAWCombiner(MetaLearner):
     cdef double[::1] u
     cdef double q
     cdef bint reinvert(self, double reg) noexcept nogil
+    cdef double offset(self) noexcept nogil
     cdef bint gram_stays_finite(self) noexcept nogil
 
 

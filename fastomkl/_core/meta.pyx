@@ -243,9 +243,13 @@ cdef class VAWCombiner(MetaLearner):
     weights alpha_t = (lam I + sum_{s<=t} x_s x_s^T)^{-1} sum_{s<t} y_s x_s (mode "vaw"), or without
     x_t in the matrix (mode "ridge").  With a clip range it is the paper's VAW^2(trunc).
 
+    ``center=True`` regresses the deviation y - m of the label from the mean m of the labels seen
+    before on the deviations x_k - m of the (clipped) expert predictions and predicts m + alpha . (x - m):
+    a second-level intercept that needs no constant input (m = 0 before the first label).
+
     The inputs are expert predictions, on the scale of the labels, so a fixed lam regularises more
     the smaller the labels are.  ``scale_lam=True`` makes the level scale-free: it regularises with
-    lam * s^2, s the largest |y| seen so far (lam before any nonzero label), keeps the Gram matrix
+    lam * s^2, s the largest |y - m| seen so far (lam before any nonzero one), keeps the Gram matrix
     and re-inverts (Cholesky, O(N^3)) whenever s grows, which happens O(log T) times on an
     exchangeable stream.  On labels in [0, 1] that reach 1 this is the fixed lam.
 
@@ -254,7 +258,7 @@ cdef class VAWCombiner(MetaLearner):
     """
 
     def __init__(self, int n_experts, double lam=1.0, mode="vaw", clip_range=None,
-                 bint scale_lam=False):
+                 bint scale_lam=False, bint center=False):
         MetaLearner.__init__(self, n_experts, clip_range)
         if not (lam > 0.0 and np.isfinite(lam)):
             raise ValueError(f"lam must be > 0 and finite, got {lam}")
@@ -263,6 +267,8 @@ cdef class VAWCombiner(MetaLearner):
         self.lam = lam
         self.mode = VAW_MODE_VAW if mode == "vaw" else VAW_MODE_RIDGE
         self.scale_lam = scale_lam
+        self.center = center
+        self.label_sums = np.zeros(2 if center else 0)
         self.P = pack(np.eye(n_experts) / lam)
         self.b = np.zeros(n_experts)
         self.u = np.zeros(n_experts)
@@ -287,7 +293,15 @@ cdef class VAWCombiner(MetaLearner):
         state.update(P=self.P, b=self.b)
         if self.scale_lam:
             state.update(G=self.G, y_scale=self.y_scale)
+        if self.center:
+            state["label_sums"] = self.label_sums
         return state
+
+    cdef double offset(self) noexcept nogil:
+        """The mean of the labels seen (center), 0 before the first or without centring."""
+        if self.center and self.label_sums[1] > 0.0:
+            return self.label_sums[0] / self.label_sums[1]
+        return 0.0
 
     def _check_values(self, state):
         name = type(self).__name__
@@ -295,6 +309,8 @@ cdef class VAWCombiner(MetaLearner):
         if self.scale_lam:
             check_packed_spd(name, "G", state["G"], self.n_experts, strict=False)
             require(state["y_scale"][0] >= 0.0, name, "y_scale", "must be >= 0")
+        if self.center:
+            require(state["label_sums"][1] >= 0.0, name, "label_sums", "must count >= 0 labels")
 
     def inverse(self):
         return unpack(self.P, self.n_experts)
@@ -305,28 +321,43 @@ cdef class VAWCombiner(MetaLearner):
         return self.inverse() @ np.asarray(self.b)
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double m = self.offset()
+        cdef int k
         self.inputs(active, n_active, preds)
-        return vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0],
-                           &self.q, self.mode)
+        if not self.center:
+            return vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0],
+                               &self.q, self.mode)
+        for k in range(self.n_experts):
+            self.xbar[k] -= m
+        return saturate(m + vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0],
+                                        &self.u[0], &self.q, self.mode))
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
-        # xbar, u and q are those of the combine() of this round (the engine calls it just before).
+        # xbar, u and q are those of the combine() of this round (the engine calls it just before;
+        # with center, xbar is already centred on m).
         cdef int n = self.n_experts, i
-        cdef double s = fabs(y), reg = self.lam * fabs(y) * fabs(y)
-        if not (vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, y, 1.0)
-                and (not self.scale_lam or self.gram_stays_finite())):
+        cdef double m = self.offset()
+        cdef double target = y - m      # m = 0 without centring
+        cdef double s = fabs(target), reg = self.lam * s * s
+        if not (vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, target, 1.0)
+                and (not self.scale_lam or self.gram_stays_finite())
+                and (not self.center or isfinite(self.label_sums[0] + y))):
             self.n_rejected += 1
-        elif self.scale_lam:
-            fastomkl_spr(n, 1.0, &self.xbar[0], &self.G[0])
-            if s > self.y_scale[0] and isfinite(reg) and reg > 0.0 and self.reinvert(reg):
+        else:
+            if self.center:
+                self.label_sums[0] += y
+                self.label_sums[1] += 1.0
+            if self.scale_lam:
+                fastomkl_spr(n, 1.0, &self.xbar[0], &self.G[0])
+            if (self.scale_lam and s > self.y_scale[0] and isfinite(reg) and reg > 0.0
+                    and self.reinvert(reg)):
                 self.y_scale[0] = s
                 for i in range(n):
-                    self.b[i] += y * self.xbar[i]
+                    self.b[i] += target * self.xbar[i]
             else:
-                vaw_update(n, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q, y, 1.0)
-        else:
-            vaw_update(n, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q, y, 1.0)
+                vaw_update(n, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q, target,
+                           1.0)
         self.observe(y)
 
     cdef bint gram_stays_finite(self) noexcept nogil:
