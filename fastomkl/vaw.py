@@ -40,10 +40,12 @@ Every regressor has a classifier twin (``VAWClassifier``, ...): the same model r
 labels mapped to -1/+1 with the square loss, as the VAW-type classifiers of the papers do, and
 predicting the class of the score's sign.
 
-Defaults are scale-free: multiplying the labels by c multiplies every prediction by c (the VAW
-experts are linear in y; the second levels adapt to the observed label range or scale).  The
-paper's exact settings are one argument away: ``label_range=(0, 1)`` for ``VAWMeta`` / ``VAWEWA``
-and ``lam_meta=1`` for ``VAW2``.
+Defaults are data-adaptive: multiplying the labels by c multiplies every prediction by c (the VAW
+experts are linear in y; the second levels adapt to the observed label range or scale), and every
+expert and second-level VAW learns the labels minus their running mean (``center=True``), so labels
+in raw units, far from 0, are learnt about as well as labels scaled to [0, 1].  The paper's model
+is ``center=False`` with ``label_range=(0, 1)`` (``VAWMeta`` / ``VAWEWA``: the clip range and the
+rates it implies) or ``lam_meta=1`` (``VAW2``).
 """
 from __future__ import annotations
 
@@ -447,7 +449,7 @@ class _EWAPreset:
 _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label range, combined by
     the exponentially weighted average.  Default: clipped to the observed label range with
     AdaHedge's scale-free rate; ``label_range=(lo, hi)`` gives the paper's setting, rate
-    1 / (2 (hi - lo)^2) (``label_range=(0, 1)``: eta = 0.5).
+    1 / (2 (hi - lo)^2) (the paper's model: ``label_range=(0, 1), center=False``, eta = 0.5).
 
     Same parameters as ``VAWMeta`` without ``meta``.
     """
