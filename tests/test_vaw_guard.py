@@ -259,3 +259,22 @@ def test_check_state_requires_the_counter():
     state["experts.n_rejected"] = np.array([0], dtype=np.int32)
     with pytest.raises(ValueError, match="n_rejected"):
         model._engine.set_state(state)
+
+
+@pytest.mark.parametrize("value", [10 ** 6, -7])
+def test_a_crafted_file_with_a_bad_pending_count_is_refused(value, tmp_path):
+    import json
+    import fastomkl
+    from fastomkl.persistence import _digest
+    model = MODELS["vaw2"]()
+    _engine_state(model)
+    path = tmp_path / "model.npz"
+    model.save(path)
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    arrays["experts.n_pending"] = np.full_like(arrays["experts.n_pending"], value)
+    header["sha256"] = _digest(arrays)                    # a consistent, crafted file
+    np.savez(path, __header__=np.array(json.dumps(header)), **arrays)
+    with pytest.raises(ValueError, match="n_pending"):
+        fastomkl.load(path)
