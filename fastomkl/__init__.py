@@ -31,7 +31,9 @@ _LAZY = {
     "OnlineKernelRegressor": "fastomkl.omkr", "RFOMKR": "fastomkl.omkr",
     "RFOMKRClassifier": "fastomkl.omkr",
     "VAW": "fastomkl.vaw", "ConcatVAW": "fastomkl.vaw", "VAW2": "fastomkl.vaw",
-    "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
+    "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw", "VAWClassifier": "fastomkl.vaw",
+    "ConcatVAWClassifier": "fastomkl.vaw", "VAW2Classifier": "fastomkl.vaw",
+    "VAWEWAClassifier": "fastomkl.vaw", "VAWMetaClassifier": "fastomkl.vaw",
     # kernel selection under bandit feedback (paper 001)
     **{name: "fastomkl.bandit" for name in (
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
@@ -50,6 +52,8 @@ __all__ = [
     "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
     "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
     "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
+    "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
+    "VAWMetaClassifier",
 ]
 
 

@@ -98,8 +98,8 @@ class _Horizon:
     def _check_horizon(self, X, seen: int | None = None) -> None:
         """Refuse a learning call that would take the stream past a given horizon T."""
         T = getattr(self, "T", None)
-        if T is None:
-            return
+        if not isinstance(T, int) or isinstance(T, bool):    # None, or invalid: the parameter
+            return                                           # check that follows says so
         try:
             n_more = 1 if X is None else len(X)
         except TypeError:              # not a batch: the validation that follows explains

@@ -35,12 +35,23 @@ Frequencies are drawn from ``random_state`` (a NumPy Generator stream) by defaul
 notebooks do: ``np.random.seed(s)`` (legacy MT19937), then per kernel in dictionary order a (d, m)
 block of ``randn`` (Gaussian) or ``standard_cauchy`` (Laplacian) divided by sigma.  This reproduces
 the published numbers seed by seed.
+
+Every regressor has a classifier twin (``VAWClassifier``, ...): the same model regressing on the
+labels mapped to -1/+1 with the square loss, as the VAW-type classifiers of the papers do, and
+predicting the class of the score's sign.
+
+Defaults are data-adaptive: multiplying the labels by c multiplies every prediction by c (the VAW
+experts are linear in y; the second levels adapt to the observed label range or scale), and every
+expert and second-level VAW learns the labels minus their running mean (``center=True``), so labels
+in raw units, far from 0, are learnt about as well as labels scaled to [0, 1].  The paper's model
+is ``center=False`` with ``label_range=(0, 1)`` (``VAWMeta`` / ``VAWEWA``: the clip range and the
+rates it implies) or ``lam_meta=1`` (``VAW2``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._base import OnlineEstimator
+from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.features import ConcatenatedFeatures
@@ -51,7 +62,8 @@ from fastomkl._rff_models import RFFModelMixin
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, paper003_dictionary
 
-__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "m_for_T", "META_LEARNERS"]
+__all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "VAWClassifier", "ConcatVAWClassifier",
+           "VAW2Classifier", "VAWMetaClassifier", "VAWEWAClassifier", "m_for_T", "META_LEARNERS"]
 
 MODES = ("vaw", "ridge")
 META_LEARNERS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod", "hedge")
@@ -95,10 +107,14 @@ class _VAWFamily(RFFModelMixin):
         config["lam"] = check_float(self.lam, "lam", 0.0, strict=True)
         config["mode"] = check_choice(self.mode, "mode", MODES)
         config["refresh_every"] = check_int(self.refresh_every, "refresh_every", 0)
+        if not isinstance(self.center, (bool, np.bool_)):
+            raise ValueError(f"center must be True or False, got {self.center!r}")
+        config["center"] = bool(self.center)
         return config
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
-        return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"])
+        return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"],
+                          config["center"])
 
 
 _COMMON_DOC = """
@@ -109,6 +125,12 @@ _COMMON_DOC = """
     mode : {"vaw", "ridge"}, default "vaw"
         "vaw": the current features enter the Gram matrix before predicting (the paper's VAW);
         "ridge": online ridge regression (what produced the paper's Table 2).
+    center : bool, default True
+        Every VAW expert predicts the running mean of the labels it has learnt from plus its VAW
+        forecast, which learns the labels minus that mean: a data-adaptive intercept, so that
+        labels far from 0 (raw units) are learnt as well as centred ones.  A second-level VAW
+        likewise regresses the deviations from that mean.  False is the paper's model (no
+        intercept; its experiments scale the labels to [0, 1] instead).
     refresh_every : int, default 0
         Drift guard for very long streams: when > 0 every expert also keeps its Gram matrix S and
         recomputes its inverse from a Cholesky factorisation of S every ``refresh_every`` updates
@@ -125,31 +147,29 @@ _COMMON_DOC = """
 """
 
 
-class VAW(_VAWFamily, OnlineEstimator):
-    __doc__ = """Vovk-Azoury-Warmuth regression on random Fourier features of one kernel.
+_CLASSIFIER_DOC = """
+    Binary classification by least squares on the labels mapped to -1/+1 (``classes_``; the papers'
+    VAW-type classifiers): ``decision_function`` gives the real score, ``predict*`` the class of its
+    sign.  There is no ``predict_proba``: the square loss on +-1 labels is not a probability model
+    (the score is not calibrated and can leave [-1, 1]).
+"""
 
-    With several kernels their features are concatenated into one vector (this is ``ConcatVAW``).
 
-    Parameters
-    ----------
-    kernels : Kernel or list of Kernel, default None
-        None is one Gaussian kernel with sigma = 1.
-""" + _COMMON_DOC + """
-    Attributes
-    ----------
-    coef_ : ndarray (n_kernels * 2 m,)
-        Current weights w = S^{-1} b on the (concatenated) features.
-    features_ : RandomFourierFeatures
-    """
+def _classifier(regressor_doc: str) -> str:
+    first, rest = regressor_doc.split("\n", 1)
+    return first + "\n" + _CLASSIFIER_DOC + rest
 
+
+class _VAWModel(_VAWFamily):
     _default_kernels = staticmethod(lambda: [Gaussian(1.0)])
 
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", refresh_every=0,
-                 rng_protocol="default", random_state=None):
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 refresh_every=0, rng_protocol="default", random_state=None):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
+        self.center = center
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
@@ -167,8 +187,32 @@ class VAW(_VAWFamily, OnlineEstimator):
         return self._fitted_engine().experts.coef_[0]
 
 
-class ConcatVAW(VAW):
-    __doc__ = """Concatenated VAW (Theorem 1 of the paper): one VAW over the features of all N
+_VAW_DOC = """Vovk-Azoury-Warmuth regression on random Fourier features of one kernel.
+
+    With several kernels their features are concatenated into one vector (this is ``ConcatVAW``).
+
+    Parameters
+    ----------
+    kernels : Kernel or list of Kernel, default None
+        None is one Gaussian kernel with sigma = 1.
+""" + _COMMON_DOC + """
+    Attributes
+    ----------
+    coef_ : ndarray (n_kernels * 2 m,)
+        Current weights w = S^{-1} b on the (concatenated) features.
+    features_ : RandomFourierFeatures
+    """
+
+
+class VAW(_VAWModel, OnlineEstimator):
+    __doc__ = _VAW_DOC
+
+
+class VAWClassifier(_VAWModel, BinaryClassifier):
+    __doc__ = _classifier(_VAW_DOC)
+
+
+_CONCAT_DOC = """Concatenated VAW (Theorem 1 of the paper): one VAW over the features of all N
     kernels side by side (N * 2m values).  It competes with the sum-kernel RKHS, at O((N m)^2) time
     and memory per round: with the default 76 kernels and m = 50 the inverse (stored packed, one
     triangle) alone takes 7600 * 7601 / 2 doubles (231 MB), and a round costs about 1.7e8 flops.
@@ -179,24 +223,82 @@ class ConcatVAW(VAW):
         None is the paper's 76 kernels (``fastomkl.paper003_dictionary()``).
 """ + _COMMON_DOC
 
+
+class ConcatVAW(VAW):
+    __doc__ = _CONCAT_DOC
     _default_kernels = staticmethod(paper003_dictionary)
 
 
-class VAW2(_VAWFamily, OnlineEstimator):
-    __doc__ = """VAW^2 (double VAW): one VAW expert per kernel, combined by a second-level VAW on the
+class ConcatVAWClassifier(VAWClassifier):
+    __doc__ = _classifier(_CONCAT_DOC)
+    _default_kernels = staticmethod(paper003_dictionary)
+
+
+class _VAW2Model(_VAWFamily):
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 lam_meta="auto", truncate=None, refresh_every=0, rng_protocol="default",
+                 random_state=None):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.lam = lam
+        self.mode = mode
+        self.center = center
+        self.lam_meta = lam_meta
+        self.truncate = truncate
+        self.refresh_every = refresh_every
+        self.rng_protocol = rng_protocol
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = self._check_vaw_params()
+        config["lam_meta"] = ("auto" if isinstance(self.lam_meta, str) and self.lam_meta == "auto"
+                              else check_float(self.lam_meta, "lam_meta (a number or 'auto')",
+                                               0.0, strict=True))
+        config["truncate"] = None if self.truncate is None else _check_range(self.truncate,
+                                                                             "truncate")
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        bank = self._rff_bank(config, n_features, feature_rng)
+        n = bank.n_kernels
+        experts = self._expert_bank(config, n, bank.n_outputs)
+        if config["lam_meta"] == "auto":
+            combiner = VAWCombiner(n, config["lam"], config["mode"], config["truncate"],
+                                   scale_lam=True, center=config["center"])
+        else:
+            combiner = VAWCombiner(n, config["lam_meta"], config["mode"], config["truncate"],
+                                   center=config["center"])
+        return Engine(bank, experts, combiner, round_bit_generator)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        return self._fitted_engine().combiner.coef_
+
+    @property
+    def experts_coef_(self) -> np.ndarray:
+        return self._fitted_engine().experts.coef_
+
+
+_VAW2_DOC = """VAW^2 (double VAW): one VAW expert per kernel, combined by a second-level VAW on the
     vector of expert predictions, with signed (unconstrained) weights.
 
     Per round: x_hat_k = VAW_k(z_k(x)) for every kernel k; optionally x_hat <- clip(x_hat, lo, hi)
     (``truncate``, the paper's VAW^2(trunc)); y_hat = VAW_meta(x_hat).  Cost O(N m d + N m^2 + N^2)
-    per round, memory N (2m)^2 + N^2 doubles, constant over the stream.
+    per round, memory N (2m)^2 + N^2 doubles (twice N^2 with ``lam_meta="auto"``), constant over
+    the stream.
 
     Parameters
     ----------
     kernels : list of Kernel, default None
         None is the paper's 76 kernels (``fastomkl.paper003_dictionary()``).
 """ + _COMMON_DOC + """
-    lam_meta : float or None, default None
-        Ridge of the second level (None: ``lam``).
+    lam_meta : float or "auto", default "auto"
+        Ridge of the second level.  Its inputs are expert predictions, on the scale of the labels,
+        so a fixed value regularises the more the smaller the labels are.  "auto" is scale-free:
+        ``lam`` times the square of the largest |y| seen so far (of the largest deviation from the
+        running mean with ``center``; ``lam`` before any nonzero one; the inverse is recomputed,
+        O(N^3), each time that grows).  On labels scaled to [0, 1], without ``center``, this is
+        ``lam`` once a label 1 has been seen.  A number fixes it (the paper: ``lam_meta=1``).
     truncate : None or (lo, hi), default None
         Clip the expert predictions to [lo, hi] before the second level (VAW^2(trunc)); the final
         prediction is not clipped.
@@ -209,83 +311,25 @@ class VAW2(_VAWFamily, OnlineEstimator):
         Current weights of every expert.
     """
 
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", lam_meta=None,
-                 truncate=None, refresh_every=0, rng_protocol="default", random_state=None):
-        self.kernels = kernels
-        self.n_components = n_components
-        self.lam = lam
-        self.mode = mode
-        self.lam_meta = lam_meta
-        self.truncate = truncate
-        self.refresh_every = refresh_every
-        self.rng_protocol = rng_protocol
-        self.random_state = random_state
 
-    def _check_params(self) -> dict:
-        config = self._check_vaw_params()
-        config["lam_meta"] = (config["lam"] if self.lam_meta is None
-                              else check_float(self.lam_meta, "lam_meta", 0.0, strict=True))
-        config["truncate"] = None if self.truncate is None else _check_range(self.truncate,
-                                                                             "truncate")
-        return config
-
-    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        bank = self._rff_bank(config, n_features, feature_rng)
-        n = bank.n_kernels
-        experts = self._expert_bank(config, n, bank.n_outputs)
-        combiner = VAWCombiner(n, config["lam_meta"], config["mode"], config["truncate"])
-        return Engine(bank, experts, combiner, round_bit_generator)
-
-    @property
-    def weights_(self) -> np.ndarray:
-        return self._fitted_engine().combiner.coef_
-
-    @property
-    def experts_coef_(self) -> np.ndarray:
-        return self._fitted_engine().experts.coef_
+class VAW2(_VAW2Model, OnlineEstimator):
+    __doc__ = _VAW2_DOC
 
 
-class VAWMeta(_VAWFamily, OnlineEstimator):
-    __doc__ = """VAW experts (one per kernel) under a chosen meta-learner.
+class VAW2Classifier(_VAW2Model, BinaryClassifier):
+    __doc__ = _classifier(_VAW2_DOC)
 
-    ``meta`` selects the combiner; all but "vaw" and "hedge" combine the expert predictions clipped
-    to ``label_range`` = [lo, hi] (the paper's truncated experts; labels are assumed in that range):
 
-    * "ewa": exponentially weighted average, w_k prop. to exp(-eta L_k) over cumulative square
-      losses; default eta = 1 / (2 (hi - lo)^2) (exp-concavity; 0.5 on [0, 1]).
-    * "aa": Vovk's Aggregating Algorithm for the square loss, default eta = 2 / (hi - lo)^2
-      (mixability; 2 on [0, 1]); its prediction lies in [lo, hi].
-    * "boa", "mlpoly", "mlprod": BOA, ML-Poly, ML-Prod (parameter-free, second-order adaptive).
-    * "vaw": second-level VAW on the clipped predictions (VAW^2(trunc); ``VAW2`` has more options).
-    * "hedge": Raker's exponential weights on the raw square losses of the experts, with rate
-      ``eta`` (default 0.1) / sqrt(t); no clipping.
-
-    Parameters
-    ----------
-    kernels : list of Kernel, default None
-        None is the paper's 76 kernels.
-    meta : str, default "ewa"
-        One of "ewa", "aa", "boa", "mlpoly", "mlprod", "vaw", "hedge".
-    label_range : (lo, hi), default (0.0, 1.0)
-        Range of the labels, used to clip the expert predictions and set the default rates.  The
-        paper scales labels to [0, 1].
-    eta : float or None, default None
-        Rate of "ewa", "aa" or "hedge" (None: the default above).
-""" + _COMMON_DOC + """
-    Attributes
-    ----------
-    weights_ : ndarray (n_kernels,)
-        The meta-learner's current weights (the paper's Fig. 2); not defined for "aa".
-    """
-
-    def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw",
-                 label_range=(0.0, 1.0), eta=None, refresh_every=0, rng_protocol="default",
+class _VAWMetaModel(_VAWFamily):
+    def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw", center=True,
+                 label_range=None, eta=None, refresh_every=0, rng_protocol="default",
                  random_state=None):
         self.kernels = kernels
         self.meta = meta
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
+        self.center = center
         self.label_range = label_range
         self.eta = eta
         self.refresh_every = refresh_every
@@ -294,34 +338,41 @@ class VAWMeta(_VAWFamily, OnlineEstimator):
 
     def _check_params(self) -> dict:
         config = self._check_vaw_params()
-        config["meta"] = check_choice(self.meta, "meta", META_LEARNERS)
-        lo, hi = config["label_range"] = _check_range(self.label_range, "label_range")
+        meta = config["meta"] = check_choice(self.meta, "meta", META_LEARNERS)
+        span = None
+        if self.label_range is None:
+            config["label_range"] = None
+        else:
+            lo, hi = config["label_range"] = _check_range(self.label_range, "label_range")
+            span = hi - lo
         if self.eta is not None:
             config["eta"] = check_float(self.eta, "eta", 0.0, strict=True)
+        elif meta == "hedge":
+            config["eta"] = 0.1
+        elif span is not None and meta in ("ewa", "aa"):
+            config["eta"] = (0.5 if meta == "ewa" else 2.0) / span ** 2
         else:
-            config["eta"] = {"ewa": 1.0 / (2.0 * (hi - lo) ** 2), "aa": 2.0 / (hi - lo) ** 2,
-                             "hedge": 0.1}.get(config["meta"])
+            config["eta"] = None                # chosen from the data by the combiner
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
         n = bank.n_kernels
         experts = self._expert_bank(config, n, bank.n_outputs)
-        meta, rng = config["meta"], config["label_range"]
+        meta, eta = config["meta"], config["eta"]
+        clip = "observed" if config["label_range"] is None else config["label_range"]
         if meta == "ewa":
-            combiner = EWA(n, config["eta"], rng)
+            combiner = EWA(n, eta, clip)
         elif meta == "aa":
-            combiner = AA(n, config["eta"], rng)
-        elif meta == "boa":
-            combiner = BOA(n, rng)
-        elif meta == "mlpoly":
-            combiner = MLPoly(n, rng)
-        elif meta == "mlprod":
-            combiner = MLProd(n, rng)
+            combiner = AA(n, eta, clip)
         elif meta == "vaw":
-            combiner = VAWCombiner(n, config["lam"], config["mode"], rng)
+            combiner = VAWCombiner(n, config["lam"], config["mode"], clip,
+                                   scale_lam=config["label_range"] is None,
+                                   center=config["center"])
+        elif meta == "hedge":
+            combiner = Hedge(n, eta, SCHEDULES["inv_sqrt"])
         else:
-            combiner = Hedge(n, config["eta"], SCHEDULES["inv_sqrt"])
+            combiner = {"boa": BOA, "mlpoly": MLPoly, "mlprod": MLProd}[meta](n, clip)
         return Engine(bank, experts, combiner, round_bit_generator)
 
     @property
@@ -338,14 +389,75 @@ class VAWMeta(_VAWFamily, OnlineEstimator):
         return engine.locked(lambda: combiner.weights_)
 
 
-class VAWEWA(VAWMeta):
-    __doc__ = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to ``label_range``, combined
-    by the exponentially weighted average with eta = 1 / (2 (hi - lo)^2) by default.
+_META_DOC = """VAW experts (one per kernel) under a chosen meta-learner.
+
+    ``meta`` selects the combiner.  All but "hedge" combine the expert predictions clipped to a
+    label range [lo, hi] (the paper's truncated experts): ``label_range`` if given, else the range
+    of the labels seen so far (no clipping before the first label).
+
+    * "ewa": exponentially weighted average, w_k prop. to exp(-eta L_k) over the cumulative square
+      losses of the clipped experts.  Default rate: with ``label_range`` the exp-concavity rate
+      1 / (2 (hi - lo)^2) (0.5 on [0, 1], the paper); without, AdaHedge's data-adaptive rate
+      ln N / (cumulative mixability gap), which is scale-free.
+    * "aa": Vovk's Aggregating Algorithm for the square loss, default rate the mixability rate
+      2 / (hi - lo)^2 of the clip range (2 on [0, 1], the paper); its prediction lies in [lo, hi].
+    * "boa", "mlpoly", "mlprod": BOA, ML-Poly, ML-Prod (parameter-free, second-order adaptive).
+    * "vaw": second-level VAW on the clipped predictions (VAW^2(trunc); ``VAW2`` has more options),
+      with ridge ``lam`` given ``label_range``, else ``lam`` times the largest squared label
+      (deviation, with ``center``) seen (``VAW2``'s ``lam_meta="auto"``).
+    * "hedge": Raker's exponential weights on the raw square losses of the experts, with rate
+      ``eta`` (default 0.1) / sqrt(t); no clipping (not scale-free).
+
+    Parameters
+    ----------
+    kernels : list of Kernel, default None
+        None is the paper's 76 kernels.
+    meta : str, default "ewa"
+        One of "ewa", "aa", "boa", "mlpoly", "mlprod", "vaw", "hedge".
+    label_range : None or (lo, hi), default None
+        None adapts to the data: clip to the observed label range and choose the rates above from
+        the data, so that the model is scale-free.  (lo, hi) is the paper's setting: labels known
+        to lie in [lo, hi] (the paper scales them to [0, 1]: ``label_range=(0, 1)`` reproduces it).
+    eta : float or None, default None
+        Rate of "ewa", "aa" or "hedge" (None: the defaults above).
+""" + _COMMON_DOC + """
+    Attributes
+    ----------
+    weights_ : ndarray (n_kernels,)
+        The meta-learner's current weights (the paper's Fig. 2); not defined for "aa".
+    """
+
+
+class VAWMeta(_VAWMetaModel, OnlineEstimator):
+    __doc__ = _META_DOC
+
+
+class VAWMetaClassifier(_VAWMetaModel, BinaryClassifier):
+    __doc__ = _classifier(_META_DOC)
+
+
+class _EWAPreset:
+    """``VAWMeta`` with meta="ewa" fixed (the parameter is not exposed)."""
+
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 label_range=None, eta=None, refresh_every=0, rng_protocol="default",
+                 random_state=None):
+        _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, center, label_range,
+                               eta, refresh_every, rng_protocol, random_state)
+
+
+_EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label range, combined by
+    the exponentially weighted average.  Default: clipped to the observed label range with
+    AdaHedge's scale-free rate; ``label_range=(lo, hi)`` gives the paper's setting, rate
+    1 / (2 (hi - lo)^2) (the paper's model: ``label_range=(0, 1), center=False``, eta = 0.5).
 
     Same parameters as ``VAWMeta`` without ``meta``.
     """
 
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", label_range=(0.0, 1.0),
-                 eta=None, refresh_every=0, rng_protocol="default", random_state=None):
-        super().__init__(kernels, "ewa", n_components, lam, mode, label_range, eta, refresh_every,
-                         rng_protocol, random_state)
+
+class VAWEWA(_EWAPreset, VAWMeta):
+    __doc__ = _EWA_DOC
+
+
+class VAWEWAClassifier(_EWAPreset, VAWMetaClassifier):
+    __doc__ = _classifier(_EWA_DOC)

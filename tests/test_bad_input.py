@@ -393,6 +393,10 @@ def test_every_parameter_error_names_the_parameter():
         params = inspect.signature(cls).parameters
         base = {k: v for k, v in {"kernels": KERNELS, "n_components": 4, "M": 2,
                                   "random_state": 0}.items() if k in params}
+        try:
+            cls(**base)._check_params()
+        except ValueError:                  # a family with kernels of its own (Gaussian only)
+            base.pop("kernels")
         y = [0, 1, 0, 1] if hasattr(cls, "decision_function") else X.sum(1)
         for name in params:
             for value in BAD_PARAMETER_VALUES:

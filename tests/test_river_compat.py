@@ -11,6 +11,7 @@ import pytest
 from river import base, compose, datasets, dummy, evaluate, metrics, preprocessing, stats
 
 import fastomkl as fo
+from load_mutations import write
 from fastomkl import Gaussian, Laplacian, NotFittedError, Raker, RakerClassifier
 from fastomkl.datasets import scale_to_unit_interval
 from fastomkl.river import RiverClassifier, RiverRegressor, to_river
@@ -127,10 +128,8 @@ def test_feature_names_survive_save_and_pickle_and_go_with_a_refit(tmp_path, str
         arrays = {name: archive[name] for name in archive.files}
     header = json.loads(str(arrays.pop("__header__")))
     for names in (["p", "q", "r"], ["p", "q", "r", "r"], ["p", "q", "r", ["s"]]):
-        np.savez(tmp_path / "bad.npz", __header__=np.array(json.dumps({**header,
-                                                                        "feature_names": names})),
-                 **arrays)
-        with pytest.raises(ValueError, match="inconsistent model file.*feature_names"):
+        (tmp_path / "bad.npz").write_bytes(write({**header, "feature_names": names}, arrays))
+        with pytest.raises(ValueError, match="feature_names"):
             fo.load(tmp_path / "bad.npz")
     model.fit(X, y)
     assert not hasattr(model, "feature_names_in_")

@@ -20,7 +20,8 @@ def stream(T=250, d=3, seed=0):
 @pytest.mark.parametrize("lam", [1.0, 0.05])
 def test_single_kernel_vaw_equals_closed_form(mode, lam):
     X, y = stream()
-    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode=mode, random_state=3)
+    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode=mode, center=False,
+                random_state=3)
     pred = model.predict_learn(X, y)
     Z = model.features_.transform(X)[:, 0]
     expected = ref.vaw_direct(Z, y, lam, mode)
@@ -32,8 +33,8 @@ def test_single_kernel_vaw_equals_closed_form(mode, lam):
 
 def test_vaw_and_ridge_differ_by_the_shrinkage_factor():
     X, y = stream()
-    a = VAW(Gaussian(0.5), n_components=10, mode="vaw", random_state=3)
-    b = VAW(Gaussian(0.5), n_components=10, mode="ridge", random_state=3)
+    a = VAW(Gaussian(0.5), n_components=10, mode="vaw", center=False, random_state=3)
+    b = VAW(Gaussian(0.5), n_components=10, mode="ridge", center=False, random_state=3)
     pa, pb = a.predict_learn(X, y), b.predict_learn(X, y)
     Z = a.features_.transform(X)[:, 0]
     # q_t = z_t^T S_{t-1}^{-1} z_t from direct inverses
@@ -49,7 +50,7 @@ def test_vaw_and_ridge_differ_by_the_shrinkage_factor():
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
 def test_concat_vaw_is_one_vaw_on_all_features(mode):
     X, y = stream(T=200)
-    model = ConcatVAW(KERNELS, n_components=6, lam=0.5, mode=mode, random_state=1)
+    model = ConcatVAW(KERNELS, n_components=6, lam=0.5, mode=mode, center=False, random_state=1)
     pred = model.predict_learn(X, y)
     F = model.features_.transform(X)                       # (T, N, 2m)
     Z = F.reshape(len(y), -1)
@@ -62,7 +63,7 @@ def test_concat_vaw_is_one_vaw_on_all_features(mode):
 def test_vaw2_equals_numpy_composition(mode, truncate):
     X, y = stream()
     model = VAW2(KERNELS, n_components=8, lam=0.7, lam_meta=1.3, mode=mode, truncate=truncate,
-                 random_state=5)
+                 center=False, random_state=5)
     pred = model.predict_learn(X, y)
     F = model.features_.transform(X)
     E = ref.vaw_experts(F, y, 0.7, mode)
@@ -73,6 +74,24 @@ def test_vaw2_equals_numpy_composition(mode, truncate):
     alpha = np.linalg.solve(1.3 * np.eye(len(KERNELS)) + Ec.T @ Ec, Ec.T @ y)
     np.testing.assert_allclose(model.weights_, alpha, atol=1e-8)
     assert model.experts_coef_.shape == (len(KERNELS), 16)
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_centred_experts_learn_the_labels_minus_their_running_mean(mode):
+    X, y = stream()
+    y = 40.0 + 10.0 * y                                    # far from 0: the intercept matters
+    single = VAW(Gaussian(0.5), n_components=10, mode=mode, random_state=3)
+    pred = single.predict_learn(X, y)
+    Z = single.features_.transform(X)[:, 0]
+    np.testing.assert_allclose(pred, ref.vaw_direct(Z, y, 1.0, mode, center=True), rtol=1e-10)
+    assert single._engine.experts.offsets[0] == pytest.approx(y.mean(), rel=1e-12)
+    model = VAW2(KERNELS, n_components=8, mode=mode, lam_meta=1.3, random_state=5)
+    pred = model.predict_learn(X, y)
+    E = ref.vaw_experts(model.features_.transform(X), y, 1.0, mode, center=True)
+    np.testing.assert_allclose(pred, ref.meta_vaw(E, y, 1.3, mode, center=True), rtol=1e-9)
+    # and it helps: without the intercept the same models start far off
+    plain = VAW(Gaussian(0.5), n_components=10, mode=mode, center=False, random_state=3)
+    assert np.mean((pred - y) ** 2) < 0.5 * np.mean((plain.predict_learn(X, y) - y) ** 2)
 
 
 def test_truncation_changes_vaw2_when_experts_leave_the_range():
@@ -97,7 +116,7 @@ def _drift(n_updates, lam, refresh_every=0, n_components=50, seed=0):
     X = rng.uniform(-1, 1, size=(n_updates, 4))
     y = rng.uniform(0, 1, n_updates)
     model = VAW(Gaussian(0.7), n_components=n_components, lam=lam, refresh_every=refresh_every,
-                random_state=seed)
+                center=False, random_state=seed)
     model.partial_fit(X, y)
     Z = model.features_.transform(X)[:, 0]
     S = lam * np.eye(Z.shape[1]) + Z.T @ Z
@@ -117,7 +136,7 @@ def test_drift_below_1e8_over_1e5_updates():
 def test_refresh_recomputes_inverse_from_gram():
     p_err, w_err = _drift(20_000, lam=1e-3, refresh_every=1000)
     assert p_err < 1e-10 and w_err < 1e-9, (p_err, w_err)
-    model = VAW(Gaussian(0.7), n_components=5, refresh_every=7, random_state=0)
+    model = VAW(Gaussian(0.7), n_components=5, refresh_every=7, center=False, random_state=0)
     X, y = stream(T=50, d=4)
     model.partial_fit(X, y)
     experts = model._engine.experts
@@ -135,7 +154,7 @@ def test_vaw2_first_two_rounds_are_zero():
     # Round 1: every expert has b = 0.  Round 2: the meta level has only seen the all-zero expert
     # vector of round 1, so its b is still 0.  From round 3 on it predicts.
     X, y = stream(T=5)
-    model = VAW2(KERNELS, n_components=4, random_state=0)
+    model = VAW2(KERNELS, n_components=4, center=False, random_state=0)
     assert model.predict_learn_one(X[0], y[0]) == 0.0
     assert model.predict_learn_one(X[1], y[1]) == 0.0
     assert model.predict_learn_one(X[2], y[2]) != 0.0
@@ -148,7 +167,7 @@ def test_vaw_regret_stays_below_its_bound():
     T, lam = 3000, 0.5
     X = rng.uniform(-1, 1, size=(T, 2))
     y = np.clip(np.sin(3 * X[:, 0]) + 0.3 * rng.standard_normal(T), -1, 1)
-    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode="vaw", random_state=0)
+    model = VAW(Gaussian(0.5), n_components=10, lam=lam, mode="vaw", center=False, random_state=0)
     pred = model.predict_learn(X, y)
     Z = model.features_.transform(X)[:, 0]
     D = Z.shape[1]

@@ -24,19 +24,34 @@ def stream(T=300, d=3, seed=1):
 
 
 def experts_of(model, X, y, lam=1.0, mode="ridge"):
-    return ref.vaw_experts(model.features_.transform(X), y, lam, mode)
+    return ref.vaw_experts(model.features_.transform(X), y, lam, mode, model.center)
 
 
 @pytest.mark.parametrize("mode", ["ridge", "vaw"])
 def test_ewa_matches_formula(mode):
     X, y = stream()
-    model = VAWEWA(KERNELS, n_components=6, mode=mode, random_state=2)
+    model = VAWEWA(KERNELS, n_components=6, mode=mode, label_range=(0, 1), center=False,
+                   random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y, mode=mode)
     assert (E > 1).any() or (E < 0).any()               # clipping is exercised
     np.testing.assert_allclose(pred, ref.ewa(E, y, 0.5, (0.0, 1.0)), atol=1e-10)
     L = ((np.clip(E, 0, 1) - y[:, None]) ** 2).sum(0)
     np.testing.assert_allclose(model.weights_, ref.softmax(-0.5 * L), atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 250.0])
+def test_ewa_default_is_adahedge_on_the_observed_range_and_scale_free(scale):
+    X, y = stream()
+    model = VAWEWA(KERNELS, n_components=6, random_state=2)
+    pred = model.predict_learn(X, scale * y)
+    E = experts_of(model, X, scale * y, mode="vaw")
+    expected = ref.ewa(E, scale * y, None, "observed")
+    np.testing.assert_allclose(pred, expected, rtol=1e-9, atol=1e-12 * scale)
+    assert np.abs(expected - ref.ewa(E, scale * y, 0.5 / scale ** 2, "observed")).max() > 1e-4 * scale
+    if scale != 1.0:                 # the same forecaster at every scale
+        unit = VAWEWA(KERNELS, n_components=6, random_state=2).predict_learn(X, y)
+        np.testing.assert_allclose(pred / scale, unit, rtol=1e-7, atol=1e-9)
 
 
 def test_ewa_rate_and_range_are_parameters():
@@ -51,12 +66,16 @@ def test_ewa_rate_and_range_are_parameters():
                                atol=1e-10)
 
 
-def test_aggregating_algorithm_matches_formula():
+@pytest.mark.parametrize("label_range", [(0.0, 1.0), None])
+def test_aggregating_algorithm_matches_formula(label_range):
     X, y = stream()
-    model = VAWMeta(KERNELS, "aa", n_components=6, mode="ridge", random_state=2)
+    model = VAWMeta(KERNELS, "aa", n_components=6, mode="ridge", label_range=label_range,
+                    random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y)
-    np.testing.assert_allclose(pred, ref.aggregating(E, y, 2.0, (0.0, 1.0)), atol=1e-10)
+    expected = (ref.aggregating(E, y, 2.0, label_range) if label_range else
+                ref.aggregating(E, y, None, "observed"))
+    np.testing.assert_allclose(pred, expected, atol=1e-10)
     assert pred.min() >= 0.0 and pred.max() <= 1.0
     with pytest.raises(AttributeError):
         model.weights_
@@ -74,14 +93,16 @@ def test_aggregating_algorithm_survives_huge_losses():
     assert np.isfinite(out).all()
 
 
+@pytest.mark.parametrize("label_range", [(0.0, 1.0), None])
 @pytest.mark.parametrize("meta,fn", [("boa", ref.boa), ("mlpoly", ref.mlpoly),
                                      ("mlprod", ref.mlprod)])
-def test_adaptive_meta_learners_match_formula(meta, fn):
+def test_adaptive_meta_learners_match_formula(meta, fn, label_range):
     X, y = stream()
-    model = VAWMeta(KERNELS, meta, n_components=6, mode="ridge", random_state=2)
+    model = VAWMeta(KERNELS, meta, n_components=6, mode="ridge", label_range=label_range,
+                    random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y)
-    expected = fn(E, y, (0.0, 1.0))
+    expected = fn(E, y, label_range or "observed")
     np.testing.assert_allclose(pred, expected, atol=1e-10)
     # not a trivial combination: neither the uniform mixture nor EWA
     assert np.abs(pred - np.clip(E, 0, 1).mean(1)).max() > 1e-3
@@ -90,12 +111,16 @@ def test_adaptive_meta_learners_match_formula(meta, fn):
     assert w.shape == (len(KERNELS),) and abs(w.sum() - 1) < 1e-12 and (w >= 0).all()
 
 
-def test_meta_vaw_with_clipping_is_vaw2_trunc():
+@pytest.mark.parametrize("label_range", [(0.0, 1.0), None])
+def test_meta_vaw_with_clipping_is_vaw2_trunc(label_range):
     X, y = stream()
-    model = VAWMeta(KERNELS, "vaw", n_components=6, mode="vaw", random_state=2)
+    model = VAWMeta(KERNELS, "vaw", n_components=6, mode="vaw", label_range=label_range,
+                    random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y, mode="vaw")
-    np.testing.assert_allclose(pred, ref.meta_vaw(E, y, 1.0, "vaw", (0.0, 1.0)), atol=1e-9)
+    expected = (ref.meta_vaw(E, y, 1.0, "vaw", label_range, center=True) if label_range else
+                ref.meta_vaw(E, y, 1.0, "vaw", "observed", scale_lam=True, center=True))
+    np.testing.assert_allclose(pred, expected, atol=1e-9)
 
 
 def test_vaw_experts_under_hedge():

@@ -252,6 +252,8 @@ cdef class ExpansionEngine(Engine):
     def check_norms(self, X):
         """Raise ValueError unless every row of X (validated, 2-D) keeps the polynomial kernel
         values within POLYNOMIAL_KERNEL_LIMIT."""
+        if not isinstance(self.experts, KernelExpansionExperts):   # no polynomial kernels
+            return
         limit, k = polynomial_norm_limit(self.experts)
         if k < 0:
             return

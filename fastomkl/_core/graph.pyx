@@ -121,10 +121,9 @@ cdef class GraphFeedback(Combiner):
         n_members, members, adj = state["n_members"], state["members"], state["adj"]
         require(((n_members >= 0) & (n_members <= M)).all(), self,
                 f"n_members must lie in [0, {M}]")
+        require(((members >= 0) & (members < N)).all(), self, f"members must be kernels in [0, {N})")
         for j in range(J):
             chosen = members[j, :n_members[j]]
-            require(((chosen >= 0) & (chosen < N)).all(), self,
-                    f"members of node {j} must be kernels in [0, {N})")
             row = np.zeros(N, dtype=np.uint8)
             row[chosen] = 1
             require(row.sum() == n_members[j] and np.array_equal(row, adj[j]), self,

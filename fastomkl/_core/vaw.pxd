@@ -38,6 +38,9 @@ cdef extern from "fastomkl_linalg.h" nogil:
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
 
+from libc.math cimport isfinite
+from libc.float cimport DBL_MAX
+
 cdef enum:
     VAW_MODE_VAW = 0
     VAW_MODE_RIDGE = 1
@@ -54,20 +57,50 @@ cdef inline double vaw_predict(int D, double* P, const double* b, const double* 
     cdef double r = fastomkl_dot(b, u, D)
     q_out[0] = q
     if mode == VAW_MODE_VAW:
-        return r / (1.0 + q)
-    return r
+        return saturate(r / (1.0 + q))
+    return saturate(r)
 
 
-cdef inline void vaw_update(int D, double* P, double* b, const double* z, double* u, double q,
+cdef inline double saturate(double v) noexcept nogil:
+    """v if finite, else the nearest finite value (0 for NaN): what a forecaster returns when its
+    arithmetic overflows, so that no prediction is ever NaN or infinite."""
+    if isfinite(v):
+        return v
+    if v > 0.0:
+        return DBL_MAX
+    if v < 0.0:
+        return -DBL_MAX
+    return 0.0
+
+
+cdef inline bint vaw_update_safe(int D, const double* b, const double* z, double q, double y,
+                                 double w) noexcept nogil:
+    """Whether adding w z z^T to S and w y z to b keeps the state finite: the Sherman-Morrison
+    denominator 1 + w q must be finite and positive (q finite also means u = P z is) and every
+    b_i + w y z_i finite.  Changes nothing."""
+    cdef double denom = 1.0 + w * q, wy = w * y
+    cdef int i
+    if not (isfinite(denom) and denom > 0.0):
+        return False
+    for i in range(D):
+        if not isfinite(b[i] + wy * z[i]):
+            return False
+    return True
+
+
+cdef inline bint vaw_update(int D, double* P, double* b, const double* z, double* u, double q,
                             double y, double w) noexcept nogil:
     """Adds w z z^T to S (P by Sherman-Morrison, with u = P z and q = z.u from vaw_predict) and
-    w y z to b."""
+    w y z to b; refuses (returns False, changes nothing) when the state would not stay finite."""
+    if not vaw_update_safe(D, b, z, q, y, w):
+        return False
     cdef double alpha = -w / (1.0 + w * q)
     cdef double wy = w * y
     cdef int i
     fastomkl_spr(D, alpha, u, P)
     for i in range(D):
         b[i] += wy * z[i]
+    return True
 
 
 from fastomkl._core.base cimport ExpertBank
@@ -78,6 +111,8 @@ cdef class VAWExperts(ExpertBank):
     cdef readonly int mode
     cdef readonly double lam
     cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
+    cdef readonly bint center               # learn y minus the running mean of the labels
+    cdef double[:, ::1] label_sums          # (n_experts, 2): sum w y, sum w (center; else (0, 2))
     cdef double[:, ::1] P                   # (n_experts, dim (dim + 1) / 2), packed (see above)
     cdef double[:, ::1] b                   # (n_experts, dim)
     cdef double[:, ::1] S                   # like P when refresh_every > 0, else (0, 0)
@@ -92,3 +127,4 @@ cdef class VAWExperts(ExpertBank):
     cdef double[:, ::1] pend_a              # (n_experts, VAW_PENDING)
     cdef long[::1] n_pending                # (n_experts,)
     cdef void refresh(self, int k) noexcept nogil
+    cdef double offset(self, int k) noexcept nogil

@@ -7,12 +7,34 @@ import numpy as np
 cimport cython
 
 from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.vaw cimport (vaw_predict, vaw_update, VAW_MODE_VAW, VAW_MODE_RIDGE,
-                                 VAW_PENDING, fastomkl_spmv, fastomkl_spr, fastomkl_spr4,
-                                 fastomkl_spd_inverse, fastomkl_dot)
+from fastomkl._core.vaw cimport (vaw_predict, vaw_update, vaw_update_safe, saturate,
+                                 VAW_MODE_VAW, VAW_MODE_RIDGE, VAW_PENDING, fastomkl_spmv,
+                                 fastomkl_spr, fastomkl_spr4, fastomkl_spd_inverse, fastomkl_dot)
+from libc.float cimport DBL_MAX
+from libc.math cimport isfinite
 from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
+
+
+# -- saved-state checks shared with the meta-learners ------------------------------------------------
+def require(condition, owner, name, message):
+    """ValueError naming the state entry unless condition holds."""
+    if not condition:
+        raise ValueError(f"{owner} state '{name}' {message}")
+
+
+def check_finite(owner, name, value):
+    require(np.isfinite(np.asarray(value)).all(), owner, name, "must be finite")
+
+
+def check_packed_spd(owner, name, value, int dim, bint strict=True):
+    """Finite, with a positive (strict) or non-negative diagonal: the affordable necessary
+    conditions of a packed symmetric positive (semi)definite matrix."""
+    check_finite(owner, name, value)
+    diag = np.asarray(value)[..., np.arange(dim) * (np.arange(dim) + 1) // 2 + np.arange(dim)]
+    require((diag > 0).all() if strict else (diag >= 0).all(), owner, name,
+            "must have a positive diagonal" if strict else "must have a non-negative diagonal")
 
 
 def packed_size(int dim):
@@ -44,14 +66,22 @@ cdef class VAWExperts(ExpertBank):
 
     predict(k, z) = b_k^T P_k z / (1 + z^T P_k z) in mode "vaw", b_k^T P_k z in mode "ridge", with
     P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
+    With center=True every expert also keeps the weighted mean m_k of the labels it has learnt
+    from, predicts m_k + (the above) and learns the target y - m_k (m_k before the update): a
+    data-adaptive intercept, which the paper's features lack (its default is False).
     learn() adds the round with importance weight w (1 under full information) and returns the
     squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one packed symmetric
     matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
     buffered four at a time, see vaw.pxd), about 3 dim^2 flops; memory dim (dim + 1) / 2 + 7 dim
     doubles (the inverse is stored packed; twice that with refresh_every > 0).
+
+    An update that would make the state non-finite (a Sherman-Morrison denominator 1 + w z.u not
+    finite and positive, or b overflowing) is refused, whole, and counted in ``n_rejected``; a
+    prediction whose arithmetic overflows saturates at the largest finite double.
     """
 
-    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0):
+    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0,
+                 bint center=False):
         if n_experts < 1 or dim < 1:
             raise ValueError(f"n_experts and dim must be >= 1, got {n_experts} and {dim}")
         if not lam > 0.0:
@@ -66,6 +96,8 @@ cdef class VAWExperts(ExpertBank):
         self.lam = lam
         self.mode = MODES[mode]
         self.refresh_every = refresh_every
+        self.center = center
+        self.label_sums = np.zeros((n_experts if center else 0, 2))
         eye = pack(np.eye(dim))
         self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
         if refresh_every > 0:
@@ -91,7 +123,38 @@ cdef class VAWExperts(ExpertBank):
                  "pend_a": self.pend_a, "n_pending": self.n_pending}
         if self.refresh_every > 0:
             state["S"] = self.S
+        if self.center:
+            state["label_sums"] = self.label_sums
         return state
+
+    @property
+    def offsets(self):
+        """(n_experts,) the offset every expert adds to its prediction (center=True: the mean of
+        the labels it has learnt from; 0 otherwise)."""
+        sums = np.asarray(self.label_sums)
+        if not self.center:
+            return np.zeros(self.n_experts)
+        return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1), 0.0)
+
+    def _check_semantics(self, state):
+        """P (and S) with a positive diagonal, every buffered coefficient <= 0 (a Sherman-Morrison
+        term removes), 0 <= n_pending < VAW_PENDING, n_updates >= 0 (the base checked names,
+        shapes, dtypes and finiteness)."""
+        name = type(self).__name__
+        check_packed_spd(name, "P", state["P"], self.dim)
+        if self.refresh_every > 0:
+            check_packed_spd(name, "S", state["S"], self.dim)
+        for key in ("b", "pend_u", "pend_a"):
+            check_finite(name, key, state[key])
+        if self.center:
+            check_finite(name, "label_sums", state["label_sums"])
+            require((state["label_sums"][:, 1] >= 0).all(), name, "label_sums",
+                    "must have non-negative weight sums (column 1)")
+        require((state["pend_a"] <= 0).all(), name, "pend_a", "must be <= 0")
+        pending = np.asarray(state["n_pending"])
+        require(((pending >= 0) & (pending < VAW_PENDING)).all(), name, "n_pending",
+                f"must be in [0, {VAW_PENDING - 1}]")
+        require((np.asarray(state["n_updates"]) >= 0).all(), name, "n_updates", "must be >= 0")
 
     def inverse(self):
         """(n_experts, dim, dim) copy of the inverses (both triangles filled, buffered terms
@@ -134,17 +197,37 @@ cdef class VAWExperts(ExpertBank):
         r = fastomkl_dot(&self.b[k, 0], u, D)
         self.q[k] = q
         if self.mode == VAW_MODE_VAW:
-            return r / (1.0 + q)
-        return r
+            r = r / (1.0 + q)
+        if self.center:
+            r = r + self.offset(k)
+        return saturate(r)
+
+    cdef double offset(self, int k) noexcept nogil:
+        """The (weighted) mean of the labels expert k has learnt from; 0 before the first."""
+        if self.label_sums[k, 1] > 0.0:
+            return self.label_sums[k, 0] / self.label_sums[k, 1]
+        return 0.0
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
         cdef int D = self.dim, i
         cdef long slot = self.n_pending[k]
-        cdef double wy = weight * y
+        cdef double target = y - self.offset(k) if self.center else y
+        cdef double wy = weight * target
         cdef double* u = &self.u[k, 0]
         cdef double* b = &self.b[k, 0]
         cdef double* dst = &self.pend_u[k, slot, 0]
+        cdef double loss = (f - y) * (f - y)
+        if not isfinite(loss):
+            loss = DBL_MAX
+        if not (vaw_update_safe(D, b, z, self.q[k], target, weight) and (
+                not self.center or (isfinite(self.label_sums[k, 0] + weight * y)
+                                    and isfinite(self.label_sums[k, 1] + weight)))):
+            self.n_rejected += 1
+            return loss
+        if self.center:
+            self.label_sums[k, 0] += weight * y
+            self.label_sums[k, 1] += weight
         # Sherman-Morrison term of this round, buffered (u = current inverse times z)
         self.pend_a[k, slot] = -weight / (1.0 + weight * self.q[k])
         for i in range(D):
@@ -159,7 +242,7 @@ cdef class VAWExperts(ExpertBank):
             fastomkl_spr(D, weight, z, &self.S[k, 0])
             if self.n_updates[k] % self.refresh_every == 0:
                 self.refresh(k)
-        return (f - y) * (f - y)
+        return loss
 
     cdef void refresh(self, int k) noexcept nogil:
         """P_k <- S_k^{-1} through the Cholesky factor of S_k; if S_k is numerically not positive

@@ -172,14 +172,14 @@ def make_model(method: str, mode: str, seed: int, n_components: int = 50, kernel
     """The estimator of one Table 2 row, on the legacy frequency draw of `seed`."""
     from fastomkl.vaw import VAW2, VAWMeta
     kernels = paper003_dictionary() if kernels is None else kernels
-    common = dict(n_components=n_components, lam=1.0, mode=mode, rng_protocol="legacy",
-                  random_state=seed)
+    common = dict(n_components=n_components, lam=1.0, mode=mode, center=False,
+                  rng_protocol="legacy", random_state=seed)
     metas = {"VAW-Aggr": "aa", "VAW-EWA": "ewa", "VAW-BOA": "boa", "VAW-ML-Poly": "mlpoly",
              "VAW-ML-Prod": "mlprod"}
     if method == "VAW²":
-        return VAW2(kernels, **common)
+        return VAW2(kernels, lam_meta=1.0, **common)
     if method == "VAW²(trunc)":
-        return VAW2(kernels, truncate=(0.0, 1.0), **common)
+        return VAW2(kernels, lam_meta=1.0, truncate=(0.0, 1.0), **common)
     if method in metas:
         return VAWMeta(kernels, metas[method], label_range=(0.0, 1.0), **common)
     if method in ("Raker", "OMKL-GF"):
