@@ -5,10 +5,11 @@ scaled to [0, 1], or left in its raw units with ``--raw``) and every family, the
 (MSE, or the error rate for classification) of
 
 * the default model (``eta="auto"``),
-* the same model at each step of the grid eta in {0.01, 0.1, 0.5, 1, 2} x {constant, 1/sqrt(t)},
+* the same model at each step of the grid eta in {0.01, 0.1, 0.5, 1, 2} x {constant, 1/sqrt(t)}
+  (VAW-EWA: its rate eta in {0.01, ..., 2}; VAW2, which has no step: its ridge lam),
 * the mean / majority predictor (prequential: the running mean or majority of the past labels),
 
-the ratio default / best of the grid, and whether any step in [1e-4, 1e4] (constant) gave a
+the ratio default / best of the grid, and whether any step (VAW2: lam) in [1e-4, 1e4] gave a
 non-finite prediction.  Results: ``bench/results/defaults.md`` (and ``defaults_raw.md``).
 
     python bench/defaults.py                 # y scaled to [0, 1]
@@ -42,26 +43,47 @@ def _step_grid(eta, schedule):
     return {"eta": eta, "eta_schedule": schedule}
 
 
-# (family, regressor factory, classifier factory, grid of parameter sets, rows cap or None).
-# A factory takes the keyword arguments of one grid point ({} for the default).
+def _points(name, values):
+    return [((name, v),) for v in values]
+
+
+def _sweep_step(eta):
+    return {"eta": eta, "eta_schedule": "constant"}
+
+
+# (family, regressor factory, classifier factory, grid of parameter sets, rows cap or None, the
+# parameters of one point of the never-NaN sweep).  A factory takes the keyword arguments of one
+# grid point ({} for the default).  The VAW family has no step size: VAW-EWA's grid and sweep are
+# its rate, VAW2's its ridge lam (on 6 kernels: a VAW expert costs (2D)^2 per round).
 FAMILIES = [
     ("Raker", lambda **kw: fo.Raker(n_components=D, random_state=0, **kw),
-     lambda **kw: fo.RakerClassifier(n_components=D, random_state=0, **kw), GRID, None),
+     lambda **kw: fo.RakerClassifier(n_components=D, random_state=0, **kw), GRID, None,
+     _sweep_step),
     ("OMKL-GF", lambda **kw: fo.OMKLGF(n_components=D, random_state=0, **kw),
-     lambda **kw: fo.OMKLGFClassifier(n_components=D, random_state=0, **kw), GRID, None),
+     lambda **kw: fo.OMKLGFClassifier(n_components=D, random_state=0, **kw), GRID, None,
+     _sweep_step),
     ("OMKL-SFG", lambda **kw: fo.OMKLSFG(n_components=D, random_state=0, **kw),
-     lambda **kw: fo.OMKLSFGClassifier(n_components=D, random_state=0, **kw), GRID, None),
+     lambda **kw: fo.OMKLSFGClassifier(n_components=D, random_state=0, **kw), GRID, None,
+     _sweep_step),
     ("OMKL-SFG-R", lambda **kw: fo.OMKLSFGR(n_components=D, random_state=0, **kw),
-     lambda **kw: fo.OMKLSFGRClassifier(n_components=D, random_state=0, **kw), GRID, None),
+     lambda **kw: fo.OMKLSFGRClassifier(n_components=D, random_state=0, **kw), GRID, None,
+     _sweep_step),
     ("RFOMKR", lambda **kw: fo.RFOMKR(n_components=D, random_state=0, **kw),
-     lambda **kw: fo.RFOMKRClassifier(n_components=D, random_state=0, **kw), GRID, None),
+     lambda **kw: fo.RFOMKRClassifier(n_components=D, random_state=0, **kw), GRID, None,
+     _sweep_step),
     ("OMKR", lambda **kw: fo.OMKR(SMALL_DICTIONARY, **kw),
-     lambda **kw: fo.OMKRClassifier(SMALL_DICTIONARY, **kw), GRID, 1000),
+     lambda **kw: fo.OMKRClassifier(SMALL_DICTIONARY, **kw), GRID, 1000, _sweep_step),
+    ("VAW-EWA", lambda **kw: fo.VAWEWA(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
+     lambda **kw: fo.VAWEWAClassifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
+     _points("eta", (0.01, 0.1, 0.5, 1.0, 2.0)), None, lambda eta: {"eta": eta}),
+    ("VAW2", lambda **kw: fo.VAW2(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
+     lambda **kw: fo.VAW2Classifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
+     _points("lam", (0.01, 0.1, 1.0, 10.0)), None, lambda lam: {"lam": lam}),
 ]
 
 
 def _grid_kwargs(point):
-    return _step_grid(*point) if isinstance(point, tuple) else dict(point)
+    return dict(point) if isinstance(point[0], tuple) else _step_grid(*point)
 
 
 def load(name: str, rows: int, seed: int, raw: bool):
@@ -99,13 +121,13 @@ def baseline(y, classify: bool) -> float:
     return float(np.mean((seen / counts - y) ** 2))
 
 
-def evaluate(family, make, grid, X, y, classify):
+def evaluate(family, make, grid, sweep, X, y, classify):
     start = time.perf_counter()
     default = prequential_error(make(), X, y, classify)
     errors = {point: prequential_error(make(**_grid_kwargs(point)), X, y, classify)
               for point in grid}
-    finite = [np.isfinite(_quietly(make(eta=eta, eta_schedule="constant").predict_learn,
-                                   X[:500], y[:500])).all() for eta in SWEEP]
+    finite = [np.isfinite(_quietly(make(**sweep(v)).predict_learn, X[:500], y[:500])).all()
+              for v in SWEEP]
     best_point = min(errors, key=lambda p: errors[p] if np.isfinite(errors[p]) else np.inf)
     return {"family": family, "default": default, "best": errors[best_point],
             "best_point": best_point, "never_nan": all(finite),
@@ -118,9 +140,9 @@ def run(rows: int, seed: int, raw: bool, families, datasets):
         classify = name in CLASSIFICATION
         X, y = load(name, rows, seed, raw)
         base = baseline(y, classify)
-        for family, reg, clf, grid, cap in families:
+        for family, reg, clf, grid, cap, sweep in families:
             n = len(y) if cap is None else min(cap, len(y))
-            r = evaluate(family, clf if classify else reg, grid, X[:n], y[:n], classify)
+            r = evaluate(family, clf if classify else reg, grid, sweep, X[:n], y[:n], classify)
             r.update(dataset=name, rows=n, baseline=baseline(y[:n], classify) if cap else base,
                      task="classification" if classify else "regression")
             results.append(r)
@@ -142,7 +164,8 @@ def report(results, rows, seed, raw) -> str:
              "| data set | family | default | best of grid (eta, schedule) | default / best | "
              "mean or majority | never NaN |", "|---|---|---|---|---|---|---|"]
     for r in results:
-        eta, schedule = r["best_point"] if isinstance(r["best_point"], tuple) else (r["best_point"], "")
+        point = r["best_point"]
+        eta, schedule = (point[0][1], point[0][0]) if isinstance(point[0], tuple) else point
         lines.append(f"| {r['dataset']} | {r['family']} | {r['default']:.4g} | {r['best']:.4g} "
                      f"({eta}, {schedule}) | {r['default'] / r['best']:.2f} | {r['baseline']:.4g} "
                      f"| {'yes' if r['never_nan'] else '**no**'} |")
