@@ -20,7 +20,7 @@ from libc.string cimport memcmp, memcpy
 
 from fastomkl._core.engine cimport Engine
 from fastomkl._core.engine import _warn_rejected
-from fastomkl._validation import check_sample, check_target_value
+from fastomkl._validation import MAX_ABS_INPUT, check_sample, check_target_value
 
 cnp.import_array()
 
@@ -128,6 +128,12 @@ cdef class KernelExpansionExperts(ExpertBank):
                 or support.ndim != 2 or support.shape[1] != self.n_features
                 or info.shape != (2,) or alpha.shape != (self.n_experts, n) or info[0] != n):
             raise ValueError("KernelExpansionExperts state has inconsistent shapes or dtypes")
+        # The bounds learning keeps: support rows are accepted inputs, coefficients are refused
+        # beyond STATE_LIMIT (so a prediction, a sum of n of them, stays finite).
+        if not (np.abs(support).max(initial=0.0) <= MAX_ABS_INPUT
+                and np.abs(alpha).max(initial=0.0) <= STATE_LIMIT):
+            raise ValueError(f"KernelExpansionExperts state: support values must lie within "
+                             f"+-{MAX_ABS_INPUT:g} and coefficients within +-{STATE_LIMIT:g}")
 
     def set_state(self, state):
         self.check_state(state)
