@@ -24,7 +24,8 @@ the refined graph of the last round for SFG-R), each mixed with the normalised k
 Fidelity switches
 -----------------
 The defaults are the paper's algorithms.  Each switch below reproduces a behaviour of the authors'
-released code (spec 000 §8, §10.1b); ``legacy_options(model_name, dataset)`` returns all of them.
+released code (the implementation the authors published with the paper); ``legacy_options(model_name,
+dataset)`` returns all of them.
 
 ============================  ======================  =========================================
 parameter                     legacy value            default (paper)

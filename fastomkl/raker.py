@@ -1,9 +1,12 @@
-"""Raker: random-feature online multi-kernel learning with exponential weights (Shen et al., 2019).
+"""Raker: random-feature online multi-kernel learning with exponential weights.
+
+Shen, Chen & Giannakis, "Random feature-based online multi-kernel learning in environments with
+unknown dynamics", JMLR 2019, as restated by Ghari & Shen, "Graph-Aided Online Multi-Kernel
+Learning", JMLR 2023, eqs. (6)-(9).
 
 Each kernel i keeps a linear model theta_i on its random features z_i(x); the prediction is
 y_hat = sum_i w_bar_i theta_i . z_i(x).  After the label, every kernel takes an OGD step on
-L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2 and its weight becomes w_i exp(-eta_t L_i)
-(spec 000 §3.0, eqs. (6)-(9)).
+L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2 and its weight becomes w_i exp(-eta_t L_i).
 """
 from __future__ import annotations
 
