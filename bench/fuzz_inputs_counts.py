@@ -4,16 +4,18 @@ many raise anything else (must be 0).
 
     python bench/fuzz_inputs_counts.py [n_inputs] [seed]
 """
-import inspect
 import sys
+from pathlib import Path
 import warnings
 from collections import Counter
 
 import numpy as np
 
 import fastomkl
-from fastomkl import Gaussian, Laplacian, MAX_ABS_INPUT, OnlineKernelRegressor
+from fastomkl import MAX_ABS_INPUT, OnlineKernelRegressor
 from fastomkl._base import OnlineEstimator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 N_FEATURES = 3
 VALUES = [0.0, -0.0, 0.5, -2.0, 1, True, MAX_ABS_INPUT, -MAX_ABS_INPUT,
@@ -23,14 +25,12 @@ DTYPES = [np.float64, np.float32, np.float16, np.int64, np.bool_, object]
 
 
 def estimators():
+    """Every public estimator in a small configuration (the one the fuzz tests use)."""
+    from test_input_fuzz import small
     for name in fastomkl.__all__:
         cls = getattr(fastomkl, name)
         if isinstance(cls, type) and issubclass(cls, OnlineEstimator):
-            params = inspect.signature(cls).parameters
-            small = {"kernels": [Gaussian(1.0), Laplacian(1.0)], "n_components": 4, "M": 2,
-                     "random_state": 0}
-            yield name, lambda cls=cls, params=params, small=small: cls(
-                **{k: v for k, v in small.items() if k in params})
+            yield name, lambda cls=cls: small(cls)
     yield "OnlineKernelRegressor-poly", lambda: OnlineKernelRegressor(kernel="poly", degree=3)
 
 
