@@ -170,6 +170,12 @@ class OnlineEstimator:
         return NotFittedError(f"this {type(self).__name__} has seen no data yet: call "
                               f"partial_fit, fit or learn_one first")
 
+    def _combiner_weights(self) -> np.ndarray:
+        """The combiner's log-weights, normalised (for combiners that keep only log_w)."""
+        log_w = np.asarray(self._fitted_engine().combiner.log_w)
+        w = np.exp(log_w - log_w.max())
+        return w / w.sum()
+
     @property
     def n_rejected_updates_(self) -> int:
         """Updates refused because they would have made the state non-finite (each one also

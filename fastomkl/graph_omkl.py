@@ -178,9 +178,7 @@ class _GraphRFFBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        log_w = np.asarray(self._fitted_engine().combiner.log_w)
-        w = np.exp(log_w - log_w.max())
-        return w / w.sum()
+        return self._combiner_weights()
 
 
 # -- OMKL-GF -------------------------------------------------------------------------------------

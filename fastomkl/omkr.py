@@ -107,9 +107,7 @@ class _OMKRBase:
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        log_w = np.asarray(self._fitted_engine().combiner.log_w)
-        w = np.exp(log_w - log_w.max())
-        return w / w.sum()
+        return self._combiner_weights()
 
 
 class OMKR(_OMKRBase, OnlineEstimator):
@@ -233,9 +231,7 @@ class _RFOMKRBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        log_w = np.asarray(self._fitted_engine().combiner.log_w)
-        w = np.exp(log_w - log_w.max())
-        return w / w.sum()
+        return self._combiner_weights()
 
 
 _RFOMKR_DOC = """

@@ -151,7 +151,7 @@ class RiverClassifier(_RiverWrapper, base.Classifier):
             predicts it with certainty, as ``predict_one`` does).
         """
         model = self.model
-        if not hasattr(model, "predict_proba"):
+        if not hasattr(model, "predict_proba"):     # river's own signal for label-only classifiers
             raise NotImplementedError(f"{type(model).__name__} has no predict_proba")
         if model.n_samples_seen_ == 0:
             return {}

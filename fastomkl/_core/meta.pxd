@@ -75,13 +75,17 @@ cdef class AA(ExpWeights):
     pass
 
 
-cdef class BOA(MetaLearner):
-    cdef double[::1] lr, V, M, Rreg, R
+cdef class AdaptiveRates(MetaLearner):
+    cdef double[::1] lr, V, M, R
+
+
+cdef class BOA(AdaptiveRates):
+    cdef double[::1] Rreg
 
 
 cdef class MLPoly(MetaLearner):
     cdef double[::1] lr, R, Smax
 
 
-cdef class MLProd(MetaLearner):
-    cdef double[::1] lr, V, M, R
+cdef class MLProd(AdaptiveRates):
+    pass

@@ -560,22 +560,22 @@ cdef class AA(ExpWeights):
         return gamma
 
 
-cdef class BOA(MetaLearner):
-    """Bernstein Online Aggregation (Wintenberger 2017) with adaptive per-expert rates."""
+cdef class AdaptiveRates(MetaLearner):
+    """What BOA and ML-Prod share: per-expert learning rates lr, their variance and range terms
+    V and M (all kept positive) and the regrets R, guarded against non-finite updates."""
 
     def __init__(self, int n_experts, clip_range=None):
         MetaLearner.__init__(self, n_experts, clip_range)
         self.lr = np.full(n_experts, TINY)
         self.V = np.full(n_experts, TINY)
         self.M = np.full(n_experts, TINY)
-        self.Rreg = np.zeros(n_experts)
         self.R = np.zeros(n_experts)
         self.w = np.full(n_experts, 1.0 / n_experts)
-        self._guard(self.lr, self.V, self.M, self.Rreg, self.R)
+        self._guard(self.lr, self.V, self.M, self.R)
 
     def _state_arrays(self):
         state = MetaLearner._state_arrays(self)
-        state.update(lr=self.lr, V=self.V, M=self.M, Rreg=self.Rreg, R=self.R)
+        state.update(lr=self.lr, V=self.V, M=self.M, R=self.R)
         return state
 
     def _check_values(self, state):
@@ -588,6 +588,20 @@ cdef class BOA(MetaLearner):
             if not (self.lr[k] > 0.0 and self.V[k] > 0.0 and self.M[k] > 0.0):
                 return False
         return True
+
+
+cdef class BOA(AdaptiveRates):
+    """Bernstein Online Aggregation (Wintenberger 2017) with adaptive per-expert rates."""
+
+    def __init__(self, int n_experts, clip_range=None):
+        AdaptiveRates.__init__(self, n_experts, clip_range)
+        self.Rreg = np.zeros(n_experts)
+        self._guard(self.Rreg)
+
+    def _state_arrays(self):
+        state = AdaptiveRates._state_arrays(self)
+        state.update(Rreg=self.Rreg)
+        return state
 
     cdef void weights(self) noexcept nogil:
         cdef int k, n = self.n_experts
@@ -681,34 +695,9 @@ cdef class MLPoly(MetaLearner):
         self.Smax[0] += delta
 
 
-cdef class MLProd(MetaLearner):
+cdef class MLProd(AdaptiveRates):
     """ML-Prod (Gaillard, Stoltz & van Erven 2014): w proportional to lr_k exp(R_k), computed in
     the log domain."""
-
-    def __init__(self, int n_experts, clip_range=None):
-        MetaLearner.__init__(self, n_experts, clip_range)
-        self.lr = np.full(n_experts, TINY)
-        self.V = np.full(n_experts, TINY)
-        self.M = np.full(n_experts, TINY)
-        self.R = np.zeros(n_experts)
-        self.w = np.full(n_experts, 1.0 / n_experts)
-        self._guard(self.lr, self.V, self.M, self.R)
-
-    def _state_arrays(self):
-        state = MetaLearner._state_arrays(self)
-        state.update(lr=self.lr, V=self.V, M=self.M, R=self.R)
-        return state
-
-    def _check_values(self, state):
-        for key in ("lr", "V", "M"):
-            require((state[key] > 0).all(), type(self).__name__, key, "must be > 0")
-
-    cdef bint valid(self) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            if not (self.lr[k] > 0.0 and self.V[k] > 0.0 and self.M[k] > 0.0):
-                return False
-        return True
 
     cdef void weights(self) noexcept nogil:
         cdef int k
