@@ -32,7 +32,8 @@ _LAZY = {
     "RFOMKRClassifier": "fastomkl.omkr",
     "VAW": "fastomkl.vaw", "ConcatVAW": "fastomkl.vaw", "VAW2": "fastomkl.vaw",
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
-    **{name: "fastomkl.pkawv" for name in ("TaylorAWV", "TaylorAWVClassifier")},
+    **{name: "fastomkl.pkawv" for name in (
+        "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier")},
 }
 
 __all__ = [
@@ -43,7 +44,7 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
-    "TaylorAWV", "TaylorAWVClassifier",
+    "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
 ]
 
 

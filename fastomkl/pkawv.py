@@ -18,6 +18,8 @@ gamma is 1 / (2 sigma^2)), and the defaults (sigma = 1, lam = 1) assume inputs s
 model                  subspace                                      cost per round
 =====================  ============================================  ==========================
 ``TaylorAWV``          span of the C(M + d, d) Taylor functions      O(r^2), r = C(M + d, d)
+``NystromAWV``         span of k(x_j, .), x_j chosen online by KORS  O(m^2 + m d); insertions
+                                                                     O(t (m + d))
 =====================  ============================================  ==========================
 """
 from __future__ import annotations
@@ -28,12 +30,17 @@ import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
+from fastomkl._core.expansion import NullFeatures
 from fastomkl._core.meta import Single
+from fastomkl._core.nystrom import NystromEngine, NystromExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._validation import check_choice, check_float, check_int, split_random_state
 
-__all__ = ["TaylorAWV", "TaylorAWVClassifier", "taylor_degree_theory"]
+KORS_WEIGHTS = ("sqrt", "inverse")
+
+__all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
+           "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
 # Above this many features a round (r^2 flops, r^2 / 2 doubles of state) gets slow: warn.
@@ -148,3 +155,105 @@ class TaylorAWV(_TaylorAWVBase, OnlineEstimator):
 class TaylorAWVClassifier(_TaylorAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with Taylor features of the Gaussian kernel, as a binary classifier: it "
                "learns the square loss on labels coded -1/+1 and predicts the sign.\n" + _TAYLOR_DOC)
+
+
+class _NystromAWVBase:
+    def __init__(self, sigma=1.0, lam=1.0, mode="vaw", mu=None, beta=1.0, eps=0.5,
+                 kors_weights="sqrt", max_centres=None, random_state=None):
+        self.sigma = sigma
+        self.lam = lam
+        self.mode = mode
+        self.mu = mu
+        self.beta = beta
+        self.eps = eps
+        self.kors_weights = kors_weights
+        self.max_centres = max_centres
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        lam = check_float(self.lam, "lam", 0.0, strict=True)
+        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True), "lam": lam,
+                "mode": check_choice(self.mode, "mode", MODES),
+                "mu": lam if self.mu is None else check_float(self.mu, "mu", 0.0, strict=True),
+                "beta": check_float(self.beta, "beta", 0.0, strict=True),
+                "eps": check_float(self.eps, "eps", 0.0),
+                "kors_weights": check_choice(self.kors_weights, "kors_weights", KORS_WEIGHTS),
+                "max_centres": 0 if self.max_centres is None else check_int(self.max_centres,
+                                                                            "max_centres", 1)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        experts = NystromExperts(n_features, config["sigma"], config["lam"], config["mode"],
+                                 config["mu"], config["beta"], config["eps"],
+                                 config["kors_weights"], config["max_centres"],
+                                 round_bit_generator)
+        return NystromEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+
+    @property
+    def n_centres_(self) -> int:
+        """m, the size of the dictionary."""
+        return self._fitted_engine().experts.n_centres
+
+    @property
+    def dictionary_(self) -> np.ndarray:
+        """(m,) the rounds (counted from 0 over everything learnt) whose inputs are the centres."""
+        return self._fitted_engine().experts.dictionary
+
+    @property
+    def centres_(self) -> np.ndarray:
+        """(m, d) the centres x_j."""
+        experts = self._fitted_engine().experts
+        return np.array(experts.get_state()["centres"])
+
+
+_NYSTROM_DOC = """
+    PKAWV on a sequential Nystrom dictionary (section 3.2 and Algorithm 2 of the paper): the model
+    lives in the span of k(x_j, .) over past inputs x_j that KORS (kernel online row sampling)
+    keeps with probability min(beta (1 + eps) e / (e + mu), 1), e the posterior variance of x_t
+    given the (weighted) dictionary.  The dictionary only grows; a new centre borders the Cholesky
+    factor of K_{t,I}^T K_{t,I} + lam K_II, which every round also updates by the new row, so a
+    round costs O(m^2 + m d) (two triangular solves and one rank-one Cholesky update) and an
+    insertion O(t (m + d)).  Every input and its row of K_{t,I} are kept (O(t (d + m)) memory): an
+    insertion needs its kernel column against all of them.
+
+    The prediction at x_t uses the dictionary of the previous round; KORS runs after it (predict
+    draws nothing).  For mode "ridge" this is the paper's order; for "vaw" it defers the paper's
+    change of basis by one round.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    lam : float, default 1.0
+        Ridge parameter lambda.
+    mode : {"vaw", "ridge"}, default "vaw"
+        PKAWV or projected kernel ridge regression (the paper's real-data curves).
+    mu : float or None, default None
+        KORS regulariser (the paper's mu); None is ``lam``.  Smaller keeps more centres.
+    beta : float, default 1.0
+        KORS oversampling factor (the paper's experiments: 1; its theory 12 log(n / delta)).
+    eps : float, default 0.5
+        KORS accuracy parameter.
+    kors_weights : {"sqrt", "inverse"}, default "sqrt"
+        Weight of a kept centre: 1 / sqrt(p) (unbiased leverage sampling) or 1 / p (the authors'
+        code, for reproduction; about half as many centres).
+    max_centres : int or None, default None
+        Stop growing the dictionary at this size.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the KORS draws (the model's round stream; the global NumPy state is never touched).
+
+    Attributes
+    ----------
+    n_centres_ : int
+    dictionary_ : ndarray (m,)
+        Rounds whose inputs became centres.
+    centres_ : ndarray (m, d)
+"""
+
+
+class NystromAWV(_NystromAWVBase, OnlineEstimator):
+    __doc__ = "PKAWV with a KORS Nystrom dictionary (regression).\n" + _NYSTROM_DOC
+
+
+class NystromAWVClassifier(_NystromAWVBase, BinaryClassifier):
+    __doc__ = ("PKAWV with a KORS Nystrom dictionary, as a binary classifier (square loss on "
+               "labels coded -1/+1, prediction by sign).\n" + _NYSTROM_DOC)

@@ -55,3 +55,65 @@ def linear_awv(Z, y, lam, mode="vaw"):
             A += np.outer(Z[t], Z[t])
         out[t] = Z[t] @ np.linalg.solve(A, past.T @ y[:t])
     return out
+
+
+def kors_probability(C, S, x, sigma, mu, beta, eps):
+    """KORS as the authors' code computes it: the dictionary C (m, d) with weights S plus x with
+    weight 1, the inverse of S K S + mu I over it; returns p = clip(beta tau, 0, 1)."""
+    C = np.vstack([C, x[None]])
+    w = np.append(S, 1.0)
+    kS = w * gaussian(C, x[None], sigma)[:, 0]
+    G = np.linalg.inv(w[:, None] * gaussian(C, C, sigma) * w[None, :] + mu * np.eye(len(w)))
+    tau = (1.0 + eps) / mu * (1.0 - kS @ G @ kS)
+    return min(max(beta * tau, 0.0), 1.0)
+
+
+def nystrom_awv(X, y, sigma, lam, mu, beta, eps, weights, uniforms, mode="vaw"):
+    """Sequential Nystrom PKAWV with KORS by direct solves: (predictions, dictionary, weights).
+
+    Round t predicts with the dictionary I_{t-1}: a^T (K^T K + lam K_II [+ a a^T])^{-1} K^T Y over
+    the past rows; then KORS decides with uniforms[t] whether x_t joins."""
+    n = X.shape[0]
+    index, S, out = [], [], np.zeros(n)
+    for t in range(n):
+        C = X[index]
+        if index:
+            Kp = gaussian(X[:t], C, sigma)
+            a = gaussian(X[t:t + 1], C, sigma)[0]
+            M = Kp.T @ Kp + lam * gaussian(C, C, sigma)
+            if mode == "vaw":
+                M = M + np.outer(a, a)
+            out[t] = a @ np.linalg.solve(M, Kp.T @ y[:t])
+        p = kors_probability(C, np.array(S), X[t], sigma, mu, beta, eps)
+        if uniforms[t] < p:
+            index.append(t)
+            S.append(1.0 / (np.sqrt(p) if weights == "sqrt" else p))
+    return out, np.array(index), np.array(S)
+
+
+def cholupdate(R, x, sign=1.0):
+    """Upper R' with R'^T R' = R^T R + sign x x^T (LINPACK form; sign -1 is the downdate).  A zero
+    last diagonal entry (the padded factor of the paper's append) is allowed."""
+    R, x = R.copy(), np.array(x, dtype=float)
+    for k in range(len(x)):
+        r = np.sqrt(R[k, k] ** 2 + sign * x[k] ** 2)
+        if k == len(x) - 1:
+            R[k, k] = r
+            break
+        c, s = r / R[k, k], x[k] / R[k, k]
+        R[k, k] = r
+        R[k, k + 1:] = (R[k, k + 1:] + sign * s * x[k + 1:]) / c
+        x[k + 1:] = c * x[k + 1:] - s * R[k, k + 1:]
+    return R
+
+
+def append_by_update_downdate(R, c, dd):
+    """The paper's append: the factor of [[R^T R, c], [c^T, dd]] from R by one update and one
+    downdate of the zero-padded factor (Algorithm 2)."""
+    m = R.shape[0]
+    padded = np.zeros((m + 1, m + 1))
+    padded[:m, :m] = R
+    g = np.sqrt(1.0 + dd)
+    u = np.append(c / (1.0 + g), g)
+    v = np.append(c / (1.0 + g), -1.0)
+    return cholupdate(cholupdate(padded, u, 1.0), v, -1.0)
