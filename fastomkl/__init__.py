@@ -33,7 +33,8 @@ _LAZY = {
     "VAW": "fastomkl.vaw", "ConcatVAW": "fastomkl.vaw", "VAW2": "fastomkl.vaw",
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
     **{name: "fastomkl.pkawv" for name in (
-        "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier")},
+        "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
+        "KernelAWVClassifier")},
 }
 
 __all__ = [
@@ -44,7 +45,8 @@ __all__ = [
     "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
-    "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
+    "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
+    "KernelAWVClassifier",
 ]
 
 

@@ -20,6 +20,7 @@ model                  subspace                                      cost per ro
 ``TaylorAWV``          span of the C(M + d, d) Taylor functions      O(r^2), r = C(M + d, d)
 ``NystromAWV``         span of k(x_j, .), x_j chosen online by KORS  O(m^2 + m d); insertions
                                                                      O(t (m + d))
+``KernelAWV``          H (exact)                                     O(t^2 + t d)
 =====================  ============================================  ==========================
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import NullFeatures
 from fastomkl._core.meta import Single
-from fastomkl._core.nystrom import NystromEngine, NystromExperts
+from fastomkl._core.kernel_awv import KernelAWVExperts
+from fastomkl._core.nystrom import GrowingEngine, NystromExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._validation import check_choice, check_float, check_int, split_random_state
@@ -40,6 +42,7 @@ from fastomkl._validation import check_choice, check_float, check_int, split_ran
 KORS_WEIGHTS = ("sqrt", "inverse")
 
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
+           "KernelAWV", "KernelAWVClassifier",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -186,7 +189,7 @@ class _NystromAWVBase:
                                  config["mu"], config["beta"], config["eps"],
                                  config["kors_weights"], config["max_centres"],
                                  round_bit_generator)
-        return NystromEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
 
     @property
     def n_centres_(self) -> int:
@@ -257,3 +260,52 @@ class NystromAWV(_NystromAWVBase, OnlineEstimator):
 class NystromAWVClassifier(_NystromAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with a KORS Nystrom dictionary, as a binary classifier (square loss on "
                "labels coded -1/+1, prediction by sign).\n" + _NYSTROM_DOC)
+
+
+class _KernelAWVBase(_Deterministic):
+    def __init__(self, sigma=1.0, lam=1.0, mode="vaw", max_samples=20000):
+        self.sigma = sigma
+        self.lam = lam
+        self.mode = mode
+        self.max_samples = max_samples
+
+    def _check_params(self) -> dict:
+        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
+                "lam": check_float(self.lam, "lam", 0.0, strict=True),
+                "mode": check_choice(self.mode, "mode", MODES),
+                "max_samples": 0 if self.max_samples is None else check_int(self.max_samples,
+                                                                            "max_samples", 1)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        experts = KernelAWVExperts(n_features, config["sigma"], config["lam"], config["mode"],
+                                   config["max_samples"])
+        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+
+
+_KERNEL_DOC = """
+    Exact Kernel-AWV (eq. 3 of the paper) or exact online kernel ridge regression: the baseline
+    PKAWV approximates.  A round solves one triangular system with the Cholesky factor of
+    K + lam I over every past input and borders it with the new one: O(t^2 + t d) time and
+    O(t^2) memory at round t.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    lam : float, default 1.0
+        Ridge parameter lambda.
+    mode : {"vaw", "ridge"}, default "vaw"
+        Kernel-AWV (the paper's adversarial baseline) or KRR (its real-data baseline).
+    max_samples : int or None, default 20000
+        Learning beyond this many samples raises ValueError (the factor alone would take
+        8 max_samples^2 bytes: 3.2 GB at 20000); None removes the guard.
+"""
+
+
+class KernelAWV(_KernelAWVBase, OnlineEstimator):
+    __doc__ = "Exact Kernel-AWV / kernel ridge regression, online (regression).\n" + _KERNEL_DOC
+
+
+class KernelAWVClassifier(_KernelAWVBase, BinaryClassifier):
+    __doc__ = ("Exact Kernel-AWV / kernel ridge regression as a binary classifier (square loss "
+               "on labels coded -1/+1).\n" + _KERNEL_DOC)

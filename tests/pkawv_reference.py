@@ -117,3 +117,16 @@ def append_by_update_downdate(R, c, dd):
     u = np.append(c / (1.0 + g), g)
     v = np.append(c / (1.0 + g), -1.0)
     return cholupdate(cholupdate(padded, u, 1.0), v, -1.0)
+
+
+def kernel_awv(X, y, sigma, lam, mode="vaw"):
+    """Kernel-AWV by the authors' zero-label trick, c = (K_tt + lam I)^{-1} (Y_{t-1}, 0) and
+    y_hat = k_t(x_t)^T c; KRR with c = (K_{t-1} + lam I)^{-1} Y_{t-1}."""
+    n = X.shape[0]
+    out = np.zeros(n)
+    for t in range(n):
+        rows = t + 1 if mode == "vaw" else t
+        K = gaussian(X[:rows], X[:rows], sigma)
+        c = np.linalg.solve(K + lam * np.eye(rows), np.append(y[:t], 0.0)[:rows])
+        out[t] = gaussian(X[t:t + 1], X[:rows], sigma)[0] @ c
+    return out

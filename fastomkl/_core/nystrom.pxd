@@ -2,7 +2,13 @@ from numpy.random cimport bitgen_t
 from fastomkl._core.base cimport ExpertBank
 from fastomkl._core.engine cimport Engine
 
-cdef class NystromExperts(ExpertBank):
+cdef class GrowingExperts(ExpertBank):
+    # Experts whose arrays grow with the stream: GrowingEngine calls reserve() (Python, may
+    # reallocate) whenever needs_room() says the next round might not fit.
+    cdef bint needs_room(self) noexcept nogil
+
+
+cdef class NystromExperts(GrowingExperts):
     # Sequential-Nystrom PKAWV / projected KRR with a KORS dictionary (see nystrom.pyx).  Arrays
     # have room for cap_t samples and cap_m centres; info = [samples seen, dictionary size].
     cdef readonly double sigma, lam, mu, beta, eps
@@ -23,10 +29,9 @@ cdef class NystromExperts(ExpertBank):
     cdef long[::1] index                  # (cap_m,) round (from 0) at which each centre entered
     cdef double[::1] a, w, g, v, c, col   # scratch
     cdef double lev
-    cdef bint needs_room(self) noexcept nogil
     cdef void kernel_row(self, const double* x) noexcept nogil
     cdef void insert(self, const double* x, double y, double p) noexcept nogil
 
 
-cdef class NystromEngine(Engine):
+cdef class GrowingEngine(Engine):
     pass

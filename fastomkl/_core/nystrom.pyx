@@ -84,7 +84,20 @@ cdef inline double dot(int n, double* a, double* b) noexcept nogil:
     return ddot(&n, a, &one, b, &one)
 
 
-cdef class NystromExperts(ExpertBank):
+cdef class GrowingExperts(ExpertBank):
+    """Base of the experts whose arrays grow with the stream (see GrowingEngine)."""
+
+    def reserve(self):
+        """Make room for one more round."""
+
+    def admit(self, long n_more):
+        """Raise ValueError if n_more further rounds would exceed a size limit (nothing learnt)."""
+
+    cdef bint needs_room(self) noexcept nogil:
+        return False
+
+
+cdef class NystromExperts(GrowingExperts):
     """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring)."""
 
     def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
@@ -352,18 +365,19 @@ cdef class NystromExperts(ExpertBank):
         self.info[1] = m + 1
 
 
-cdef class NystromEngine(Engine):
-    """The engine of a Nystrom forecaster: before each round it makes room (doubling the arrays)
-    when the next sample or centre would not fit, then runs the round without the GIL."""
+cdef class GrowingEngine(Engine):
+    """The engine of experts that grow (GrowingExperts): before a round it makes room (doubling
+    the arrays) when the round might not fit, then runs it without the GIL."""
 
     def predict_learn_one(self, x, y):
         cdef const double[::1] xv = check_sample(x, self.n_features)
         cdef double target = check_target_value(y)
         cdef double y_hat
-        cdef NystromExperts experts = self.experts
+        cdef GrowingExperts experts = self.experts
         cdef long rejected = experts.n_rejected
         self.acquire()
         try:
+            experts.admit(1)
             experts.reserve()
             y_hat = self.step_ptr(&xv[0], target)
         finally:
@@ -374,9 +388,10 @@ cdef class NystromEngine(Engine):
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i = 0, n = X.shape[0]
-        cdef NystromExperts experts = self.experts
+        cdef GrowingExperts experts = self.experts
         self.acquire()
         try:
+            experts.admit(n)
             while i < n:
                 experts.reserve()
                 with nogil:
