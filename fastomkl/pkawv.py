@@ -21,6 +21,7 @@ model                  subspace                                      cost per ro
 ``NystromAWV``         span of k(x_j, .), x_j chosen online by KORS  O(m^2 + m d); insertions
                                                                      O(t (m + d))
 ``KernelAWV``          H (exact)                                     O(t^2 + t d)
+``FOGD``               (baseline) OGD on D random Fourier features   O(D d)
 =====================  ============================================  ==========================
 """
 from __future__ import annotations
@@ -33,16 +34,22 @@ from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import NullFeatures
 from fastomkl._core.meta import Single
+from fastomkl._core.base import LOSSES
+from fastomkl._core.experts import OGDExperts
+from fastomkl._core.features import RFFBank
 from fastomkl._core.kernel_awv import KernelAWVExperts
 from fastomkl._core.nystrom import GrowingEngine, NystromExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
+from fastomkl._rff_models import check_steps
 from fastomkl._validation import check_choice, check_float, check_int, split_random_state
+from fastomkl.features import draw_frequencies
+from fastomkl.kernels import Gaussian
 
 KORS_WEIGHTS = ("sqrt", "inverse")
 
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
-           "KernelAWV", "KernelAWVClassifier",
+           "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -309,3 +316,67 @@ class KernelAWV(_KernelAWVBase, OnlineEstimator):
 class KernelAWVClassifier(_KernelAWVBase, BinaryClassifier):
     __doc__ = ("Exact Kernel-AWV / kernel ridge regression as a binary classifier (square loss "
                "on labels coded -1/+1).\n" + _KERNEL_DOC)
+
+
+class _FOGDBase:
+    _standardize = True
+
+    def __init__(self, sigma=1.0, n_components=1000, eta="auto", eta_schedule="constant",
+                 random_state=None):
+        self.sigma = sigma
+        self.n_components = n_components
+        self.eta = eta
+        self.eta_schedule = eta_schedule
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        config = {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
+                  "n_components": check_int(self.n_components, "n_components", 1)}
+        config.update(check_steps(self.eta, self.eta_schedule, LOSSES["squared"]))
+        return config
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        bank = RFFBank(draw_frequencies([Gaussian(config["sigma"])], config["n_components"],
+                                        n_features, feature_rng))
+        scale, kind = config["eta"]
+        experts = OGDExperts(1, bank.n_outputs, LOSSES["squared"], 0.0, scale, kind)
+        return Engine(bank, experts, Single(1), round_bit_generator,
+                      config["standardize"] and self._standardize)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """(2 D,) current weights theta on the normalised features [cos(U x); sin(U x)] / sqrt(D)."""
+        return np.array(self._fitted_engine().experts.theta[0])
+
+
+_FOGD_DOC = """
+    Fourier online gradient descent (Lu et al. 2016), the paper's random-feature baseline: online
+    gradient descent on the square loss over z(x) = [cos(U x); sin(U x)] / sqrt(D), the rows of U
+    drawn from N(0, I / sigma^2), so z(x).z(x') estimates the Gaussian kernel.  The authors' code
+    keeps w = sqrt(D) theta and predicts w.[cos; sin] / D: the same predictions.  O(D d) per round.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    n_components : int, default 1000
+        D, the number of random frequencies (2 D features), the paper's setting.
+    eta : "auto" or float, default "auto"
+        Step size.  "auto": AdaGrad-norm steps (and, for regression, targets standardised online;
+        see ``fastomkl.Raker``).  A number is the paper's step, eta theta <- theta - eta 2 (y_hat - y)
+        z: the paper uses eta = 1 / sqrt(n) for a stream of n samples, constant.
+    eta_schedule : {"constant", "inv_sqrt"}, default "constant"
+        Schedule of a numeric ``eta``.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the frequencies.
+"""
+
+
+class FOGD(_FOGDBase, OnlineEstimator):
+    __doc__ = "FOGD: online gradient descent on random Fourier features (regression).\n" + _FOGD_DOC
+
+
+class FOGDClassifier(_FOGDBase, BinaryClassifier):
+    __doc__ = ("FOGD as a binary classifier: the square loss on labels coded -1/+1, as the paper "
+               "ran it.\n" + _FOGD_DOC)
+    _standardize = False
