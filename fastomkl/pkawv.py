@@ -20,6 +20,7 @@ model                  subspace                                      cost per ro
 ``TaylorAWV``          span of the C(M + d, d) Taylor functions      O(r^2), r = C(M + d, d)
 ``NystromAWV``         span of k(x_j, .), x_j chosen online by KORS  O(m^2 + m d); insertions
                                                                      O(t (m + d))
+``BeforehandNystromAWV`` span of k(c_j, .), centres given in advance   O(m^2 + m d)
 ``KernelAWV``          H (exact)                                     O(t^2 + t d)
 ``FOGD``               (baseline) OGD on D random Fourier features   O(D d)
 =====================  ============================================  ==========================
@@ -35,6 +36,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import NullFeatures
 from fastomkl._core.meta import Single
 from fastomkl._core.base import LOSSES
+from fastomkl._core.embedding import NystromFeatures
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.features import RFFBank
 from fastomkl._core.kernel_awv import KernelAWVExperts
@@ -50,6 +52,7 @@ KORS_WEIGHTS = ("sqrt", "inverse")
 
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
            "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
+           "BeforehandNystromAWV", "kors_centres",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -380,3 +383,67 @@ class FOGDClassifier(_FOGDBase, BinaryClassifier):
     __doc__ = ("FOGD as a binary classifier: the square loss on labels coded -1/+1, as the paper "
                "ran it.\n" + _FOGD_DOC)
     _standardize = False
+
+
+def kors_centres(X, sigma=1.0, mu=1.0, beta=1.0, eps=0.5, kors_weights="sqrt",
+                 max_centres=None, random_state=None) -> np.ndarray:
+    """The centres one KORS pass over the rows of X keeps (the dictionary of ``NystromAWV`` with
+    the same parameters), for ``BeforehandNystromAWV`` when the inputs are known in advance.
+
+    Returns
+    -------
+    ndarray (m, d)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    model = NystromAWV(sigma=sigma, mu=mu, beta=beta, eps=eps, kors_weights=kors_weights,
+                       max_centres=max_centres, random_state=random_state, mode="ridge")
+    return model.fit(X, np.zeros(X.shape[0])).centres_
+
+
+class BeforehandNystromAWV(_Deterministic, OnlineEstimator):
+    """PKAWV on a Nystrom subspace fixed in advance (Corollary 8 of the paper): the span of
+    k(c_j, .) over given centres, e.g. ``kors_centres(X)`` when the inputs are known beforehand.
+
+    Linear AWV on z(x) = L^{-1} k_C(x), L L^T = K_CC (+ jitter): O(m^3) once, then O(m d + m^2)
+    per round (kernel row, one triangular solve, one packed symmetric product and rank-one
+    update).
+
+    Parameters
+    ----------
+    centres : array-like (m, d)
+        The centres c_j.
+    sigma : float, default 1.0
+        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    lam : float, default 1.0
+        Ridge parameter lambda.
+    mode : {"vaw", "ridge"}, default "vaw"
+        PKAWV or projected kernel ridge regression.
+    jitter : float, default 1e-10
+        Added to K_CC's diagonal, relative to its mean diagonal, before the Cholesky factorisation.
+    """
+
+    def __init__(self, centres=None, sigma=1.0, lam=1.0, mode="vaw", jitter=1e-10):
+        self.centres = centres
+        self.sigma = sigma
+        self.lam = lam
+        self.mode = mode
+        self.jitter = jitter
+
+    def _check_params(self) -> dict:
+        if self.centres is None:
+            raise ValueError("centres must be given (an (m, d) array; see kors_centres)")
+        centres = np.asarray(self.centres, dtype=np.float64)
+        if centres.ndim != 2 or centres.shape[0] < 1 or not np.all(np.isfinite(centres)):
+            raise ValueError("centres must be a non-empty finite 2-D array (m, d)")
+        return {"centres": centres, "sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
+                "lam": check_float(self.lam, "lam", 0.0, strict=True),
+                "mode": check_choice(self.mode, "mode", MODES),
+                "jitter": check_float(self.jitter, "jitter", 0.0)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        if config["centres"].shape[1] != n_features:
+            raise ValueError(f"centres have {config['centres'].shape[1]} features, X has "
+                             f"{n_features}")
+        bank = NystromFeatures(config["centres"], config["sigma"], config["jitter"])
+        experts = VAWExperts(1, bank.n_outputs, config["lam"], config["mode"])
+        return Engine(bank, experts, Single(1), round_bit_generator)
