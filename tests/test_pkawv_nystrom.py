@@ -165,3 +165,15 @@ def test_bad_input_leaves_the_model_unchanged_and_classifier_learns():
     assert (online[200:] == labels).mean() > 0.85
     capped = NystromAWV(sigma=0.3, mu=1e-3, max_centres=5, random_state=0).fit(X, y)
     assert capped.n_centres_ == 5
+
+
+@pytest.mark.parametrize("make", [lambda: NystromAWV(sigma=0.4, mu=0.01, random_state=2),
+                                  lambda: __import__("fastomkl").KernelAWV(sigma=0.4)])
+def test_one_sample_at_a_time_equals_the_batch(make):
+    # learn_one grows the arrays one round at a time, the batch doubles them between rounds
+    X, y = data(150, seed=8)
+    one, batch = make(), make()
+    got = [one.predict_learn_one(x, v) for x, v in zip(X, y)]
+    np.testing.assert_array_equal(got, batch.predict_learn(X, y))
+    np.testing.assert_array_equal(one.predict(X), batch.predict(X))
+    assert one.predict_one(X[0]) == batch.predict(X[:1])[0]
