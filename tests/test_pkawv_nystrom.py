@@ -86,7 +86,10 @@ def test_factor_drift_after_ten_thousand_rounds():
     X, y = data(10 ** 4, d=3, seed=4)
     model = NystromAWV(sigma=0.6, mu=1.0, random_state=0).fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
-    assert drift < 1e-8 and np.abs(R.T @ R - M).max() < 1e-12 * np.abs(M).max()
+    # backward error: R^T R against M after 10^4 row updates and ~450 appends; the forward
+    # difference from a fresh factor is bounded by cond(M) (here ~1e14) times the rounding
+    assert np.abs(R.T @ R - M).max() < 1e-12 * np.abs(M).max()
+    assert drift < max(1e-8, 1e-15 * np.linalg.cond(M))
 
 
 def test_kors_inclusion_frequency_matches_its_probability():
