@@ -2,6 +2,14 @@ from numpy.random cimport bitgen_t
 from fastomkl._core.base cimport ExpertBank
 from fastomkl._core.engine cimport Engine
 
+# KORS (see nystrom.pyx), shared by the experts that grow a dictionary with it.
+cdef double kors_probability(int m, double* L, int ld, const double* S, const double* a,
+                             double* v, double mu, double beta, double eps) noexcept nogil
+cdef void kors_append(int m, double* L, int ld, double* S, const double* v, double mu, double p,
+                      int weights_kind) noexcept nogil
+cdef void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil
+
+
 cdef class GrowingExperts(ExpertBank):
     # Experts whose arrays grow with the stream: GrowingEngine calls reserve() (Python, may
     # reallocate) whenever needs_room() says the next round might not fit.

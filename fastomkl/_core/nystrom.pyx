@@ -65,7 +65,7 @@ cdef void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
             drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
 
 
-cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
+cdef void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
     """x <- R^{-T} x (forward substitution).  Row-major upper R is column-major lower R^T."""
     cdef char lo = b'L', no = b'N'
     cdef int one = 1
@@ -82,6 +82,39 @@ cdef inline void solve_upper(int m, double* R, int ld, double* x) noexcept nogil
 cdef inline double dot(int n, double* a, double* b) noexcept nogil:
     cdef int one = 1
     return ddot(&n, a, &one, b, &one)
+
+
+cdef double kors_probability(int m, double* L, int ld, const double* S, const double* a,
+                             double* v, double mu, double beta, double eps) noexcept nogil:
+    """KORS probability min(beta (1 + eps) e / (e + mu), 1) of a point with kernel row a against
+    a dictionary of m centres with weights S, L the upper factor of S K_II S + mu I; k(x, x) = 1.
+    Leaves v = L^{-T} (S a) for kors_append."""
+    cdef int j
+    cdef double e, p
+    for j in range(m):
+        v[j] = S[j] * a[j]
+    solve_upper_transposed(m, L, ld, v)
+    e = 1.0 - dot(m, v, v)
+    if e < 0.0:                 # round-off
+        e = 0.0
+    p = beta * (1.0 + eps) * e / (e + mu)
+    return 1.0 if p > 1.0 else p
+
+
+cdef void kors_append(int m, double* L, int ld, double* S, const double* v, double mu, double p,
+                      int weights_kind) noexcept nogil:
+    """Borders L (and S) with the point kors_probability just scored, kept with probability p:
+    weight S_t = 1 / sqrt(p) (weights_kind 0) or 1 / p (1), column S_t v, diagonal
+    sqrt(S_t^2 (1 - v.v) + mu) (always >= sqrt(mu))."""
+    cdef int j
+    cdef double weight = 1.0 / (sqrt(p) if weights_kind == 0 else p)
+    cdef double e = 1.0 - dot(m, <double*>v, <double*>v)
+    if e < 0.0:
+        e = 0.0
+    for j in range(m):
+        L[j * ld + m] = weight * v[j]
+    L[m * ld + m] = sqrt(weight * weight * e + mu)
+    S[m] = weight
 
 
 cdef class GrowingExperts(ExpertBank):
@@ -292,7 +325,7 @@ cdef class NystromExperts(GrowingExperts):
                       long t, double weight) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0], j
         cdef long n = self.info[0]
-        cdef double e, p, u
+        cdef double p, u
         # the sample and its row of K (a = k_I(x_t), left by predict)
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
         self.Y[n] = y
@@ -302,16 +335,8 @@ cdef class NystromExperts(GrowingExperts):
             self.v[j] = self.a[j]
         cholupdate(m, &self.R[0, 0], ld, &self.v[0])
         self.info[0] = n + 1
-        # KORS: e = k(x, x) - u^T (S K_II S + mu I)^{-1} u with u = S a;  k(x, x) = 1
-        for j in range(m):
-            self.v[j] = self.S[j] * self.a[j]
-        solve_upper_transposed(m, &self.L[0, 0], ld, &self.v[0])
-        e = 1.0 - dot(m, &self.v[0], &self.v[0])
-        if e < 0.0:
-            e = 0.0
-        p = self.beta * (1.0 + self.eps) * e / (e + self.mu)
-        if p > 1.0:
-            p = 1.0
+        p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.v[0], self.mu,
+                             self.beta, self.eps)
         u = self.rng.next_double(self.rng.state)
         if u < p and (self.max_centres <= 0 or m < self.max_centres):
             self.insert(x, y, p)
@@ -323,7 +348,7 @@ cdef class NystromExperts(GrowingExperts):
         cdef int m = self.info[1], ld = self.R.shape[0], ldk = self.K.shape[1], j, i, one = 1
         cdef int n = self.info[0], d = self.n_features
         cdef char no = b'N'
-        cdef double sq, diff, dd, rho2, kors_e, weight, lam = self.lam, unit = 1.0
+        cdef double sq, diff, dd, rho2, lam = self.lam, unit = 1.0
         cdef double scale = 0.5 / (self.sigma * self.sigma)
         # col[s] = k(x_s, x) over every stored sample (the last one is x itself)
         for j in range(n):
@@ -347,15 +372,7 @@ cdef class NystromExperts(GrowingExperts):
         for j in range(m):
             self.R[j, m] = self.c[j]
         self.R[m, m] = sqrt(rho2)
-        # KORS factor: column S_t v, diagonal sqrt(S_t^2 (1 - v.v) + mu)
-        weight = 1.0 / (sqrt(p) if self.weights_kind == 0 else p)
-        kors_e = 1.0 - dot(m, &self.v[0], &self.v[0])
-        if kors_e < 0.0:
-            kors_e = 0.0
-        for j in range(m):
-            self.L[j, m] = weight * self.v[j]
-        self.L[m, m] = sqrt(weight * weight * kors_e + self.mu)
-        self.S[m] = weight
+        kors_append(m, &self.L[0, 0], ld, &self.S[0], &self.v[0], self.mu, p, self.weights_kind)
         # the new column of K and entry of h = K^T Y (this round's y included)
         for j in range(n):
             self.K[j, m] = self.col[j]
