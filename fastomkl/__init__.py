@@ -34,7 +34,7 @@ _LAZY = {
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
     **{name: "fastomkl.pkawv" for name in (
         "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
-        "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV")},
+        "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "ProsNKons")},
 }
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
     "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
-    "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
+    "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "ProsNKons",
 ]
 
 

@@ -23,6 +23,8 @@ model                  subspace                                      cost per ro
 ``BeforehandNystromAWV`` span of k(c_j, .), centres given in advance   O(m^2 + m d)
 ``KernelAWV``          H (exact)                                     O(t^2 + t d)
 ``FOGD``               (baseline) OGD on D random Fourier features   O(D d)
+``ProsNKons``          (baseline) kernel ONS on a KORS dictionary,   O(m^2 + m d)
+                       restarted when it grows
 =====================  ============================================  ==========================
 """
 from __future__ import annotations
@@ -41,6 +43,7 @@ from fastomkl._core.experts import OGDExperts
 from fastomkl._core.features import RFFBank
 from fastomkl._core.kernel_awv import KernelAWVExperts
 from fastomkl._core.nystrom import GrowingEngine, NystromExperts
+from fastomkl._core.pros_n_kons import ProsNKonsExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._rff_models import check_steps
@@ -52,7 +55,7 @@ KORS_WEIGHTS = ("sqrt", "inverse")
 
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
            "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
-           "BeforehandNystromAWV", "kors_centres",
+           "BeforehandNystromAWV", "kors_centres", "ProsNKons",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -447,3 +450,60 @@ class BeforehandNystromAWV(_Deterministic, OnlineEstimator):
         bank = NystromFeatures(config["centres"], config["sigma"], config["jitter"])
         experts = VAWExperts(1, bank.n_outputs, config["lam"], config["mode"])
         return Engine(bank, experts, Single(1), round_bit_generator)
+
+
+class ProsNKons(OnlineEstimator):
+    """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's second-order baseline: kernel
+    online Newton steps on the square loss in the Nystrom embedding of a KORS dictionary, with
+    predictions kept in [-C, C]; every time the dictionary grows the learner restarts (the paper
+    blames these restarts for its poor regret on short sequences).  O(m^2 + m d) per round.
+
+    The prediction at x_t uses w_t, already projected on x_t's slab {|w.phi(x_t)| <= C} (proper
+    KONS order); the authors' code predicted with the previous round's w.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    alpha : float, default 1.0
+        Initial curvature (A_0 = alpha I) and KORS regulariser (the paper: alpha = lambda = 1).
+    beta : float, default 1.0
+        KORS oversampling factor.
+    eps : float, default 0.5
+        KORS accuracy parameter.
+    C : float, default 1.0
+        Bound on the predictions (labels in [-1, 1] in the paper's experiments).
+    kors_weights : {"sqrt", "inverse"}, default "sqrt"
+        As in ``NystromAWV``.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the KORS draws.
+    """
+
+    def __init__(self, sigma=1.0, alpha=1.0, beta=1.0, eps=0.5, C=1.0, kors_weights="sqrt",
+                 random_state=None):
+        self.sigma = sigma
+        self.alpha = alpha
+        self.beta = beta
+        self.eps = eps
+        self.C = C
+        self.kors_weights = kors_weights
+        self.random_state = random_state
+
+    def _check_params(self) -> dict:
+        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
+                "alpha": check_float(self.alpha, "alpha", 0.0, strict=True),
+                "beta": check_float(self.beta, "beta", 0.0, strict=True),
+                "eps": check_float(self.eps, "eps", 0.0),
+                "C": check_float(self.C, "C", 0.0, strict=True),
+                "kors_weights": check_choice(self.kors_weights, "kors_weights", KORS_WEIGHTS)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        experts = ProsNKonsExperts(n_features, config["sigma"], config["alpha"], config["beta"],
+                                   config["eps"], config["C"], config["kors_weights"],
+                                   round_bit_generator)
+        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+
+    @property
+    def n_centres_(self) -> int:
+        """m, the size of the dictionary."""
+        return self._fitted_engine().experts.n_centres

@@ -130,3 +130,29 @@ def kernel_awv(X, y, sigma, lam, mode="vaw"):
         c = np.linalg.solve(K + lam * np.eye(rows), np.append(y[:t], 0.0)[:rows])
         out[t] = gaussian(X[t:t + 1], X[:rows], sigma)[0] @ c
     return out
+
+
+def pros_n_kons(X, y, sigma, alpha, beta, eps, C, weights, uniforms):
+    """Pros-N-KONS in the proper KONS order with the authors' SVD embedding
+    phi(x) = diag(1 / sqrt(s)) U^T k_I(x), K_II = U diag(s) U^T, by dense NumPy algebra."""
+    index, S, out = [], [], np.zeros(len(y))
+    w = A_inv = g = E = None
+    for t, x in enumerate(X):
+        if index:
+            phi = E @ gaussian(X[index], x[None], sigma)[:, 0]
+            v = w - A_inv @ g
+            delta, z = phi @ A_inv @ phi, phi @ v
+            w = v - np.sign(z) * max(abs(z) - C, 0.0) / delta * (A_inv @ phi)
+            out[t] = w @ phi
+            g = 2 * (out[t] - y[t]) * phi
+            u = A_inv @ (g / 4)
+            A_inv = A_inv - np.outer(u, u) / (1 + (g / 4) @ u)
+        p = kors_probability(X[index], np.array(S), x, sigma, alpha, beta, eps)
+        if uniforms[t] < p:
+            index.append(t)
+            S.append(1.0 / (np.sqrt(p) if weights == "sqrt" else p))
+            U, s, _ = np.linalg.svd(gaussian(X[index], X[index], sigma))
+            E = (U / np.sqrt(s)).T
+            m = len(index)
+            w, g, A_inv = np.zeros(m), np.zeros(m), np.eye(m) / alpha
+    return out, np.array(index)
