@@ -34,7 +34,8 @@ _LAZY = {
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw",
     **{name: "fastomkl.pkawv" for name in (
         "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
-        "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "ProsNKons")},
+        "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "BeforehandNystromAWVClassifier",
+        "ProsNKons", "ProsNKonsClassifier")},
 }
 
 __all__ = [
@@ -46,7 +47,8 @@ __all__ = [
     "paper001_dictionary", "paper003_dictionary",
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
     "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
-    "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "ProsNKons",
+    "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
+    "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier",
 ]
 
 

@@ -55,7 +55,8 @@ KORS_WEIGHTS = ("sqrt", "inverse")
 
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
            "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
-           "BeforehandNystromAWV", "kors_centres", "ProsNKons",
+           "BeforehandNystromAWV", "BeforehandNystromAWVClassifier", "kors_centres", "ProsNKons",
+           "ProsNKonsClassifier",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -403,10 +404,7 @@ def kors_centres(X, sigma=1.0, mu=1.0, beta=1.0, eps=0.5, kors_weights="sqrt",
     return model.fit(X, np.zeros(X.shape[0])).centres_
 
 
-class BeforehandNystromAWV(_Deterministic, OnlineEstimator):
-    """PKAWV on a Nystrom subspace fixed in advance (Corollary 8 of the paper): the span of
-    k(c_j, .) over given centres, e.g. ``kors_centres(X)`` when the inputs are known beforehand.
-
+_BEFOREHAND_DOC = """
     Linear AWV on z(x) = L^{-1} k_C(x), L L^T = K_CC (+ jitter): O(m^3) once, then O(m d + m^2)
     per round (kernel row, one triangular solve, one packed symmetric product and rank-one
     update).
@@ -423,8 +421,10 @@ class BeforehandNystromAWV(_Deterministic, OnlineEstimator):
         PKAWV or projected kernel ridge regression.
     jitter : float, default 1e-10
         Added to K_CC's diagonal, relative to its mean diagonal, before the Cholesky factorisation.
-    """
+"""
 
+
+class _BeforehandNystromAWVBase(_Deterministic):
     def __init__(self, centres=None, sigma=1.0, lam=1.0, mode="vaw", jitter=1e-10):
         self.centres = centres
         self.sigma = sigma
@@ -452,8 +452,18 @@ class BeforehandNystromAWV(_Deterministic, OnlineEstimator):
         return Engine(bank, experts, Single(1), round_bit_generator)
 
 
-class ProsNKons(OnlineEstimator):
-    """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's second-order baseline: kernel
+class BeforehandNystromAWV(_BeforehandNystromAWVBase, OnlineEstimator):
+    __doc__ = ("PKAWV on a Nystrom subspace fixed in advance (Corollary 8 of the paper): the span "
+               "of k(c_j, .) over given centres, e.g. ``kors_centres(X)`` when the inputs are "
+               "known beforehand (regression).\n" + _BEFOREHAND_DOC)
+
+
+class BeforehandNystromAWVClassifier(_BeforehandNystromAWVBase, BinaryClassifier):
+    __doc__ = ("PKAWV on a Nystrom subspace fixed in advance, as a binary classifier (square loss "
+               "on labels coded -1/+1).\n" + _BEFOREHAND_DOC)
+
+
+_PROS_DOC = """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's second-order baseline: kernel
     online Newton steps on the square loss in the Nystrom embedding of a KORS dictionary, with
     predictions kept in [-C, C]; every time the dictionary grows the learner restarts (the paper
     blames these restarts for its poor regret on short sequences).  O(m^2 + m d) per round.
@@ -477,8 +487,10 @@ class ProsNKons(OnlineEstimator):
         As in ``NystromAWV``.
     random_state : None, int, SeedSequence or Generator
         Seeds the KORS draws.
-    """
+"""
 
+
+class _ProsNKonsBase:
     def __init__(self, sigma=1.0, alpha=1.0, beta=1.0, eps=0.5, C=1.0, kors_weights="sqrt",
                  random_state=None):
         self.sigma = sigma
@@ -507,3 +519,12 @@ class ProsNKons(OnlineEstimator):
     def n_centres_(self) -> int:
         """m, the size of the dictionary."""
         return self._fitted_engine().experts.n_centres
+
+
+class ProsNKons(_ProsNKonsBase, OnlineEstimator):
+    __doc__ = _PROS_DOC
+
+
+class ProsNKonsClassifier(_ProsNKonsBase, BinaryClassifier):
+    __doc__ = _PROS_DOC + """
+    As a binary classifier: the square loss on labels coded -1/+1 (as the paper ran it)."""

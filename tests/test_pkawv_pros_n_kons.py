@@ -41,3 +41,19 @@ def test_persistence_and_crafted_state(tmp_path):
     np.testing.assert_array_equal(model.predict(X), copy.predict(X))
     with pytest.raises(ValueError):
         ProsNKons(C=0.0).fit(X, y)
+
+
+def test_classifier_twins_learn_the_square_loss_on_signs():
+    from fastomkl.pkawv import BeforehandNystromAWVClassifier, ProsNKonsClassifier, kors_centres
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (600, 2))
+    labels = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "pos", "neg")
+    codes = np.where(labels == "pos", 1.0, -1.0)
+    clf = ProsNKonsClassifier(random_state=0)
+    online = clf.predict_learn(X, labels)
+    scores = ProsNKons(random_state=0).predict_learn(X, codes)
+    np.testing.assert_array_equal(online, np.where(scores > 0, "pos", "neg"))
+    assert (online[300:] == labels[300:]).mean() > 0.75      # restarts keep it behind PKAWV
+    C = kors_centres(X, random_state=0)
+    clf = BeforehandNystromAWVClassifier(C).fit(X, labels)
+    assert clf.score(X, labels) > 0.9
