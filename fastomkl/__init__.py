@@ -35,7 +35,7 @@ _LAZY = {
     **{name: "fastomkl.pkawv" for name in (
         "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
         "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "BeforehandNystromAWVClassifier",
-        "ProsNKons", "ProsNKonsClassifier")},
+        "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV")},
 }
 
 __all__ = [
@@ -48,7 +48,7 @@ __all__ = [
     "VAW", "ConcatVAW", "VAW2", "VAWEWA", "VAWMeta",
     "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
     "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
-    "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier",
+    "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
 ]
 
 

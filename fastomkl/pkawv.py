@@ -21,6 +21,7 @@ model                  subspace                                      cost per ro
 ``NystromAWV``         span of k(x_j, .), x_j chosen online by KORS  O(m^2 + m d); insertions
                                                                      O(t (m + d))
 ``BeforehandNystromAWV`` span of k(c_j, .), centres given in advance   O(m^2 + m d)
+``FixedEmbeddingAWV``  span of a user's feature map phi               O(r^2) + phi
 ``KernelAWV``          H (exact)                                     O(t^2 + t d)
 ``FOGD``               (baseline) OGD on D random Fourier features   O(D d)
 ``ProsNKons``          (baseline) kernel ONS on a KORS dictionary,   O(m^2 + m d)
@@ -38,7 +39,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import NullFeatures
 from fastomkl._core.meta import Single
 from fastomkl._core.base import LOSSES
-from fastomkl._core.embedding import NystromFeatures
+from fastomkl._core.embedding import IdentityFeatures, NystromFeatures
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.features import RFFBank
 from fastomkl._core.kernel_awv import KernelAWVExperts
@@ -47,7 +48,8 @@ from fastomkl._core.pros_n_kons import ProsNKonsExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._rff_models import check_steps
-from fastomkl._validation import check_choice, check_float, check_int, split_random_state
+from fastomkl._validation import (check_choice, check_float, check_int, check_sample,
+                                  split_random_state)
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
 
@@ -56,7 +58,7 @@ KORS_WEIGHTS = ("sqrt", "inverse")
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
            "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
            "BeforehandNystromAWV", "BeforehandNystromAWVClassifier", "kors_centres", "ProsNKons",
-           "ProsNKonsClassifier",
+           "ProsNKonsClassifier", "FixedEmbeddingAWV",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -528,3 +530,80 @@ class ProsNKons(_ProsNKonsBase, OnlineEstimator):
 class ProsNKonsClassifier(_ProsNKonsBase, BinaryClassifier):
     __doc__ = _PROS_DOC + """
     As a binary classifier: the square loss on labels coded -1/+1 (as the paper ran it)."""
+
+
+class _MappedEngine:
+    """An engine on phi(x) for raw inputs x: maps every sample through `phi` (in Python, checked)
+    and runs the compiled engine on the result; everything else is the inner engine's."""
+
+    def __init__(self, phi, n_features: int, n_outputs: int, inner):
+        self._phi = phi
+        self.n_features = n_features
+        self._n_outputs = n_outputs
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def map(self, X: np.ndarray) -> np.ndarray:
+        try:
+            Z = np.ascontiguousarray(self._phi(X), dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"phi failed on the inputs: {exc}") from exc
+        if Z.shape != (X.shape[0], self._n_outputs) or not np.all(np.isfinite(Z)):
+            raise ValueError(f"phi must return finite values of shape ({X.shape[0]}, "
+                             f"{self._n_outputs}), got shape {Z.shape}")
+        return Z
+
+    def predict_one(self, x):
+        return self._inner.predict_one(self.map(check_sample(x, self.n_features)[None])[0])
+
+    def predict_learn_one(self, x, y):
+        return self._inner.predict_learn_one(self.map(check_sample(x, self.n_features)[None])[0],
+                                             y)
+
+    def predict_many(self, X, out):
+        self._inner.predict_many(self.map(np.asarray(X)), out)
+
+    def predict_learn_many(self, X, y, out):
+        self._inner.predict_learn_many(self.map(np.asarray(X)), y, out)
+
+
+class FixedEmbeddingAWV(_Deterministic, OnlineEstimator):
+    """PKAWV with a fixed embedding given by the user (Algorithm 1 of the paper): linear AWV (or
+    ridge) on phi(x), for any feature map whose inner products approximate a kernel (for a
+    non-orthonormal basis v with Gram matrix Q, pass phi(x) = Q^{-1/2} v(x) or L^{-1} v(x)).
+
+    phi runs in Python on each batch (one call per ``predict``/``partial_fit``, one per sample in
+    the ``*_one`` methods); the forecaster is the compiled VAW expert, O(r^2) per sample.  A model
+    with a function parameter cannot be saved to a file.
+
+    Parameters
+    ----------
+    phi : callable
+        Maps an (n, d) array to an (n, r) array of finite features.
+    lam : float, default 1.0
+        Ridge parameter lambda.
+    mode : {"vaw", "ridge"}, default "vaw"
+        PKAWV (AWV on the features) or projected ridge regression.
+    """
+
+    def __init__(self, phi=None, lam=1.0, mode="vaw"):
+        self.phi = phi
+        self.lam = lam
+        self.mode = mode
+
+    def _check_params(self) -> dict:
+        if not callable(self.phi):
+            raise ValueError(f"phi must be a function of an (n, d) array, got {self.phi!r}")
+        return {"phi": self.phi, "lam": check_float(self.lam, "lam", 0.0, strict=True),
+                "mode": check_choice(self.mode, "mode", MODES)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        probe = np.asarray(config["phi"](np.zeros((1, n_features))))
+        if probe.ndim != 2 or probe.shape[0] != 1 or probe.shape[1] < 1:
+            raise ValueError(f"phi must map (n, d) to (n, r) with r >= 1, got shape {probe.shape}")
+        r = probe.shape[1]
+        inner = Engine(IdentityFeatures(r), VAWExperts(1, r, config["lam"], config["mode"]),
+                       Single(1), round_bit_generator)
+        return _MappedEngine(config["phi"], n_features, r, inner)

@@ -64,3 +64,19 @@ cdef class NystromFeatures(FeatureBank):
             z[j] = exp(-sq * scale)
         # row-major lower L is column-major upper L^T
         dtrsv(&up, &tr, &no, &m, &self.L[0, 0], &m, z, &one)
+
+
+cdef class IdentityFeatures(FeatureBank):
+    """z(x) = x: for inputs that are already feature vectors."""
+
+    def __init__(self, int n_features):
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+        self.n_kernels = 1
+        self.n_features = n_features
+        self.n_outputs = n_features
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        cdef int j
+        for j in range(self.n_features):
+            z[j] = x[j]
