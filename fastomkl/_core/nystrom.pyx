@@ -406,6 +406,7 @@ cdef class GrowingEngine(Engine):
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i = 0, n = X.shape[0]
         cdef GrowingExperts experts = self.experts
+        cdef long rejected = experts.n_rejected
         self.acquire()
         try:
             experts.admit(n)
@@ -417,3 +418,5 @@ cdef class GrowingEngine(Engine):
                         i += 1
         finally:
             self.release()
+        if experts.n_rejected != rejected:
+            _warn_rejected(experts.n_rejected - rejected)
