@@ -22,7 +22,11 @@ MODES = {"vaw": 0, "ridge": 1}
 
 
 cdef class KernelAWVExperts(GrowingExperts):
-    """One exact Kernel-AWV (or KRR) forecaster with a Gaussian kernel (module docstring)."""
+    """One exact Kernel-AWV (or KRR) forecaster with a Gaussian kernel (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
 
     cdef readonly double sigma, lam
     cdef readonly int mode, n_features

@@ -131,7 +131,11 @@ cdef class GrowingExperts(ExpertBank):
 
 
 cdef class NystromExperts(GrowingExperts):
-    """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring)."""
+    """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
 
     def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
                  double eps, kors_weights, long max_centres, bit_generator, int capacity=64):

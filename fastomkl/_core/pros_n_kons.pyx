@@ -32,7 +32,11 @@ cdef double DEPENDENT = 1e-10
 
 
 cdef class ProsNKonsExperts(GrowingExperts):
-    """One Pros-N-KONS learner on the square loss (module docstring)."""
+    """One Pros-N-KONS learner on the square loss (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
 
     cdef readonly double sigma, alpha, beta, eps, clip
     cdef readonly int weights_kind, n_features
