@@ -39,6 +39,12 @@ _LAZY = {
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
         "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
         "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier")},
+    # PKAWV and its baselines (paper 002)
+    **{name: "fastomkl.pkawv" for name in (
+        "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
+        "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
+        "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
+        "FixedEmbeddingAWVClassifier")},
 }
 
 __all__ = [
@@ -54,6 +60,10 @@ __all__ = [
     "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
     "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
     "VAWMetaClassifier",
+    "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
+    "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
+    "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
+    "FixedEmbeddingAWVClassifier",
 ]
 
 

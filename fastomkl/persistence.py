@@ -255,15 +255,20 @@ def _build(header: dict, arrays: dict):
 
 
 def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> None:
-    """Refuse parameters implying an engine far larger than the state in the file (the random
-    frequencies, n_kernels x n_components x n_features, are drawn when the engine is built)."""
+    """Refuse parameters implying an engine far larger than the state in the file: building the
+    engine allocates before the state is read (the random frequencies, n_kernels x n_components x
+    n_features; a model's own ``_implied_state_size``, e.g. the r^2 inverse of Taylor features)."""
+    held = sum(a.size for a in arrays.values())
+    own_size = getattr(model, "_implied_state_size", None)
+    if own_size is not None and own_size(n_features) > _IMPLIED_FACTOR * held + _IMPLIED_ALLOWANCE:
+        raise ValueError(f"the parameters and {n_features} features imply a model far larger "
+                         f"than the state the file holds")
     n_components = params.get("n_components")
     if not isinstance(n_components, int):
         return
     kernels = getattr(model, "kernels_", None)
     n_kernels = len(kernels) if kernels is not None else 1
     implied = n_kernels * n_components * (n_features + 2)
-    held = sum(a.size for a in arrays.values())
     if implied > _IMPLIED_FACTOR * (n_features + 2) * held + _IMPLIED_ALLOWANCE:
         raise ValueError(f"the parameters (n_components={n_components}, {n_kernels} kernels, "
                          f"{n_features} features) imply a model far larger than the state the "

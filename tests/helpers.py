@@ -12,3 +12,28 @@ def state_bytes(model) -> dict:
         out["rng"] = repr(engine.rng_state)
         out["t"] = engine.t
     return out
+
+
+def embedding(X):
+    """A fixed feature map for the models that take one (``phi``): the inputs and their squares."""
+    X = np.asarray(X, dtype=np.float64)
+    return np.hstack([X, X ** 2])
+
+
+def required_arguments(cls, n_features: int = 3) -> dict:
+    """Small values for the arguments a class cannot do without: Nyström centres fixed in advance
+    (four distinct points) and a user feature map."""
+    import inspect
+    params = inspect.signature(cls).parameters
+    out = {}
+    if "centres" in params:
+        out["centres"] = np.linspace(-1.0, 1.0, 4 * n_features).reshape(4, n_features)
+    if "phi" in params:
+        out["phi"] = embedding
+    return out
+
+
+def can_be_saved(cls) -> bool:
+    """A model holding a Python function (a user feature map) cannot be written to a file."""
+    import inspect
+    return "phi" not in inspect.signature(cls).parameters

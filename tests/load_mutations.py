@@ -14,23 +14,29 @@ import fastomkl
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl.persistence import _digest
 
+from helpers import can_be_saved, required_arguments
+
 FEW = [fastomkl.Gaussian(0.5), fastomkl.Gaussian(2.0), fastomkl.Laplacian(1.0)]
 SMALL = {"kernels": FEW, "n_components": 4, "M": 2, "J": 2, "random_state": 0}
 
 
 def public_classes() -> list[type]:
-    """Every public estimator class (new ones are picked up from ``fastomkl.__all__``)."""
+    """Every public estimator class that can be saved (new ones are picked up from
+    ``fastomkl.__all__``; a model holding a user's function cannot be saved)."""
     found = [getattr(fastomkl, name) for name in fastomkl.__all__]
-    return [c for c in found if inspect.isclass(c) and issubclass(c, OnlineEstimator)]
+    return [c for c in found
+            if inspect.isclass(c) and issubclass(c, OnlineEstimator) and can_be_saved(c)]
 
 
 def small_model(cls):
     names = cls._param_names()
-    model = cls(**{k: v for k, v in SMALL.items() if k in names})
+    required = required_arguments(cls)
+    model = cls(**{k: v for k, v in SMALL.items() if k in names}, **required)
     try:
         model._check_params()
     except ValueError:              # a family with its own kernels (or graph constraints)
-        model = cls(**{k: v for k, v in SMALL.items() if k in names and k != "kernels"})
+        model = cls(**{k: v for k, v in SMALL.items() if k in names and k != "kernels"},
+                    **required)
     return model
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
-from helpers import state_bytes
+from helpers import required_arguments, state_bytes
 
 KERNELS = [Gaussian(0.5), Laplacian(1.0)]
 GOOD_X = np.array([0.1, 0.2, 0.3])
@@ -393,6 +393,7 @@ def test_every_parameter_error_names_the_parameter():
         params = inspect.signature(cls).parameters
         base = {k: v for k, v in {"kernels": KERNELS, "n_components": 4, "M": 2,
                                   "random_state": 0}.items() if k in params}
+        base.update(required_arguments(cls, X.shape[1]))
         try:
             cls(**base)._check_params()
         except ValueError:                  # a family with kernels of its own (Gaussian only)

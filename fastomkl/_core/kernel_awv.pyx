@@ -1,0 +1,174 @@
+"""Exact Kernel-AWV and online kernel ridge regression (Gaussian kernel), O(t^2) per round.
+
+With K the Gram matrix of the t - 1 past inputs, L L^T = K + lam I (lower Cholesky factor) and
+q = L^{-1} Y, a round at x_t is (spec 002 section 3.1):
+
+    k = (k(x_s, x_t))_{s<t},   s = L^{-1} k,   ridge = s.q,   e = k(x_t, x_t) - s.s  (>= 0)
+    y_hat = ridge / (1 + e / lam)  (mode "vaw", Kernel-AWV)   or   ridge  (mode "ridge", KRR)
+    then  L <- [[L, 0], [s^T, sqrt(k(x_t, x_t) + lam - s.s)]],   q <- [q; (y_t - s.q) / l]
+
+(the AWV prediction is the KRR one shrunk by 1 + posterior variance / lam).  One triangular solve
+(BLAS dtrsv) and a bordered append per round; memory O(t^2 + t d).  Every input is kept.
+"""
+import numpy as np
+
+from libc.math cimport exp, sqrt
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport dtrsv, ddot
+
+from fastomkl._core.nystrom cimport GrowingExperts
+
+MODES = {"vaw": 0, "ridge": 1}
+
+
+cdef class KernelAWVExperts(GrowingExperts):
+    """One exact Kernel-AWV (or KRR) forecaster with a Gaussian kernel (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
+
+    cdef readonly double sigma, lam
+    cdef readonly int mode, n_features
+    cdef readonly long max_samples
+    cdef long[::1] info                  # [samples learnt]
+    cdef double[:, ::1] X                # (cap, d)
+    cdef double[:, ::1] L                # (cap, cap) lower, L L^T = K + lam I
+    cdef double[::1] q                   # (cap,) L^{-1} Y
+    cdef double[::1] s                   # scratch: L^{-1} k of the last prediction
+    cdef double ss, sq
+
+    def __init__(self, int n_features, double sigma, double lam, mode, long max_samples,
+                 int capacity=64):
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+        if not (np.isfinite(sigma) and sigma > 0 and np.isfinite(lam) and lam > 0):
+            raise ValueError(f"sigma and lam must be finite and > 0, got {sigma} and {lam}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be in {sorted(MODES)}, got {mode!r}")
+        self.n_experts = 1
+        self.independent = True
+        self.n_features = n_features
+        self.sigma, self.lam = sigma, lam
+        self.mode = MODES[mode]
+        self.max_samples = max_samples
+        self.info = np.zeros(1, dtype=np.int_)
+        self._allocate(max(capacity, 1), False)
+
+    def _allocate(self, long cap, bint keep=True):
+        old = self.get_state() if keep else None
+        self.X = np.zeros((cap, self.n_features))
+        self.L = np.zeros((cap, cap))
+        self.q = np.zeros(cap)
+        self.s = np.zeros(cap)
+        if old is not None:
+            self._write(old)
+
+    def reserve(self):
+        if self.info[0] >= self.X.shape[0]:
+            self._allocate(2 * self.X.shape[0])
+
+    def admit(self, long n_more):
+        if self.max_samples > 0 and self.info[0] + n_more > self.max_samples:
+            raise ValueError(f"exact Kernel-AWV is limited to max_samples={self.max_samples} "
+                             f"samples (O(t^2) memory and time per round); it has learnt "
+                             f"{self.info[0]} and was given {n_more} more")
+
+    cdef bint needs_room(self) noexcept nogil:
+        return self.info[0] >= self.X.shape[0]
+
+    @property
+    def n_samples(self):
+        return int(self.info[0])
+
+    def factor(self):
+        """(t, t) copy of the lower Cholesky factor of K + lam I."""
+        n = self.info[0]
+        return np.array(np.asarray(self.L)[:n, :n])
+
+    def get_state(self):
+        n = int(self.info[0])
+        return {"info": np.array(self.info, dtype=np.int64), "X": np.array(self.X[:n]),
+                "L": np.array(np.asarray(self.L)[:n, :n]), "q": np.array(self.q[:n]),
+                "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
+
+    def _write(self, state):
+        n = int(state["info"][0])
+        np.asarray(self.X)[:n] = state["X"]
+        np.asarray(self.L)[:n, :n] = state["L"]
+        np.asarray(self.q)[:n] = state["q"]
+        self.info[0] = n
+
+    def check_state(self, state):
+        """ValueError unless `state` is consistent: sizes match the count, finite values, L lower
+        triangular with a positive diagonal."""
+        names = {"info", "X", "L", "q", "n_rejected"}
+        if set(state) != names:
+            raise ValueError(f"KernelAWVExperts state must have arrays {sorted(names)}, "
+                             f"got {sorted(state)}")
+        state, _ = self._split_counter(state)
+        info = np.asarray(state["info"])
+        if info.dtype != np.int64 or info.shape != (1,) or info[0] < 0:
+            raise ValueError("KernelAWVExperts state 'info' must be int64 [samples >= 0]")
+        n = int(info[0])
+        for name, shape in (("X", (n, self.n_features)), ("L", (n, n)), ("q", (n,))):
+            value = np.asarray(state[name])
+            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
+                raise ValueError(f"KernelAWVExperts state '{name}' must be finite float64 of "
+                                 f"shape {shape}")
+        L = np.asarray(state["L"])
+        if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
+            raise ValueError("KernelAWVExperts state 'L' must be lower triangular with a positive "
+                             "diagonal")
+
+    def set_state(self, state):
+        self.check_state(state)
+        self.info[0] = 0
+        self._allocate(max(int(state["info"][0]), 1), False)
+        self._write(state)
+        self.n_rejected = int(state["n_rejected"])
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef int n = self.info[0], j, i, d = self.n_features, one = 1, ld = self.L.shape[0]
+        cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma), ridge, e
+        cdef char up = b'U', tr = b'T', no = b'N'
+        if n == 0:
+            self.ss = 0.0
+            self.sq = 0.0
+            return 0.0
+        for j in range(n):
+            sq = 0.0
+            for i in range(d):
+                diff = self.X[j, i] - x[i]
+                sq += diff * diff
+            self.s[j] = exp(-sq * scale)
+        # row-major lower L is column-major upper L^T: L s = k is (L^T)^T s = k
+        dtrsv(&up, &tr, &no, &n, &self.L[0, 0], &ld, &self.s[0], &one)
+        self.ss = ddot(&n, &self.s[0], &one, &self.s[0], &one)
+        self.sq = ddot(&n, &self.s[0], &one, &self.q[0], &one)
+        if self.mode == 1:
+            return self.sq
+        e = 1.0 - self.ss
+        if e < 0.0:
+            e = 0.0
+        return self.sq / (1.0 + e / self.lam)
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef int n = self.info[0], j
+        cdef double l2 = 1.0 + self.lam - self.ss, l, qn
+        if not l2 > 0.0:          # cannot happen in exact arithmetic (l2 >= lam): refuse
+            self.n_rejected += 1
+            return (f - y) * (f - y)
+        l = sqrt(l2)
+        qn = (y - self.sq) / l
+        if not (qn == qn and -1e300 < qn < 1e300):
+            self.n_rejected += 1
+            return (f - y) * (f - y)
+        for j in range(n):
+            self.L[n, j] = self.s[j]
+        self.L[n, n] = l
+        self.q[n] = qn
+        memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
+        self.info[0] = n + 1
+        return (f - y) * (f - y)

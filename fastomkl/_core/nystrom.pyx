@@ -1,0 +1,426 @@
+"""PKAWV with a sequential Nystrom dictionary chosen by KORS (Jezequel, Gaillard & Rudi 2019, section
+3.2 and Algorithm 2; KORS from Calandriello, Lazaric & Valko 2017).
+
+The model lives in the span of k(x_j, .) over a dictionary I of past inputs, which only grows.  With
+a = k_I(x_t) and M = K_{t,I}^T K_{t,I} + lam K_II (rows s <= t-1 of the kernel matrix against the
+dictionary) and h = K_{t,I}^T Y:
+
+    ridge  (mode "ridge", projected KRR):  y_hat = a^T M^{-1} h
+    AWV    (mode "vaw", PKAWV):            y_hat = a^T (M + a a^T)^{-1} h = ridge / (1 + a^T M^{-1} a)
+
+The Cholesky factor R (R^T R = M, upper) is maintained:
+
+* every round, the new row: R <- cholupdate(R, a) (Givens rotations, BLAS drot), O(m^2);
+* when x_t enters the dictionary, the new column c = K_{t,I}^T k(X_t, x_t) + lam a and diagonal
+  dd = ||k(X_t, x_t)||^2 + lam k(x_t, x_t) border R: s = R^{-T} c, rho^2 = dd - s.s,
+  R <- [[R, s], [0, sqrt(rho^2)]].  Nothing already stored changes.  An insertion with
+  rho^2 <= 1e-10 dd (x_t numerically in the span already, e.g. a duplicate) is refused and counted
+  in n_refused.
+* a prediction is two triangular solves (BLAS dtrsv) on R, O(m^2).
+
+KORS adds x_t with probability p_t = min(beta tau_t, 1), tau_t = (1 + eps) e / (e + mu), with
+e = k(x_t, x_t) - u^T (S K_II S + mu I)^{-1} u and u = S k_I(x_t) (the closed form of the authors'
+temporary inverse), and gives it the weight S_t = 1 / sqrt(p_t) ("sqrt", unbiased) or 1 / p_t
+("inverse", the authors' code).  The factor of S K_II S + mu I is kept like R.  The uniform comes
+from the engine's seeded round stream.
+
+Order of a round: the prediction uses the dictionary I_{t-1} (predict is pure, so it cannot draw);
+KORS and the possible insertion run in the update, as in the paper's projected-KRR variant.  For the
+AWV variant this is the paper's algorithm with the dictionary update of round t deferred by one
+round (Theorem 9 holds for any sequence of projections).
+
+Cost: an ordinary round O(m d + m^2); an insertion round also O(t (d + m)).  Memory O(t (d + m) + m^2):
+every input is kept (an insertion needs its kernel column against all of them) and so is the matrix
+K_{t,I}.  Capacities double when full (the engine grows them between rounds, with the GIL).
+"""
+import numpy as np
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport exp, sqrt, hypot
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport drot, dtrsv, dgemv, ddot
+
+from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.engine cimport Engine
+from fastomkl._core.engine import _warn_rejected
+from fastomkl._validation import check_sample, check_target_value
+
+MODES = {"vaw": 0, "ridge": 1}
+KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
+# An insertion whose Schur complement rho^2 is below this fraction of its diagonal is refused.
+cdef double DEPENDENT = 1e-10
+
+
+cdef void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
+    """R^T R <- R^T R + v v^T for R upper (row-major, leading dimension ld); v is overwritten."""
+    cdef int k, n, one = 1
+    cdef double r, c, s
+    for k in range(m):
+        r = hypot(R[k * ld + k], v[k])
+        c = R[k * ld + k] / r
+        s = v[k] / r
+        R[k * ld + k] = r
+        n = m - k - 1
+        if n > 0:
+            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
+
+
+cdef void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
+    """x <- R^{-T} x (forward substitution).  Row-major upper R is column-major lower R^T."""
+    cdef char lo = b'L', no = b'N'
+    cdef int one = 1
+    dtrsv(&lo, &no, &no, &m, R, &ld, x, &one)
+
+
+cdef inline void solve_upper(int m, double* R, int ld, double* x) noexcept nogil:
+    """x <- R^{-1} x (back substitution)."""
+    cdef char lo = b'L', tr = b'T', no = b'N'
+    cdef int one = 1
+    dtrsv(&lo, &tr, &no, &m, R, &ld, x, &one)
+
+
+cdef inline double dot(int n, double* a, double* b) noexcept nogil:
+    cdef int one = 1
+    return ddot(&n, a, &one, b, &one)
+
+
+cdef double kors_probability(int m, double* L, int ld, const double* S, const double* a,
+                             double* v, double mu, double beta, double eps) noexcept nogil:
+    """KORS probability min(beta (1 + eps) e / (e + mu), 1) of a point with kernel row a against
+    a dictionary of m centres with weights S, L the upper factor of S K_II S + mu I; k(x, x) = 1.
+    Leaves v = L^{-T} (S a) for kors_append."""
+    cdef int j
+    cdef double e, p
+    for j in range(m):
+        v[j] = S[j] * a[j]
+    solve_upper_transposed(m, L, ld, v)
+    e = 1.0 - dot(m, v, v)
+    if e < 0.0:                 # round-off
+        e = 0.0
+    p = beta * (1.0 + eps) * e / (e + mu)
+    return 1.0 if p > 1.0 else p
+
+
+cdef void kors_append(int m, double* L, int ld, double* S, const double* v, double mu, double p,
+                      int weights_kind) noexcept nogil:
+    """Borders L (and S) with the point kors_probability just scored, kept with probability p:
+    weight S_t = 1 / sqrt(p) (weights_kind 0) or 1 / p (1), column S_t v, diagonal
+    sqrt(S_t^2 (1 - v.v) + mu) (always >= sqrt(mu))."""
+    cdef int j
+    cdef double weight = 1.0 / (sqrt(p) if weights_kind == 0 else p)
+    cdef double e = 1.0 - dot(m, <double*>v, <double*>v)
+    if e < 0.0:
+        e = 0.0
+    for j in range(m):
+        L[j * ld + m] = weight * v[j]
+    L[m * ld + m] = sqrt(weight * weight * e + mu)
+    S[m] = weight
+
+
+cdef class GrowingExperts(ExpertBank):
+    """Base of the experts whose arrays grow with the stream (see GrowingEngine)."""
+
+    def reserve(self):
+        """Make room for one more round."""
+
+    def admit(self, long n_more):
+        """Raise ValueError if n_more further rounds would exceed a size limit (nothing learnt)."""
+
+    cdef bint needs_room(self) noexcept nogil:
+        return False
+
+
+cdef class NystromExperts(GrowingExperts):
+    """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
+
+    def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
+                 double eps, kors_weights, long max_centres, bit_generator, int capacity=64):
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+        for name, value in (("sigma", sigma), ("lam", lam), ("mu", mu), ("beta", beta)):
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be finite and > 0, got {value}")
+        if not (np.isfinite(eps) and eps >= 0):
+            raise ValueError(f"eps must be finite and >= 0, got {eps}")
+        if mode not in MODES or kors_weights not in KORS_WEIGHTS:
+            raise ValueError(f"mode must be in {sorted(MODES)} and kors_weights in "
+                             f"{sorted(KORS_WEIGHTS)}, got {mode!r} and {kors_weights!r}")
+        self.n_experts = 1
+        self.independent = True
+        self.n_features = n_features
+        self.sigma, self.lam, self.mu, self.beta, self.eps = sigma, lam, mu, beta, eps
+        self.mode = MODES[mode]
+        self.weights_kind = KORS_WEIGHTS[kors_weights]
+        self.max_centres = max_centres
+        self.bit_generator = bit_generator
+        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.info = np.zeros(2, dtype=np.int_)
+        self._allocate(max(capacity, 1), max(min(capacity, 16), 1), False)
+
+    def _allocate(self, long cap_t, long cap_m, bint keep=True):
+        """(Re)allocate for cap_t samples and cap_m centres, keeping the contents when `keep`."""
+        d = self.n_features
+        old = self._trimmed() if keep else None
+        self.X = np.zeros((cap_t, d))
+        self.Y = np.zeros(cap_t)
+        self.K = np.zeros((cap_t, cap_m))
+        self.R = np.zeros((cap_m, cap_m))
+        self.L = np.zeros((cap_m, cap_m))
+        self.centres = np.zeros((cap_m, d))
+        self.S = np.zeros(cap_m)
+        self.h = np.zeros(cap_m)
+        self.index = np.zeros(cap_m, dtype=np.int_)
+        self.a, self.w, self.g = np.zeros(cap_m), np.zeros(cap_m), np.zeros(cap_m)
+        self.v, self.c = np.zeros(cap_m), np.zeros(cap_m)
+        self.col = np.zeros(cap_t)
+        if old is not None:
+            self._write(old)
+
+    @property
+    def capacity(self):
+        """(samples, centres) the arrays have room for."""
+        return self.X.shape[0], self.R.shape[0]
+
+    def reserve(self):
+        """Room for one more round (sample and possible centre), by doubling."""
+        cap_t, cap_m = self.capacity
+        if self.info[0] >= cap_t or self.info[1] >= cap_m:
+            self._allocate(2 * cap_t if self.info[0] >= cap_t else cap_t,
+                           2 * cap_m if self.info[1] >= cap_m else cap_m)
+
+    cdef bint needs_room(self) noexcept nogil:
+        return self.info[0] >= self.X.shape[0] or self.info[1] >= self.R.shape[0]
+
+    # -- state --------------------------------------------------------------------------------------
+    def _trimmed(self):
+        t, m = int(self.info[0]), int(self.info[1])
+        return {"info": np.array(self.info, dtype=np.int64),
+                "X": np.array(self.X[:t]), "Y": np.array(self.Y[:t]),
+                "K": np.array(np.asarray(self.K)[:t, :m]),
+                "R": np.array(np.asarray(self.R)[:m, :m]), "L": np.array(np.asarray(self.L)[:m, :m]),
+                "centres": np.array(np.asarray(self.centres)[:m]), "S": np.array(self.S[:m]),
+                "h": np.array(self.h[:m]), "index": np.array(self.index[:m], dtype=np.int64),
+                "n_refused": np.array(self.n_refused, dtype=np.int64)}
+
+    def _write(self, state):
+        t, m = int(state["info"][0]), int(state["info"][1])
+        np.asarray(self.X)[:t] = state["X"]
+        np.asarray(self.Y)[:t] = state["Y"]
+        np.asarray(self.K)[:t, :m] = state["K"]
+        np.asarray(self.R)[:m, :m] = state["R"]
+        np.asarray(self.L)[:m, :m] = state["L"]
+        np.asarray(self.centres)[:m] = state["centres"]
+        np.asarray(self.S)[:m] = state["S"]
+        np.asarray(self.h)[:m] = state["h"]
+        np.asarray(self.index)[:m] = state["index"]
+        self.info[0], self.info[1] = t, m
+        self.n_refused = int(state["n_refused"])
+
+    def get_state(self):
+        state = self._trimmed()
+        state["n_rejected"] = np.array(self.n_rejected, dtype=np.int64)
+        return state
+
+    def check_state(self, state):
+        """ValueError unless `state` is a consistent state of this forecaster: every array present
+        with sizes that match the counts, finite values, Cholesky factors upper triangular with a
+        positive diagonal, KORS weights >= 1, centre rounds increasing and in range."""
+        names = {"info", "X", "Y", "K", "R", "L", "centres", "S", "h", "index", "n_refused", "n_rejected"}
+        if set(state) != names:
+            raise ValueError(f"NystromExperts state must have arrays {sorted(names)}, "
+                             f"got {sorted(state)}")
+        state, _ = self._split_counter(state)
+        info = np.asarray(state["info"])
+        if info.dtype != np.int64 or info.shape != (2,) or info[0] < 0 or not 0 <= info[1] <= info[0]:
+            raise ValueError("NystromExperts state 'info' must be int64 [samples, centres] with "
+                             "0 <= centres <= samples")
+        t, m, d = int(info[0]), int(info[1]), self.n_features
+        shapes = {"X": (t, d), "Y": (t,), "K": (t, m), "R": (m, m), "L": (m, m), "centres": (m, d),
+                  "S": (m,), "h": (m,)}
+        for name, shape in shapes.items():
+            value = np.asarray(state[name])
+            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
+                raise ValueError(f"NystromExperts state '{name}' must be finite float64 of shape "
+                                 f"{shape}")
+        for name in ("R", "L"):
+            value = np.asarray(state[name])
+            if np.any(np.tril(value, -1) != 0) or np.any(np.diag(value) <= 0):
+                raise ValueError(f"NystromExperts state '{name}' must be upper triangular with a "
+                                 f"positive diagonal")
+        if np.any(np.asarray(state["S"]) < 1.0):
+            raise ValueError("NystromExperts state 'S' (KORS weights 1/p or 1/sqrt(p)) must be >= 1")
+        index = np.asarray(state["index"])
+        if (index.dtype != np.int64 or index.shape != (m,) or np.any(index < 0) or np.any(index >= t)
+                or np.any(np.diff(index) <= 0)):
+            raise ValueError("NystromExperts state 'index' must be increasing rounds in [0, samples)")
+        if not np.array_equal(np.asarray(state["centres"]), np.asarray(state["X"])[index]):
+            raise ValueError("NystromExperts state 'centres' must be the inputs of the rounds in "
+                             "'index'")
+        refused = np.asarray(state["n_refused"])
+        if refused.dtype != np.int64 or refused.shape != () or refused < 0:
+            raise ValueError("NystromExperts state 'n_refused' must be a non-negative int64 scalar")
+
+    def set_state(self, state):
+        self.check_state(state)
+        info = np.asarray(state["info"])
+        self.info[0] = self.info[1] = 0
+        self._allocate(max(int(info[0]), 1), max(int(info[1]), 1), False)
+        self._write(state)
+        self.n_rejected = int(state["n_rejected"])
+
+    # -- views ----------------------------------------------------------------------------------------
+    @property
+    def n_centres(self):
+        return int(self.info[1])
+
+    @property
+    def dictionary(self):
+        """(m,) rounds (counted from 0) whose inputs are the centres."""
+        return np.array(self.index[:self.info[1]])
+
+    @property
+    def kors_weights(self):
+        return np.array(self.S[:self.info[1]])
+
+    def factor(self):
+        """(m, m) copy of R, upper triangular with R^T R = K_{t,I}^T K_{t,I} + lam K_II."""
+        m = self.info[1]
+        return np.array(np.asarray(self.R)[:m, :m])
+
+    def kors_factor(self):
+        """(m, m) copy of the upper factor of S K_II S + mu I."""
+        m = self.info[1]
+        return np.array(np.asarray(self.L)[:m, :m])
+
+    # -- a round ------------------------------------------------------------------------------------
+    cdef void kernel_row(self, const double* x) noexcept nogil:
+        """a[j] = k(centre j, x)."""
+        cdef int j, i, d = self.n_features
+        cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma)
+        for j in range(self.info[1]):
+            sq = 0.0
+            for i in range(d):
+                diff = self.centres[j, i] - x[i]
+                sq += diff * diff
+            self.a[j] = exp(-sq * scale)
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef int m = self.info[1], ld = self.R.shape[0]
+        cdef double ridge
+        self.kernel_row(x)
+        if m == 0:
+            self.lev = 0.0
+            return 0.0
+        memcpy(&self.w[0], &self.a[0], m * sizeof(double))
+        memcpy(&self.g[0], &self.h[0], m * sizeof(double))
+        solve_upper_transposed(m, &self.R[0, 0], ld, &self.w[0])      # w = R^{-T} a
+        solve_upper_transposed(m, &self.R[0, 0], ld, &self.g[0])      # g = R^{-T} h
+        ridge = dot(m, &self.w[0], &self.g[0])
+        self.lev = dot(m, &self.w[0], &self.w[0])
+        if self.mode == 0:
+            return ridge / (1.0 + self.lev)
+        return ridge
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef int m = self.info[1], ld = self.R.shape[0], j
+        cdef long n = self.info[0]
+        cdef double p, u
+        # the sample and its row of K (a = k_I(x_t), left by predict)
+        memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
+        self.Y[n] = y
+        for j in range(m):
+            self.K[n, j] = self.a[j]
+            self.h[j] += y * self.a[j]
+            self.v[j] = self.a[j]
+        cholupdate(m, &self.R[0, 0], ld, &self.v[0])
+        self.info[0] = n + 1
+        p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.v[0], self.mu,
+                             self.beta, self.eps)
+        u = self.rng.next_double(self.rng.state)
+        if u < p and (self.max_centres <= 0 or m < self.max_centres):
+            self.insert(x, y, p)
+        return (f - y) * (f - y)
+
+    cdef void insert(self, const double* x, double y, double p) noexcept nogil:
+        """Adds x (the sample of the round just stored) to the dictionary with KORS probability p;
+        self.v holds R_KORS^{-T} S a from the KORS step."""
+        cdef int m = self.info[1], ld = self.R.shape[0], ldk = self.K.shape[1], j, i, one = 1
+        cdef int n = self.info[0], d = self.n_features
+        cdef char no = b'N'
+        cdef double sq, diff, dd, rho2, lam = self.lam, unit = 1.0
+        cdef double scale = 0.5 / (self.sigma * self.sigma)
+        # col[s] = k(x_s, x) over every stored sample (the last one is x itself)
+        for j in range(n):
+            sq = 0.0
+            for i in range(d):
+                diff = self.X[j, i] - x[i]
+                sq += diff * diff
+            self.col[j] = exp(-sq * scale)
+        # c = K_{t,I}^T col + lam a  (K row-major (n, ldk) is column-major (ldk, n))
+        for j in range(m):
+            self.c[j] = self.a[j]
+        if m > 0:
+            dgemv(&no, &m, &n, &unit, &self.K[0, 0], &ldk, &self.col[0], &one, &lam, &self.c[0],
+                  &one)
+            solve_upper_transposed(m, &self.R[0, 0], ld, &self.c[0])
+        dd = dot(n, &self.col[0], &self.col[0]) + lam
+        rho2 = dd - dot(m, &self.c[0], &self.c[0])
+        if not rho2 > DEPENDENT * dd:
+            self.n_refused += 1
+            return
+        for j in range(m):
+            self.R[j, m] = self.c[j]
+        self.R[m, m] = sqrt(rho2)
+        kors_append(m, &self.L[0, 0], ld, &self.S[0], &self.v[0], self.mu, p, self.weights_kind)
+        # the new column of K and entry of h = K^T Y (this round's y included)
+        for j in range(n):
+            self.K[j, m] = self.col[j]
+        self.h[m] = dot(n, &self.col[0], &self.Y[0])
+        memcpy(&self.centres[m, 0], x, d * sizeof(double))
+        self.index[m] = n - 1
+        self.info[1] = m + 1
+
+
+cdef class GrowingEngine(Engine):
+    """The engine of experts that grow (GrowingExperts): before a round it makes room (doubling
+    the arrays) when the round might not fit, then runs it without the GIL."""
+
+    def predict_learn_one(self, x, y):
+        cdef const double[::1] xv = check_sample(x, self.n_features)
+        cdef double target = check_target_value(y)
+        cdef double y_hat
+        cdef GrowingExperts experts = self.experts
+        cdef long rejected = experts.n_rejected
+        self.acquire()
+        try:
+            experts.admit(1)
+            experts.reserve()
+            y_hat = self.step_ptr(&xv[0], target)
+        finally:
+            self.release()
+        if experts.n_rejected != rejected:
+            _warn_rejected(experts.n_rejected - rejected)
+        return y_hat
+
+    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
+        cdef Py_ssize_t i = 0, n = X.shape[0]
+        cdef GrowingExperts experts = self.experts
+        cdef long rejected = experts.n_rejected
+        self.acquire()
+        try:
+            experts.admit(n)
+            while i < n:
+                experts.reserve()
+                with nogil:
+                    while i < n and not experts.needs_room():
+                        out[i] = self.step_ptr(&X[i, 0], y[i])
+                        i += 1
+        finally:
+            self.release()
+        if experts.n_rejected != rejected:
+            _warn_rejected(experts.n_rejected - rejected)

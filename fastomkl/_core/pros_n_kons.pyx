@@ -1,0 +1,222 @@
+"""Pros-N-KONS (Calandriello, Lazaric & Valko, NeurIPS 2017): kernel online Newton steps in the
+Nystrom embedding of a KORS dictionary, restarted whenever the dictionary grows (the baseline of
+Jezequel, Gaillard & Rudi 2019, spec 002 section 3.8).
+
+Embedding phi(x) = R^{-T} k_I(x) with R^T R = K_II (any factor gives the same predictions: the
+Newton steps start from the isotropic alpha I).  With A^{-1} kept by Sherman-Morrison, the slab
+|w.phi_t| <= C and h(z) = sign(z) max(|z| - C, 0), a round is
+
+    predict:  y_hat = clip(phi.v, -C, C)                 v = w_{t-1} - A^{-1} g_{t-1}
+    learn:    w = v - h(phi.v) / (phi^T A^{-1} phi) A^{-1} phi     (A-norm projection on the slab)
+              g = 2 (w.phi - y) phi;   A <- A + g g^T / 16;   v <- w - A^{-1} g
+              KORS (regulariser alpha): if x_t joins, R and the KORS factor are bordered and the
+              learner restarts (A^{-1} = I / alpha, w = v = 0)
+
+which is the proper KONS order (w_t projected on x_t's slab before predicting); the authors' code
+predicts with the previous round's w.  An insertion numerically dependent on the dictionary
+(1 - phi.phi <= 1e-10) is refused and counted in n_refused.  O(m d + m^2) per round, O(m^2) on a
+restart; memory O(m^2 + m d).
+"""
+import numpy as np
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport exp, sqrt, fabs
+from libc.string cimport memcpy
+from numpy.random cimport bitgen_t
+
+from fastomkl._core.nystrom cimport (GrowingExperts, kors_probability, kors_append,
+                                     solve_upper_transposed)
+
+KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
+cdef double DEPENDENT = 1e-10
+
+
+cdef class ProsNKonsExperts(GrowingExperts):
+    """One Pros-N-KONS learner on the square loss (module docstring).
+
+    Made for full-information combiners: learn() ignores the importance weight (every round
+    counts once).
+    """
+
+    cdef readonly double sigma, alpha, beta, eps, clip
+    cdef readonly int weights_kind, n_features
+    cdef readonly object bit_generator
+    cdef bitgen_t* rng
+    cdef public long n_refused
+    cdef long[::1] info                   # [rounds learnt, dictionary size]
+    cdef double[:, ::1] centres, R, L, A  # (cap, d), (cap, cap) x 3; A holds A^{-1} (full)
+    cdef double[::1] S, w, v              # (cap,)
+    cdef double[::1] a, phi, uA, tmp      # scratch
+
+    def __init__(self, int n_features, double sigma, double alpha, double beta, double eps,
+                 double clip, kors_weights, bit_generator, int capacity=16):
+        for name, value in (("sigma", sigma), ("alpha", alpha), ("beta", beta), ("C", clip)):
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be finite and > 0, got {value}")
+        if not (np.isfinite(eps) and eps >= 0) or kors_weights not in KORS_WEIGHTS:
+            raise ValueError(f"eps must be >= 0 and kors_weights in {sorted(KORS_WEIGHTS)}")
+        self.n_experts = 1
+        self.independent = True
+        self.n_features = n_features
+        self.sigma, self.alpha, self.beta, self.eps, self.clip = sigma, alpha, beta, eps, clip
+        self.weights_kind = KORS_WEIGHTS[kors_weights]
+        self.bit_generator = bit_generator
+        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.info = np.zeros(2, dtype=np.int_)
+        self._allocate(max(capacity, 1), False)
+
+    def _allocate(self, long cap, bint keep=True):
+        old = self.get_state() if keep else None
+        self.centres = np.zeros((cap, self.n_features))
+        self.R, self.L, self.A = np.zeros((cap, cap)), np.zeros((cap, cap)), np.zeros((cap, cap))
+        self.S, self.w, self.v = np.zeros(cap), np.zeros(cap), np.zeros(cap)
+        self.a, self.phi, self.uA, self.tmp = np.zeros(cap), np.zeros(cap), np.zeros(cap), np.zeros(cap)
+        if old is not None:
+            self._write(old)
+
+    def reserve(self):
+        if self.info[1] >= self.R.shape[0]:
+            self._allocate(2 * self.R.shape[0])
+
+    cdef bint needs_room(self) noexcept nogil:
+        return self.info[1] >= self.R.shape[0]
+
+    @property
+    def n_centres(self):
+        return int(self.info[1])
+
+    def _live(self):
+        """Name -> (whole array, whether it is m x m (else its first axis is m))."""
+        return {"centres": (np.asarray(self.centres), False), "R": (np.asarray(self.R), True),
+                "L": (np.asarray(self.L), True), "A": (np.asarray(self.A), True),
+                "S": (np.asarray(self.S), False), "w": (np.asarray(self.w), False),
+                "v": (np.asarray(self.v), False)}
+
+    def get_state(self):
+        m = int(self.info[1])
+        state = {"info": np.array(self.info, dtype=np.int64),
+                 "n_refused": np.array(self.n_refused, dtype=np.int64),
+                 "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
+        for name, (array, square) in self._live().items():
+            state[name] = np.array(array[:m, :m] if square else array[:m])
+        return state
+
+    def _write(self, state):
+        m = int(state["info"][1])
+        for name, (array, square) in self._live().items():
+            if square:
+                array[:m, :m] = state[name]
+            else:
+                array[:m] = state[name]
+        self.info[0], self.info[1] = int(state["info"][0]), m
+        self.n_refused = int(state["n_refused"])
+
+    def check_state(self, state):
+        """ValueError unless `state` is consistent: sizes match the dictionary size, finite values,
+        R and L upper triangular with a positive diagonal, A^{-1} symmetric with a positive
+        diagonal, KORS weights >= 1."""
+        names = {"info", "centres", "R", "L", "A", "S", "w", "v", "n_refused", "n_rejected"}
+        if set(state) != names:
+            raise ValueError(f"ProsNKonsExperts state must have arrays {sorted(names)}, "
+                             f"got {sorted(state)}")
+        state, _ = self._split_counter(state)
+        info = np.asarray(state["info"])
+        if info.dtype != np.int64 or info.shape != (2,) or not 0 <= info[1] <= info[0]:
+            raise ValueError("ProsNKonsExperts state 'info' must be int64 [rounds, centres] with "
+                             "0 <= centres <= rounds")
+        m, d = int(info[1]), self.n_features
+        shapes = {"centres": (m, d), "R": (m, m), "L": (m, m), "A": (m, m), "S": (m,), "w": (m,),
+                  "v": (m,)}
+        for name, shape in shapes.items():
+            value = np.asarray(state[name])
+            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
+                raise ValueError(f"ProsNKonsExperts state '{name}' must be finite float64 of "
+                                 f"shape {shape}")
+        for name in ("R", "L"):
+            value = np.asarray(state[name])
+            if np.any(np.tril(value, -1) != 0) or np.any(np.diag(value) <= 0):
+                raise ValueError(f"ProsNKonsExperts state '{name}' must be upper triangular with "
+                                 f"a positive diagonal")
+        A = np.asarray(state["A"])
+        if np.any(A != A.T) or np.any(np.diag(A) <= 0):
+            raise ValueError("ProsNKonsExperts state 'A' must be symmetric with a positive diagonal")
+        if np.any(np.asarray(state["S"]) < 1.0):
+            raise ValueError("ProsNKonsExperts state 'S' (KORS weights) must be >= 1")
+        refused = np.asarray(state["n_refused"])
+        if refused.dtype != np.int64 or refused.shape != () or refused < 0:
+            raise ValueError("ProsNKonsExperts state 'n_refused' must be a non-negative int64")
+
+    def set_state(self, state):
+        self.check_state(state)
+        self.info[0] = self.info[1] = 0
+        self._allocate(max(int(state["info"][1]), 1), False)
+        self._write(state)
+        self.n_rejected = int(state["n_rejected"])
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef int m = self.info[1], ld = self.R.shape[0], j, i, d = self.n_features
+        cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma), f = 0.0
+        for j in range(m):
+            sq = 0.0
+            for i in range(d):
+                diff = self.centres[j, i] - x[i]
+                sq += diff * diff
+            self.a[j] = exp(-sq * scale)
+            self.phi[j] = self.a[j]
+        if m == 0:
+            return 0.0
+        solve_upper_transposed(m, &self.R[0, 0], ld, &self.phi[0])
+        for j in range(m):
+            f += self.phi[j] * self.v[j]
+        return f if fabs(f) <= self.clip else (self.clip if f > 0 else -self.clip)
+
+    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
+                      long t, double weight) noexcept nogil:
+        cdef int m = self.info[1], ld = self.R.shape[0], i, j
+        cdef double delta = 0.0, proj = 0.0, excess, yp = 0.0, gc, q, shrink, p, rho2
+        if m > 0:
+            for i in range(m):               # uA = A^{-1} phi
+                q = 0.0
+                for j in range(m):
+                    q += self.A[i, j] * self.phi[j]
+                self.uA[i] = q
+                delta += self.phi[i] * q
+                proj += self.phi[i] * self.v[i]
+            excess = fabs(proj) - self.clip
+            excess = (excess if proj > 0 else -excess) if excess > 0 and delta > 0 else 0.0
+            for i in range(m):
+                self.w[i] = self.v[i] - excess / delta * self.uA[i] if excess != 0.0 else self.v[i]
+                yp += self.w[i] * self.phi[i]
+            gc = 2.0 * (yp - y)
+            q = 0.25 * gc
+            shrink = q * q / (1.0 + q * q * delta)          # A <- A + g g^T / 16, g = gc phi
+            for i in range(m):                              # one triangle, mirrored: exactly symmetric
+                for j in range(i, m):
+                    self.A[i, j] -= shrink * self.uA[i] * self.uA[j]
+                    self.A[j, i] = self.A[i, j]
+            for i in range(m):                              # v = w - A_new^{-1} g
+                self.v[i] = self.w[i] - gc * self.uA[i] / (1.0 + q * q * delta)
+        p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.tmp[0],
+                             self.alpha, self.beta, self.eps)
+        self.info[0] += 1
+        if self.rng.next_double(self.rng.state) < p:
+            rho2 = 1.0
+            for j in range(m):
+                rho2 -= self.phi[j] * self.phi[j]
+            if not rho2 > DEPENDENT:
+                self.n_refused += 1
+                return (f - y) * (f - y)
+            for j in range(m):
+                self.R[j, m] = self.phi[j]
+            self.R[m, m] = sqrt(rho2)
+            kors_append(m, &self.L[0, 0], ld, &self.S[0], &self.tmp[0], self.alpha, p,
+                        self.weights_kind)
+            memcpy(&self.centres[m, 0], x, self.n_features * sizeof(double))
+            m += 1
+            self.info[1] = m
+            for i in range(m):                              # restart
+                self.w[i] = 0.0
+                self.v[i] = 0.0
+                for j in range(m):
+                    self.A[i, j] = 1.0 / self.alpha if i == j else 0.0
+        return (f - y) * (f - y)

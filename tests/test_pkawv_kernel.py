@@ -1,0 +1,67 @@
+"""Exact Kernel-AWV and online KRR (spec 002 §3.1, tests §9.2 items 3 and 7)."""
+import numpy as np
+import pytest
+
+from fastomkl import load
+from fastomkl.pkawv import KernelAWV, KernelAWVClassifier
+from tests import pkawv_reference as ref
+
+
+def data(n, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    return X, np.clip(np.sin(3 * X[:, 0]) + 0.2 * rng.normal(size=n), -1, 1)
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_equals_the_dual_formula(mode):
+    X, y = data(90)
+    got = KernelAWV(sigma=0.7, lam=0.3, mode=mode).predict_learn(X, y)
+    np.testing.assert_allclose(got, ref.kernel_awv(X, y, 0.7, 0.3, mode), rtol=1e-10, atol=1e-12)
+
+
+def test_awv_is_shrunk_krr_and_the_regret_bound_holds():
+    X, y = data(150, seed=1)
+    awv = KernelAWV(mode="vaw").predict_learn(X, y)
+    krr = KernelAWV(mode="ridge").predict_learn(X, y)
+    var = np.array([1 - ref.gaussian(X[t:t + 1], X[:t], 1.0)[0]
+                    @ np.linalg.solve(ref.gaussian(X[:t], X[:t], 1.0) + np.eye(t),
+                                      ref.gaussian(X[:t], X[t:t + 1], 1.0)[:, 0]) for t in range(150)])
+    np.testing.assert_allclose(awv, krr / (1 + var), rtol=1e-10, atol=1e-13)
+    # Proposition 1 (B = 1, lam = 1): sum (y - y_hat)^2 - lam Y^T (K + lam I)^{-1} Y
+    #   <= B^2 sum_k log(1 + lambda_k(K) / lam)
+    K = ref.gaussian(X, X, 1.0)
+    regret = ((y - awv) ** 2).sum() - y @ np.linalg.solve(K + np.eye(150), y)
+    assert regret <= np.log1p(np.linalg.eigvalsh(K)).sum()
+
+
+def test_factor_persistence_and_guards(tmp_path):
+    X, y = data(120, seed=2)
+    model = KernelAWV(sigma=0.8, max_samples=100).fit(X[:80], y[:80])
+    L = model._engine.experts.factor()
+    K = ref.gaussian(X[:80], X[:80], 0.8) + np.eye(80)
+    np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-10, atol=1e-12)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match="max_samples"):
+        model.partial_fit(X[80:], y[80:])
+    np.testing.assert_array_equal(model.predict(X), before)
+    model.save(tmp_path / "k.npz")
+    copy = load(tmp_path / "k.npz")
+    np.testing.assert_array_equal(copy.predict_learn(X[80:95], y[80:95]),
+                                  model.predict_learn(X[80:95], y[80:95]))
+    state = model._engine.get_state()
+    for name, change in (("L", lambda L: L.T.copy()), ("L", lambda L: -L),
+                         ("q", lambda q: q[:-1]), ("info", lambda i: i + 1)):
+        bad = dict(state)
+        bad["experts." + name] = change(np.array(state["experts." + name]))
+        with pytest.raises(ValueError):
+            model._engine.set_state(bad)
+    np.testing.assert_array_equal(model.predict(X), copy.predict(X))
+
+
+def test_classifier():
+    X, _ = data(200, d=2, seed=3)
+    labels = np.where(X[:, 0] * X[:, 1] > 0, "a", "b")
+    clf = KernelAWVClassifier(sigma=0.5, mode="ridge")
+    online = clf.predict_learn(X, labels)
+    assert (online[100:] == labels[100:]).mean() > 0.85

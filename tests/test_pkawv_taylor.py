@@ -1,0 +1,133 @@
+"""Taylor features of the Gaussian kernel and TaylorAWV (spec 002 §3.3, tests §9.2 items 1-3)."""
+from math import comb, factorial
+
+import numpy as np
+import pytest
+
+from fastomkl._core.taylor import TaylorBank, n_taylor_features, taylor_tables
+from fastomkl.pkawv import TaylorAWV, TaylorAWVClassifier, taylor_degree_theory
+from tests import pkawv_reference as ref
+
+
+def bank_features(X, M, sigma):
+    from fastomkl._core.features import transform_many
+    bank = TaylorBank(X.shape[1], M, [sigma])
+    out = np.zeros((X.shape[0], 1, bank.n_outputs))
+    transform_many(bank, np.ascontiguousarray(X), out)
+    return out[:, 0]
+
+
+@pytest.mark.parametrize("d, M", [(1, 0), (1, 5), (3, 3), (5, 2), (18, 2), (4, 6)])
+def test_basis_size_and_order(d, M):
+    parent, var, exponent = taylor_tables(d, M)
+    assert parent.shape[0] == n_taylor_features(d, M) == comb(M + d, d)
+    bank = TaylorBank(d, M, [1.0])
+    np.testing.assert_array_equal(bank.exponents, ref.taylor_exponents(d, M))
+
+
+@pytest.mark.parametrize("d, M, sigma", [(1, 6, 0.7), (3, 3, 1.0), (5, 4, 1.3), (18, 2, 4.0)])
+def test_features_match_closed_form(d, M, sigma):
+    X = np.random.default_rng(d).uniform(-1, 1, (20, d))
+    np.testing.assert_allclose(bank_features(X, M, sigma), ref.taylor_features(X, M, sigma),
+                               rtol=1e-13, atol=1e-15)
+
+
+def test_inner_products_are_the_truncated_kernel_and_converge():
+    rng = np.random.default_rng(0)
+    d, sigma = 3, 1.0
+    X, Y = rng.uniform(-1, 1, (15, d)), rng.uniform(-1, 1, (12, d))
+    K = ref.gaussian(X, Y, sigma)
+    R2 = max((X ** 2).sum(1).max(), (Y ** 2).sum(1).max())
+    errors = []
+    for M in range(0, 12):
+        G = bank_features(X, M, sigma) @ bank_features(Y, M, sigma).T
+        envelope = np.exp(-((X ** 2).sum(1)[:, None] + (Y ** 2).sum(1)[None, :]) / (2 * sigma ** 2))
+        dot = X @ Y.T / sigma ** 2
+        truncated = envelope * sum(dot ** j / factorial(j) for j in range(M + 1))
+        np.testing.assert_allclose(G, truncated, rtol=1e-13, atol=1e-15)
+        err = np.abs(G - K).max()
+        assert err <= (R2 / sigma ** 2) ** (M + 1) / factorial(M + 1) + 1e-15     # Lemma 13
+        errors.append(err)
+    assert errors[-1] < 1e-6 and all(b <= a for a, b in zip(errors, errors[1:]))
+
+
+def test_orthonormal_basis_in_the_rkhs():
+    # <g_k, g_k'>_H = 1[k = k']: a function f = sum_i a_i k(c_i, .) with values f(x) = sum_k w_k g_k(x)
+    # has w_k = <f, g_k>_H = sum_i a_i g_k(c_i) and ||f||^2 = a^T K a = sum_k w_k^2 + tail;  as M grows
+    # the Taylor coefficients w = G(C)^T a carry the whole RKHS norm.
+    rng = np.random.default_rng(1)
+    C, a = rng.uniform(-0.5, 0.5, (6, 2)), rng.normal(size=6)
+    norm2 = a @ ref.gaussian(C, C, 1.0) @ a
+    w = bank_features(C, 14, 1.0).T @ a
+    np.testing.assert_allclose(w @ w, norm2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_taylor_awv_equals_direct_solve_and_tensor_basis(mode):
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (60, 3))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=60)
+    model = TaylorAWV(sigma=0.9, degree=3, lam=0.5, mode=mode)
+    got = model.predict_learn(X, y)
+    direct = ref.linear_awv(ref.taylor_features(X, 3, 0.9), y, 0.5, mode)
+    tensor = ref.linear_awv(ref.tensor_taylor_features(X, 3, 0.9), y, 0.5, mode)
+    np.testing.assert_allclose(got, direct, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(direct, tensor, rtol=1e-10, atol=1e-12)
+    assert model.n_taylor_features_ == comb(6, 3)
+    np.testing.assert_allclose(model.taylor_features(X), ref.taylor_features(X, 3, 0.9),
+                               rtol=1e-13, atol=1e-15)
+
+
+def test_awv_is_shrunk_ridge():
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(-1, 1, (40, 2)), rng.normal(size=40)
+    Z = ref.taylor_features(X, 2, 1.0)
+    awv = TaylorAWV(mode="vaw").predict_learn(X, y)
+    ridge = TaylorAWV(mode="ridge").predict_learn(X, y)
+    lev = np.array([Z[t] @ np.linalg.solve(np.eye(6) + Z[:t].T @ Z[:t], Z[t]) for t in range(40)])
+    np.testing.assert_allclose(awv, ridge / (1 + lev), rtol=1e-10, atol=1e-13)
+
+
+def test_classifier_learns_the_square_loss_on_signs():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, (200, 2))
+    labels = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 < 0.5, "in", "out")
+    clf = TaylorAWVClassifier(degree=4, lam=0.1)
+    online = clf.predict_learn(X, labels)
+    codes = np.where(labels == clf.classes_[1], 1.0, -1.0)
+    scores = ref.linear_awv(ref.taylor_features(X, 4, 1.0), codes, 0.1)
+    np.testing.assert_array_equal(online, np.where(scores > 0, clf.classes_[1], clf.classes_[0]))
+    assert clf.score(X, labels) > 0.9
+
+
+def test_persistence_round_trip_is_bit_identical(tmp_path):
+    rng = np.random.default_rng(5)
+    X, y = rng.uniform(-1, 1, (50, 4)), rng.normal(size=50)
+    model = TaylorAWV(degree=2).fit(X[:30], y[:30])
+    model.save(tmp_path / "m.npz")
+    from fastomkl import load
+    copy = load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(copy.predict_learn(X[30:], y[30:]),
+                                  model.predict_learn(X[30:], y[30:]))
+
+
+def test_bad_input_leaves_the_model_unchanged():
+    rng = np.random.default_rng(6)
+    X, y = rng.uniform(-1, 1, (20, 3)), rng.normal(size=20)
+    model = TaylorAWV().fit(X, y)
+    before = model.coef_.copy()
+    with pytest.raises(ValueError):
+        model.learn_one(np.array([0.1, np.nan, 0.2]), 1.0)
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:, :2], y)
+    np.testing.assert_array_equal(model.coef_, before)
+    for bad in ({"sigma": 0.0}, {"degree": -1}, {"lam": -1.0}, {"mode": "krr"}):
+        with pytest.raises(ValueError):
+            TaylorAWV(**bad).fit(X, y)
+    with pytest.raises(ValueError):
+        TaylorBank(3, 2, [1.0, -1.0])
+
+
+def test_theoretical_degree():
+    assert taylor_degree_theory(10 ** 6, 1.0, 1.0, 1.0) == int(np.ceil(2 * np.log(10 ** 6)))
+    assert taylor_degree_theory(10, 1.0, 2.0, 1.0) == 32
