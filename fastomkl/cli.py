@@ -18,7 +18,7 @@ import numpy as np
 
 from fastomkl.datasets import (DATASETS, impute_column_means, load_dataset, scale_to_unit_ball,
                                scale_to_unit_interval)
-from fastomkl.kernels import median_dictionary
+from fastomkl.kernels import Gaussian, median_dictionary
 
 CHUNK = 256            # samples per compiled call between progress updates
 MEDIAN_SAMPLES = 500   # the first samples that set the median dictionary's bandwidths
@@ -30,7 +30,35 @@ def _regressors() -> dict:
     fastomkl._import_all()
     return {name.lower(): cls for name, cls in sorted(_REGISTRY.items())
             if issubclass(cls, OnlineEstimator) and not issubclass(cls, BinaryClassifier)
-            and not name.startswith("_")}
+            and not name.startswith("_") and _needs_nothing(cls)}
+
+
+def _needs_nothing(cls) -> bool:
+    """Whether the class runs with its defaults (not those that need centres or a feature map
+    given in Python)."""
+    try:
+        cls()._check_params()
+    except ValueError:
+        return False
+    return True
+
+
+def _model(name: str, X: np.ndarray, args):
+    """The model --model names, on the kernels --kernels chooses (its Gaussian members for the
+    models that take only Gaussian kernels; the single-kernel models keep their own bandwidth)."""
+    cls = _regressors()[name]
+    accepted = cls._param_names()
+    settings = {"n_components": args.n_components, "random_state": args.seed}
+    if args.kernels == "median":
+        settings["kernels"] = median_dictionary(X[:MEDIAN_SAMPLES])
+    model = cls(**{k: v for k, v in settings.items() if k in accepted})
+    try:
+        model._check_params()
+    except ValueError:
+        if "kernels" not in settings:
+            raise
+        model.set_params(kernels=[k for k in settings["kernels"] if isinstance(k, Gaussian)])
+    return model
 
 
 def read_csv(path: str, target: str) -> tuple[np.ndarray, np.ndarray, list]:
@@ -97,12 +125,7 @@ def cmd_run(args) -> int:
         source = f"{args.dataset} (embedded)"
     X = scale_to_unit_ball(impute_column_means(X))
     y = scale_to_unit_interval(y)
-    cls = _regressors()[args.model]
-    accepted = cls._param_names()
-    kernels = median_dictionary(X[:MEDIAN_SAMPLES]) if args.kernels == "median" else None
-    model = cls(**{k: v for k, v in (("n_components", args.n_components),
-                                      ("random_state", args.seed), ("kernels", kernels))
-                   if k in accepted})
+    model = _model(args.model, X, args)
     n = len(y)
     preds = np.empty(n)
     start = time.perf_counter()
