@@ -72,6 +72,33 @@ def require(bint condition, owner, str what):
         raise ValueError(f"{type(owner).__name__} state: {what}")
 
 
+def require_names(owner, state, names):
+    """ValueError unless `state` holds exactly the arrays `names` (components whose arrays grow
+    with the data, so the base check cannot compare their shapes with live arrays)."""
+    if set(state) != set(names):
+        raise ValueError(f"{type(owner).__name__} state must have arrays {sorted(names)}, "
+                         f"got {sorted(state)}")
+
+
+def require_shapes(owner, state, shapes):
+    """ValueError unless each array named in `shapes` is finite float64 of that shape."""
+    for name, shape in shapes.items():
+        value = np.asarray(state[name])
+        if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
+            raise ValueError(f"{type(owner).__name__} state '{name}' must be finite float64 of "
+                             f"shape {shape}")
+
+
+def require_triangular(owner, state, name, str side):
+    """ValueError unless `state[name]` is a Cholesky factor: `side` ("upper" or "lower")
+    triangular with a positive diagonal."""
+    value = np.asarray(state[name])
+    outside = np.tril(value, -1) if side == "upper" else np.triu(value, 1)
+    if np.any(outside != 0) or np.any(np.diag(value) <= 0):
+        raise ValueError(f"{type(owner).__name__} state '{name}' must be {side} triangular with "
+                         f"a positive diagonal")
+
+
 cdef class FeatureBank(Component):
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         pass

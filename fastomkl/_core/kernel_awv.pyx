@@ -16,6 +16,7 @@ from libc.math cimport exp, sqrt
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dtrsv, ddot
 
+from fastomkl._core.base import require_names, require_shapes, require_triangular
 from fastomkl._core.nystrom cimport GrowingExperts
 
 MODES = {"vaw": 0, "ridge": 1}
@@ -102,24 +103,14 @@ cdef class KernelAWVExperts(GrowingExperts):
     def check_state(self, state):
         """ValueError unless `state` is consistent: sizes match the count, finite values, L lower
         triangular with a positive diagonal."""
-        names = {"info", "X", "L", "q", "n_rejected"}
-        if set(state) != names:
-            raise ValueError(f"KernelAWVExperts state must have arrays {sorted(names)}, "
-                             f"got {sorted(state)}")
+        require_names(self, state, {"info", "X", "L", "q", "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (1,) or info[0] < 0:
             raise ValueError("KernelAWVExperts state 'info' must be int64 [samples >= 0]")
         n = int(info[0])
-        for name, shape in (("X", (n, self.n_features)), ("L", (n, n)), ("q", (n,))):
-            value = np.asarray(state[name])
-            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
-                raise ValueError(f"KernelAWVExperts state '{name}' must be finite float64 of "
-                                 f"shape {shape}")
-        L = np.asarray(state["L"])
-        if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
-            raise ValueError("KernelAWVExperts state 'L' must be lower triangular with a positive "
-                             "diagonal")
+        require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,)})
+        require_triangular(self, state, "L", "lower")
 
     def set_state(self, state):
         self.check_state(state)

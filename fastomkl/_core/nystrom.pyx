@@ -41,6 +41,7 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport drot, dtrsv, dgemv, ddot
 
 from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.base import require_names, require_shapes, require_triangular
 from fastomkl._core.engine cimport Engine
 from fastomkl._core.engine import _warn_rejected
 from fastomkl._validation import check_sample, check_target_value
@@ -229,28 +230,18 @@ cdef class NystromExperts(GrowingExperts):
         """ValueError unless `state` is a consistent state of this forecaster: every array present
         with sizes that match the counts, finite values, Cholesky factors upper triangular with a
         positive diagonal, KORS weights >= 1, centre rounds increasing and in range."""
-        names = {"info", "X", "Y", "K", "R", "L", "centres", "S", "h", "index", "n_refused", "n_rejected"}
-        if set(state) != names:
-            raise ValueError(f"NystromExperts state must have arrays {sorted(names)}, "
-                             f"got {sorted(state)}")
+        require_names(self, state, {"info", "X", "Y", "K", "R", "L", "centres", "S", "h", "index",
+                                    "n_refused", "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (2,) or info[0] < 0 or not 0 <= info[1] <= info[0]:
             raise ValueError("NystromExperts state 'info' must be int64 [samples, centres] with "
                              "0 <= centres <= samples")
         t, m, d = int(info[0]), int(info[1]), self.n_features
-        shapes = {"X": (t, d), "Y": (t,), "K": (t, m), "R": (m, m), "L": (m, m), "centres": (m, d),
-                  "S": (m,), "h": (m,)}
-        for name, shape in shapes.items():
-            value = np.asarray(state[name])
-            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
-                raise ValueError(f"NystromExperts state '{name}' must be finite float64 of shape "
-                                 f"{shape}")
-        for name in ("R", "L"):
-            value = np.asarray(state[name])
-            if np.any(np.tril(value, -1) != 0) or np.any(np.diag(value) <= 0):
-                raise ValueError(f"NystromExperts state '{name}' must be upper triangular with a "
-                                 f"positive diagonal")
+        require_shapes(self, state, {"X": (t, d), "Y": (t,), "K": (t, m), "R": (m, m), "L": (m, m),
+                                     "centres": (m, d), "S": (m,), "h": (m,)})
+        require_triangular(self, state, "R", "upper")
+        require_triangular(self, state, "L", "upper")
         if np.any(np.asarray(state["S"]) < 1.0):
             raise ValueError("NystromExperts state 'S' (KORS weights 1/p or 1/sqrt(p)) must be >= 1")
         index = np.asarray(state["index"])

@@ -24,6 +24,7 @@ from libc.math cimport exp, sqrt, fabs
 from libc.string cimport memcpy
 from numpy.random cimport bitgen_t
 
+from fastomkl._core.base import require_names, require_shapes, require_triangular
 from fastomkl._core.nystrom cimport (GrowingExperts, kors_probability, kors_append,
                                      solve_upper_transposed)
 
@@ -115,28 +116,18 @@ cdef class ProsNKonsExperts(GrowingExperts):
         """ValueError unless `state` is consistent: sizes match the dictionary size, finite values,
         R and L upper triangular with a positive diagonal, A^{-1} symmetric with a positive
         diagonal, KORS weights >= 1."""
-        names = {"info", "centres", "R", "L", "A", "S", "w", "v", "n_refused", "n_rejected"}
-        if set(state) != names:
-            raise ValueError(f"ProsNKonsExperts state must have arrays {sorted(names)}, "
-                             f"got {sorted(state)}")
+        require_names(self, state, {"info", "centres", "R", "L", "A", "S", "w", "v", "n_refused",
+                                    "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (2,) or not 0 <= info[1] <= info[0]:
             raise ValueError("ProsNKonsExperts state 'info' must be int64 [rounds, centres] with "
                              "0 <= centres <= rounds")
         m, d = int(info[1]), self.n_features
-        shapes = {"centres": (m, d), "R": (m, m), "L": (m, m), "A": (m, m), "S": (m,), "w": (m,),
-                  "v": (m,)}
-        for name, shape in shapes.items():
-            value = np.asarray(state[name])
-            if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
-                raise ValueError(f"ProsNKonsExperts state '{name}' must be finite float64 of "
-                                 f"shape {shape}")
-        for name in ("R", "L"):
-            value = np.asarray(state[name])
-            if np.any(np.tril(value, -1) != 0) or np.any(np.diag(value) <= 0):
-                raise ValueError(f"ProsNKonsExperts state '{name}' must be upper triangular with "
-                                 f"a positive diagonal")
+        require_shapes(self, state, {"centres": (m, d), "R": (m, m), "L": (m, m), "A": (m, m),
+                                     "S": (m,), "w": (m,), "v": (m,)})
+        require_triangular(self, state, "R", "upper")
+        require_triangular(self, state, "L", "upper")
         A = np.asarray(state["A"])
         if np.any(A != A.T) or np.any(np.diag(A) <= 0):
             raise ValueError("ProsNKonsExperts state 'A' must be symmetric with a positive diagonal")
