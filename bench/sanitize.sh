@@ -18,4 +18,5 @@ done
 echo "built with AddressSanitizer: $(ls fastomkl/_core/*.so | wc -l) extensions"
 LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 PYTHONPATH="$work" \
     python -m pytest -q -p no:cacheprovider tests/test_load_fuzz.py tests/test_input_fuzz.py \
-    tests/test_persistence.py tests/test_numeric_guard.py tests/test_vaw_guard.py
+    tests/test_persistence.py tests/test_numeric_guard.py tests/test_vaw_guard.py \
+    tests/test_pkawv_*.py tests/test_bandit_core.py
