@@ -180,3 +180,22 @@ def test_one_sample_at_a_time_equals_the_batch(make):
     np.testing.assert_array_equal(got, batch.predict_learn(X, y))
     np.testing.assert_array_equal(one.predict(X), batch.predict(X))
     assert one.predict_one(X[0]) == batch.predict(X[:1])[0]
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_without_the_kernel_cache_the_same_model_in_less_memory(mode):
+    """Recomputing K_{t,I} at each insertion gives the cached model's predictions and dictionary,
+    and the state grows as t d + m^2 only (no t x m array)."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (400, 3))
+    y = np.sin(3 * X[:, 0]) + X[:, 1]
+    cached = NystromAWV(sigma=0.5, mu=1e-2, mode=mode, cache_kernel=True, random_state=2)
+    lean = NystromAWV(sigma=0.5, mu=1e-2, mode=mode, cache_kernel=False, random_state=2)
+    np.testing.assert_allclose(lean.predict_learn(X, y), cached.predict_learn(X, y),
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(lean.dictionary_, cached.dictionary_)
+    t, m, d = 400, lean.n_centres_, 3
+    assert m > 10
+    state = lean._engine.experts.get_state()
+    assert "K" not in state and cached._engine.experts.get_state()["K"].shape == (t, m)
+    assert sum(a.size for a in state.values()) <= t * (d + 1) + 2 * m * m + m * (d + 4) + 8

@@ -29,9 +29,11 @@ KORS and the possible insertion run in the update, as in the paper's projected-K
 AWV variant this is the paper's algorithm with the dictionary update of round t deferred by one
 round (Theorem 9 holds for any sequence of projections).
 
-Cost: an ordinary round O(m d + m^2); an insertion round also O(t (d + m)).  Memory O(t (d + m) + m^2):
-every input is kept (an insertion needs its kernel column against all of them) and so is the matrix
-K_{t,I}.  Capacities double when full (the engine grows them between rounds, with the GIL).
+Cost: an ordinary round O(m d + m^2).  An insertion needs K_{t,I}^T k(X_t, x_t), the new column
+against every past input: with ``cache_kernel`` the matrix K_{t,I} is kept (memory O(t (d + m) +
+m^2), insertion O(t (d + m))); without it K_{t,I} is recomputed row by row from the
+stored inputs at each insertion (memory O(t d + m^2), insertion O(t m d)).  Either way every input
+is kept.  Capacities double when full (the engine grows them between rounds, with the GIL).
 """
 import numpy as np
 
@@ -139,7 +141,8 @@ cdef class NystromExperts(GrowingExperts):
     """
 
     def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
-                 double eps, kors_weights, long max_centres, bit_generator, int capacity=64):
+                 double eps, kors_weights, long max_centres, bit_generator,
+                 bint cache_kernel=False, int capacity=64):
         if n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}")
         for name, value in (("sigma", sigma), ("lam", lam), ("mu", mu), ("beta", beta)):
@@ -157,6 +160,7 @@ cdef class NystromExperts(GrowingExperts):
         self.mode = MODES[mode]
         self.weights_kind = KORS_WEIGHTS[kors_weights]
         self.max_centres = max_centres
+        self.cache_kernel = cache_kernel
         self.bit_generator = bit_generator
         self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self.info = np.zeros(2, dtype=np.int_)
@@ -168,7 +172,7 @@ cdef class NystromExperts(GrowingExperts):
         old = self._trimmed() if keep else None
         self.X = np.zeros((cap_t, d))
         self.Y = np.zeros(cap_t)
-        self.K = np.zeros((cap_t, cap_m))
+        self.K = np.zeros((cap_t, cap_m) if self.cache_kernel else (0, 0))
         self.R = np.zeros((cap_m, cap_m))
         self.L = np.zeros((cap_m, cap_m))
         self.centres = np.zeros((cap_m, d))
@@ -199,19 +203,23 @@ cdef class NystromExperts(GrowingExperts):
     # -- state --------------------------------------------------------------------------------------
     def _trimmed(self):
         t, m = int(self.info[0]), int(self.info[1])
-        return {"info": np.array(self.info, dtype=np.int64),
-                "X": np.array(self.X[:t]), "Y": np.array(self.Y[:t]),
-                "K": np.array(np.asarray(self.K)[:t, :m]),
-                "R": np.array(np.asarray(self.R)[:m, :m]), "L": np.array(np.asarray(self.L)[:m, :m]),
-                "centres": np.array(np.asarray(self.centres)[:m]), "S": np.array(self.S[:m]),
-                "h": np.array(self.h[:m]), "index": np.array(self.index[:m], dtype=np.int64),
-                "n_refused": np.array(self.n_refused, dtype=np.int64)}
+        state = {"info": np.array(self.info, dtype=np.int64),
+                 "X": np.array(self.X[:t]), "Y": np.array(self.Y[:t]),
+                 "R": np.array(np.asarray(self.R)[:m, :m]),
+                 "L": np.array(np.asarray(self.L)[:m, :m]),
+                 "centres": np.array(np.asarray(self.centres)[:m]), "S": np.array(self.S[:m]),
+                 "h": np.array(self.h[:m]), "index": np.array(self.index[:m], dtype=np.int64),
+                 "n_refused": np.array(self.n_refused, dtype=np.int64)}
+        if self.cache_kernel:
+            state["K"] = np.array(np.asarray(self.K)[:t, :m])
+        return state
 
     def _write(self, state):
         t, m = int(state["info"][0]), int(state["info"][1])
         np.asarray(self.X)[:t] = state["X"]
         np.asarray(self.Y)[:t] = state["Y"]
-        np.asarray(self.K)[:t, :m] = state["K"]
+        if self.cache_kernel:
+            np.asarray(self.K)[:t, :m] = state["K"]
         np.asarray(self.R)[:m, :m] = state["R"]
         np.asarray(self.L)[:m, :m] = state["L"]
         np.asarray(self.centres)[:m] = state["centres"]
@@ -230,16 +238,19 @@ cdef class NystromExperts(GrowingExperts):
         """ValueError unless `state` is a consistent state of this forecaster: every array present
         with sizes that match the counts, finite values, Cholesky factors upper triangular with a
         positive diagonal, KORS weights >= 1, centre rounds increasing and in range."""
-        require_names(self, state, {"info", "X", "Y", "K", "R", "L", "centres", "S", "h", "index",
-                                    "n_refused", "n_rejected"})
+        names = {"info", "X", "Y", "R", "L", "centres", "S", "h", "index", "n_refused",
+                 "n_rejected"}
+        require_names(self, state, names | {"K"} if self.cache_kernel else names)
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (2,) or info[0] < 0 or not 0 <= info[1] <= info[0]:
             raise ValueError("NystromExperts state 'info' must be int64 [samples, centres] with "
                              "0 <= centres <= samples")
         t, m, d = int(info[0]), int(info[1]), self.n_features
-        require_shapes(self, state, {"X": (t, d), "Y": (t,), "K": (t, m), "R": (m, m), "L": (m, m),
+        require_shapes(self, state, {"X": (t, d), "Y": (t,), "R": (m, m), "L": (m, m),
                                      "centres": (m, d), "S": (m,), "h": (m,)})
+        if self.cache_kernel:
+            require_shapes(self, state, {"K": (t, m)})
         require_triangular(self, state, "R", "upper")
         require_triangular(self, state, "L", "upper")
         if np.any(np.asarray(state["S"]) < 1.0):
@@ -288,8 +299,8 @@ cdef class NystromExperts(GrowingExperts):
         return np.array(np.asarray(self.L)[:m, :m])
 
     # -- a round ------------------------------------------------------------------------------------
-    cdef void kernel_row(self, const double* x) noexcept nogil:
-        """a[j] = k(centre j, x)."""
+    cdef void kernel_row(self, const double* x, double* out) noexcept nogil:
+        """out[j] = k(centre j, x)."""
         cdef int j, i, d = self.n_features
         cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma)
         for j in range(self.info[1]):
@@ -297,12 +308,12 @@ cdef class NystromExperts(GrowingExperts):
             for i in range(d):
                 diff = self.centres[j, i] - x[i]
                 sq += diff * diff
-            self.a[j] = exp(-sq * scale)
+            out[j] = exp(-sq * scale)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0]
         cdef double ridge
-        self.kernel_row(x)
+        self.kernel_row(x, &self.a[0])
         if m == 0:
             self.lev = 0.0
             return 0.0
@@ -325,7 +336,8 @@ cdef class NystromExperts(GrowingExperts):
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
         self.Y[n] = y
         for j in range(m):
-            self.K[n, j] = self.a[j]
+            if self.cache_kernel:
+                self.K[n, j] = self.a[j]
             self.h[j] += y * self.a[j]
             self.v[j] = self.a[j]
         cholupdate(m, &self.R[0, 0], ld, &self.v[0])
@@ -341,7 +353,7 @@ cdef class NystromExperts(GrowingExperts):
         """Adds x (the sample of the round just stored) to the dictionary with KORS probability p;
         self.v holds R_KORS^{-T} S a from the KORS step."""
         cdef int m = self.info[1], ld = self.R.shape[0], ldk = self.K.shape[1], j, i, one = 1
-        cdef int n = self.info[0], d = self.n_features
+        cdef int n = self.info[0], d = self.n_features, s
         cdef char no = b'N'
         cdef double sq, diff, dd, rho2, lam = self.lam, unit = 1.0
         cdef double scale = 0.5 / (self.sigma * self.sigma)
@@ -356,8 +368,16 @@ cdef class NystromExperts(GrowingExperts):
         for j in range(m):
             self.c[j] = self.a[j]
         if m > 0:
-            dgemv(&no, &m, &n, &unit, &self.K[0, 0], &ldk, &self.col[0], &one, &lam, &self.c[0],
-                  &one)
+            if self.cache_kernel:
+                dgemv(&no, &m, &n, &unit, &self.K[0, 0], &ldk, &self.col[0], &one, &lam,
+                      &self.c[0], &one)
+            else:                   # the rows k_I(x_s) again, into the scratch w
+                for j in range(m):
+                    self.c[j] *= lam
+                for s in range(n):
+                    self.kernel_row(&self.X[s, 0], &self.w[0])
+                    for j in range(m):
+                        self.c[j] += self.col[s] * self.w[j]
             solve_upper_transposed(m, &self.R[0, 0], ld, &self.c[0])
         dd = dot(n, &self.col[0], &self.col[0]) + lam
         rho2 = dd - dot(m, &self.c[0], &self.c[0])
@@ -369,8 +389,9 @@ cdef class NystromExperts(GrowingExperts):
         self.R[m, m] = sqrt(rho2)
         kors_append(m, &self.L[0, 0], ld, &self.S[0], &self.v[0], self.mu, p, self.weights_kind)
         # the new column of K and entry of h = K^T Y (this round's y included)
-        for j in range(n):
-            self.K[j, m] = self.col[j]
+        if self.cache_kernel:
+            for j in range(n):
+                self.K[j, m] = self.col[j]
         self.h[m] = dot(n, &self.col[0], &self.Y[0])
         memcpy(&self.centres[m, 0], x, d * sizeof(double))
         self.index[m] = n - 1
