@@ -35,7 +35,7 @@ _LAZY = {
     **{name: "fastomkl.pkawv" for name in (
         "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
         "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV", "BeforehandNystromAWVClassifier",
-        "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV")},
+        "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV", "Mixture")},
 }
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
     "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
     "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
+    "Mixture",
 ]
 
 
