@@ -72,7 +72,8 @@ def test_two_batches_equal_one(meta):
     X, y = X[:120], y[:120]
     whole = Mixture(nystrom_members(), meta=meta).predict_learn(X, y)
     split = Mixture(nystrom_members(), meta=meta)
-    parts = np.concatenate([split.predict_learn(X[:70], y[:70]), split.predict_learn(X[70:], y[70:])])
+    parts = np.concatenate([split.predict_learn(X[:70], y[:70]),
+                            split.predict_learn(X[70:], y[70:])])
     np.testing.assert_allclose(parts, whole, atol=1e-12)
 
 

@@ -1,5 +1,5 @@
-"""Reproduce the experiments of Jezequel, Gaillard & Rudi, "Efficient online learning with kernels for
-adversarial large scale problems" (NeurIPS 2019): ``fastomkl reproduce 002 [options]``.
+"""Reproduce the experiments of Jezequel, Gaillard & Rudi, "Efficient online learning with kernels
+for adversarial large scale problems" (NeurIPS 2019): ``fastomkl reproduce 002 [options]``.
 
     fastomkl reproduce 002                      # Figure 3 and the curves of Figures 2 and 4
     fastomkl reproduce 002 --quick              # 0.2 s budgets, 500 samples, 6 adversarial rounds
@@ -16,8 +16,8 @@ numerical gradients) from several seeded random starts in the box.  Reg_t is con
 coefficient of y_t^2 is 1 - lam [(K + lam I)^{-1}]_tt > 0), so its maximum over y_t is at -1 or +1
 and the search runs over x_t only.  Candidates are evaluated on a copy of the learner made at the
 start of the round, so the search leaves the learner untouched; then the learner learns the chosen
-(x_t, y_t).  Learners: Kernel-AWV (exact), PKAWV-Taylor M = 2, 3, 4, PKAWV-Nystrom (KORS), Pros-N-KONS
-and FOGD (D = 1000, eta = 1 / sqrt(80)), all in the AWV form where it exists.
+(x_t, y_t).  Learners: Kernel-AWV (exact), PKAWV-Taylor M = 2, 3, 4, PKAWV-Nystrom (KORS),
+Pros-N-KONS and FOGD (D = 1000, eta = 1 / sqrt(80)), all in the AWV form where it exists.
 
 **Figures 2 and 4** (average loss and cumulative time against t, §7.4 and the checklist §7.9): one
 pass in file order, x min-max scaled to [-1, 1]^d and, for regression, y to [-1, 1]; square loss
@@ -75,7 +75,7 @@ CHECKPOINTS = (100, 1000, 2000, 5000, 10000, 20000, 45730)
 BOUNDARIES = CHECKPOINTS + (KRR_MAX_SAMPLES,)
 
 
-# -- data -------------------------------------------------------------------------------------------
+# -- data ------------------------------------------------------------------------------------------
 def min_max(A: np.ndarray) -> np.ndarray:
     """Columns of A mapped to [-1, 1] by their minimum and maximum (a constant column maps to 0)."""
     A = np.asarray(A, dtype=np.float64)
@@ -99,7 +99,7 @@ def stream(name: str, n: int | None = None):
     return np.ascontiguousarray(X), np.ascontiguousarray(y)
 
 
-# -- learners ---------------------------------------------------------------------------------------
+# -- learners --------------------------------------------------------------------------------------
 def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
     """The estimator behind one curve: ``mode`` "vaw" (adversarial) or "ridge" (real data)."""
     from fastomkl import pkawv
@@ -131,7 +131,7 @@ def taylor_features(name: str, d: int) -> int | None:
     return comb(int(name[-1]) + d, d) if name.startswith("Taylor") else None
 
 
-# -- Figure 3: the greedy adversary -----------------------------------------------------------------
+# -- Figure 3: the greedy adversary ----------------------------------------------------------------
 def gaussian_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     sq = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
     return np.exp(-sq / (2.0 * SIGMA ** 2))
@@ -189,7 +189,7 @@ def regret_bound(X: np.ndarray) -> np.ndarray:
                      for t in range(1, len(X) + 1)])
 
 
-# -- Figures 2 and 4: curves under a wall-clock budget ------------------------------------------------
+# -- Figures 2 and 4: curves under a wall-clock budget ---------------------------------------------
 def budget_run(model, X, y, task: str, budget: float, stop_at: int | None = None):
     """Prequential pass in chunks until the data, the budget or ``stop_at`` samples run out.
 
@@ -239,7 +239,7 @@ def curve_runs(datasets, learners, budget: float, n_samples, quiet: bool):
     return curves, sizes
 
 
-# -- reports ----------------------------------------------------------------------------------------
+# -- reports ---------------------------------------------------------------------------------------
 def value_at(rows, t: int, column: int):
     """The curve's value (1: average loss, 2: seconds) at the last recorded round <= t, if the
     learner got that far."""
@@ -268,7 +268,8 @@ def checks(curves, name, learners) -> list:
     krr, m2 = loss.get("KRR"), loss.get("Taylor M=2")
     if krr is not None and m2 is not None:
         gap = (m2 - krr) / max(krr, 1e-12)
-        lines.append(f"* Taylor M = 2 close to KRR: at t = {t0} (the last round KRR, Taylor M = 2 and FOGD all reached) "
+        lines.append(f"* Taylor M = 2 close to KRR: at t = {t0} (the last round KRR, Taylor M = 2 "
+                     "and FOGD all reached) "
                      f"{m2:.4f} against {krr:.4f} ({gap:+.0%}): "
                      f"**{'holds' if abs(gap) <= 0.1 else 'does not hold'}** (within 10%).")
     ranked = sorted(speed, key=speed.get, reverse=True)
@@ -341,7 +342,7 @@ def curves_report(curves, sizes, datasets, learners, budget, quick, elapsed) -> 
                          f"{total / t:.4f} | " + " | ".join(cells) + " |")
         lines += ["", "Qualitative outcomes of spec §7.9:", ""] + checks(curves, name, learners)
         lines.append("")
-    lines += [f"Run time of the whole reproduction: {elapsed:.0f} s.", ""]
+    lines += [f"Run time of these curves: {elapsed:.0f} s.", ""]
     return "\n".join(lines + ([] if quick else [CURVE_NOTES]))
 
 
@@ -373,11 +374,11 @@ CURVE_NOTES = """## How these curves relate to the paper's
     (median relative error over pairs of rows; 5% for M = 4); the gap closes with M as the paper
     says (M = 4 is within 3% of KRR), and over the whole stream M = 2 ends at 16.4% error.
   * *Pros-N-KONS* is the least accurate learner on every data set: it restarts from zero each time
-    its KORS dictionary grows (173 times on casp, about 1500 times in the 3200 rounds it covered of phishing),
+    its KORS dictionary grows (173 times on casp, about every second round on phishing),
     so it learns from short segments only.  The paper blames the restarts for its adversarial
     regret; its Figs. 2 and 4 cannot be read for accuracy.
   * *Nyström* (KORS, μ = 1, 1/p weights) is the most accurate learner on casp and magic04 and follows
-    KRR on phishing, where its dictionary keeps about 3750 of the first 8700 rows (a near-diagonal
+    KRR on phishing, where its dictionary keeps over 40% of the rows it sees (a near-diagonal
     kernel makes every new row novel), which makes it as slow as KRR there.
 * **Classification** error counts ŷ = 0 as +1 (the classifiers predict the sign of the ridge
   prediction).  All learners fit the square loss on ±1 labels, as the paper's did.
@@ -387,7 +388,8 @@ CURVE_NOTES = """## How these curves relate to the paper's
 
 
 def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> str:
-    title = "# Paper 002 (Jézéquel, Gaillard & Rudi, PKAWV): Figure 3, regret in the adversarial setting"
+    title = ("# Paper 002 (Jézéquel, Gaillard & Rudi, PKAWV): Figure 3, regret in the adversarial "
+             "setting")
     marks = [t for t in (5, 10, 20, 40, 60, 80) if t <= n_rounds]
     if n_rounds not in marks:
         marks.append(n_rounds)
@@ -411,7 +413,8 @@ def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> st
     if "Kernel-AWV" in final:
         best = min(final, key=final.get)
         lines.append(f"* Kernel-AWV has the lowest regret at t = {n_rounds}: lowest is {best} "
-                     f"({final[best]:.3f}): **{'holds' if best == 'Kernel-AWV' else 'does not hold'}**.")
+                     f"({final[best]:.3f}): "
+                     f"**{'holds' if best == 'Kernel-AWV' else 'does not hold'}**.")
     taylors = [f"Taylor M={m}" for m in (2, 3, 4) if f"Taylor M={m}" in final]
     if "Kernel-AWV" in final and len(taylors) > 1:
         gaps = [final[lr] - final["Kernel-AWV"] for lr in taylors]
@@ -427,7 +430,8 @@ def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> st
     if "FOGD" in final and "Kernel-AWV" in final:
         rank = sorted(final, key=final.get).index("FOGD") + 1
         lines.append(f"* FOGD surprisingly good: rank {rank} of {len(final)} "
-                     f"({final['FOGD']:.3f}): **{'holds' if rank <= len(final) // 2 + 1 else 'does not hold'}** "
+                     f"({final['FOGD']:.3f}): "
+                     f"**{'holds' if rank <= len(final) // 2 + 1 else 'does not hold'}** "
                      "(upper half).")
     lines += ["", f"Run time: {elapsed:.0f} s.", ""]
     return "\n".join(lines + ([] if quick else [ADVERSARIAL_NOTES]))
