@@ -48,8 +48,8 @@ from fastomkl._core.pros_n_kons import ProsNKonsExperts
 from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._rff_models import check_steps
-from fastomkl._validation import (check_choice, check_float, check_int, check_sample,
-                                  split_random_state)
+from fastomkl._validation import (check_choice, check_float, check_int, check_matrix,
+                                  check_sample, check_targets, split_random_state)
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
 
@@ -694,9 +694,20 @@ class Mixture:
         Returns
         -------
         ndarray (n_samples,)
+
+        Raises
+        ------
+        ValueError
+            For bad input (checked before any member learns: nothing changes).
         """
+        # Checked before any member learns, so bad input leaves every member as it was.
+        widths = {m.n_features_in_ for m in self.members if hasattr(m, "n_features_in_")}
+        if len(widths) > 1:
+            raise ValueError(f"members were trained on different numbers of features: "
+                             f"{sorted(widths)}")
+        X = check_matrix(X, widths.pop() if widths else None, owner="the mixture's members")
+        y = check_targets(y, X.shape[0])
         P = np.column_stack([member.predict_learn(X, y) for member in self.members])
-        y = np.asarray(y, dtype=np.float64)
         if self.label_range is not None:
             P = np.clip(P, *self.label_range)
         if self.meta == "ewa":

@@ -87,3 +87,36 @@ def test_two_batches_equal_one(meta):
 def test_bad_parameters_name_what_was_wrong(kwargs, name):
     with pytest.raises(ValueError, match=name):
         Mixture(**kwargs)
+
+
+@pytest.mark.parametrize("bad", ["nan_target", "short_target", "other_width"])
+def test_bad_input_leaves_every_member_and_the_second_level_as_they_were(bad):
+    X, y = airfoil()
+    members = nystrom_members()
+    mix = Mixture(members, meta="vaw")
+    mix.predict_learn(X[:50], y[:50])
+    before = [m.predict(X[50:60]) for m in members], mix.weights_
+    Xb, yb = X[50:80].copy(), y[50:80].copy()
+    if bad == "nan_target":
+        yb[-1] = np.nan
+    elif bad == "short_target":
+        yb = yb[:-1]
+    else:
+        Xb = Xb[:, :3]
+    with pytest.raises(ValueError):
+        mix.predict_learn(Xb, yb)
+    assert all(m.n_samples_seen_ == 50 for m in members)
+    for m, pred in zip(members, before[0]):
+        np.testing.assert_array_equal(m.predict(X[50:60]), pred)
+    np.testing.assert_array_equal(mix.weights_, before[1])
+
+
+def test_inputs_are_checked_against_the_fitted_members_before_a_fresh_one_learns():
+    X, y = airfoil()
+    fitted = NystromAWV(sigma=1.0, mode="ridge").fit(X[:30], y[:30])
+    fresh = NystromAWV(sigma=0.5, mode="ridge")
+    with pytest.raises(ValueError, match="expecting 5 features"):
+        Mixture([fresh, fitted]).predict_learn(X[:20, :3], y[:20])
+    assert not hasattr(fresh, "n_features_in_")
+    with pytest.raises(ValueError, match="different numbers of features"):
+        Mixture([fitted, NystromAWV().fit(X[:10, :3], y[:10])]).predict_learn(X[:5], y[:5])
