@@ -5,13 +5,17 @@
 Measured in one process (ratios only compare numbers from the same run), BLAS on one thread:
 
 * TaylorAWV with d = 18, M = 2 (r = 190 features, the paper's SUSY setting): the compiled stream
-  (``predict_learn``), against the arithmetic floor of one round (one dsymv + one dsyr of order
-  190 on a full matrix) and against a straightforward NumPy implementation (features from the
-  same tables, Sherman-Morrison with full matrices); then one pass over 10^6 samples.
+  (``predict_learn``), against the arithmetic floor of one round (one dspmv + one dspr of order
+  190 on the packed matrix the model keeps, and one dsymv + dsyr on a full one) and against a
+  straightforward NumPy implementation (features from the same tables, Sherman-Morrison with full
+  matrices); then one pass over 10^6 samples.
 * NystromAWV per-round cost once its dictionary holds m = 50, 200, 800 centres, against two
   NumPy/SciPy versions of the same round: one that refactorises M = K^T K + lam K_II every round
   (scipy.linalg.cho_factor, O(m^3)) and one that updates the factor by rank-one rotations in NumPy
-  (O(m^2) with a Python loop over rows).
+  (O(m^2) with a Python loop over rows); the growth exponent of each, fitted on log-log scales.
+* Memory held by a model (tracemalloc, which sees NumPy's buffers) after n samples: constant for
+  TaylorAWV (the packed r x r inverse), O(m^2) plus the stored inputs and kernel rows for
+  NystromAWV (O(t (d + m)), which its insertions need).
 
 Results go to bench/results/bench_pkawv.md.
 """
@@ -21,6 +25,7 @@ import argparse
 import platform
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +34,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fastomkl._core.taylor import taylor_tables  # noqa: E402
-from fastomkl._core.vaw import blas_floor  # noqa: E402
+from fastomkl._core.vaw import blas_floor, pack  # noqa: E402
 from fastomkl.pkawv import NystromAWV, TaylorAWV  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -71,10 +76,12 @@ def taylor_section(quick):
     model = TaylorAWV(sigma=4.0, degree=M, mode="ridge")
     r = 190
     t_fast = best(lambda: TaylorAWV(sigma=4.0, degree=M).predict_learn(X, y)) / n
-    full = (np.eye(r) * 1.0).reshape(1, -1).copy()
+    full = np.eye(r).reshape(1, -1).copy()
+    packed = pack(np.eye(r)[None])
     Z = rng.uniform(-0.1, 0.1, (1, r))
     rounds = n
     t_floor = best(lambda: blas_floor(full, Z, rounds, False)) / rounds
+    t_packed = best(lambda: blas_floor(packed, Z, rounds, True)) / rounds
     n_np = 1000 if quick else 3000
     t_np = best(lambda: numpy_taylor_awv(X[:n_np], y[:n_np], M, 4.0), 1) / n_np
     ours = TaylorAWV(sigma=4.0, degree=M).predict_learn(X[:n_np], y[:n_np])
@@ -90,7 +97,9 @@ def taylor_section(quick):
         "| what | time per sample | ratio to fastomkl |",
         "|---|---|---|",
         f"| fastomkl `TaylorAWV.predict_learn` ({n} samples) | {t_fast * 1e6:.2f} us | 1 |",
-        f"| floor: one dsymv + one dsyr of order 190 (OpenBLAS, 1 thread) | {t_floor * 1e6:.2f} us "
+        f"| floor: one packed dspmv + dspr of order 190 (OpenBLAS, 1 thread) | "
+        f"{t_packed * 1e6:.2f} us | {t_packed / t_fast:.2f} |",
+        f"| floor: one full dsymv + dsyr of order 190 (OpenBLAS, 1 thread) | {t_floor * 1e6:.2f} us "
         f"| {t_floor / t_fast:.2f} |",
         f"| straightforward NumPy ({n_np} samples) | {t_np * 1e6:.1f} us | {t_np / t_fast:.0f} |",
         "",
@@ -134,7 +143,8 @@ def nystrom_section(quick):
             "(d = 3, sigma = 0.3).", "",
             "| m | fastomkl | NumPy/SciPy refactorise | ratio | NumPy rank-one update | ratio |",
             "|---|---|---|---|---|---|"]
-    for m in (50, 200, 800):
+    sizes, costs = (50, 100, 200, 400, 800), []
+    for m in sizes:
         warm = 4 * m + 2000
         X = rng.uniform(-1, 1, (warm, d))
         y = np.sin(4 * X[:, 0])
@@ -161,7 +171,56 @@ def nystrom_section(quick):
         rows.append(f"| {m} | {t_fast * 1e6:.1f} us | {timings[0] * 1e6:.0f} us | "
                     f"{timings[0] / t_fast:.0f} | {timings[1] * 1e6:.0f} us | "
                     f"{timings[1] / t_fast:.0f} |")
-    return rows + [""]
+        costs.append((t_fast, *timings))
+    slopes = [np.polyfit(np.log(sizes[2:]), np.log(column[2:]), 1)[0]
+              for column in np.array(costs).T]
+    return rows + [
+        "", f"Growth exponent of the cost per round over m = {sizes[2]}..{sizes[-1]} (slope on "
+        f"log-log scales; m^2 is 2, m^3 is 3): fastomkl {slopes[0]:.2f}, NumPy/SciPy refactorise "
+        f"{slopes[1]:.2f}, NumPy rank-one update {slopes[2]:.2f}.  Below m = 200 the kernel row, "
+        "the call overhead and the KORS step (O(m d + m)) are a visible part of a round.", ""]
+
+
+def traced_bytes(build):
+    """Bytes still allocated (tracemalloc: Python objects and NumPy buffers) by what build()
+    returns, measured while it is alive."""
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    model = build()
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    del model
+    return held
+
+
+def memory_section(quick):
+    rng = np.random.default_rng(2)
+    lengths = (10_000, 40_000) if quick else (10_000, 100_000)
+    rows = ["## Memory held by a model after n samples", "",
+            "tracemalloc, model kept alive; NumPy buffers included.", "",
+            "| model | n | held | per sample beyond the first n |", "|---|---|---|---|"]
+    models = [("TaylorAWV d = 18, M = 2 (r = 190)", 18,
+               lambda: TaylorAWV(sigma=4.0, degree=2, mode="ridge")),
+              ("NystromAWV d = 3, m = 200 (max_centres)", 3,
+               lambda: NystromAWV(sigma=0.3, mu=1e-4, max_centres=200, mode="ridge",
+                                  random_state=0))]
+    for name, d, make in models:
+        held = []
+        for n in lengths:
+            X = rng.uniform(-1, 1, (n, d))
+            y = np.sin(4 * X[:, 0])
+            held.append(traced_bytes(lambda: make().fit(X, y)))
+        per = (held[1] - held[0]) / (lengths[1] - lengths[0])
+        rows += [f"| {name} | {lengths[0]} | {held[0] / 1e6:.2f} MB | |",
+                 f"| {name} | {lengths[1]} | {held[1] / 1e6:.2f} MB | {round(per) + 0} B |"]
+    r = 190
+    return rows + [
+        "", f"TaylorAWV keeps the packed inverse, r (r + 1) / 2 = {r * (r + 1) // 2} doubles "
+        f"({r * (r + 1) // 2 * 8 / 1e3:.0f} kB), and O(r) vectors: nothing grows with n.  "
+        "NystromAWV keeps its m x m factors (O(m^2)) and, for the insertions, every input and its "
+        "kernel row against the dictionary: 8 (d + m) bytes per sample (here 8 x 203 = 1624 B), "
+        "stored in arrays that double when full, so the measured figure lies between that and "
+        "twice it.", ""]
 
 
 def main():
@@ -175,6 +234,7 @@ def main():
                  f"NumPy {np.__version__}; BLAS on one thread.", ""]
         lines += taylor_section(args.quick)
         lines += nystrom_section(args.quick)
+        lines += memory_section(args.quick)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "bench_pkawv.md").write_text("\n".join(lines))
     print("\n".join(lines))

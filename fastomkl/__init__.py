@@ -44,7 +44,7 @@ _LAZY = {
         "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
         "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
         "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
-        "FixedEmbeddingAWVClassifier")},
+        "FixedEmbeddingAWVClassifier", "Mixture")},
 }
 
 __all__ = [
@@ -63,7 +63,7 @@ __all__ = [
     "TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier", "KernelAWV",
     "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
     "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
-    "FixedEmbeddingAWVClassifier",
+    "FixedEmbeddingAWVClassifier", "Mixture",
 ]
 
 

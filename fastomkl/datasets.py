@@ -9,7 +9,7 @@ import numpy as np
 __all__ = ["Dataset", "load_dataset", "DATASETS", "scale_to_unit_ball", "scale_to_unit_interval",
            "impute_column_means"]
 
-DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
+DATASETS = ("airfoil", "bias_correction", "casp", "concrete", "magic04", "naval", "phishing")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from fastomkl._core.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.vaw import VAWExperts
 from fastomkl._rff_models import check_steps
 from fastomkl._validation import (MAX_ABS_INPUT, check_choice, check_float, check_int,
-                                  check_sample, split_random_state)
+                                  check_matrix, check_sample, check_targets, split_random_state)
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
 
@@ -59,7 +59,7 @@ KORS_WEIGHTS = ("sqrt", "inverse")
 __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifier",
            "KernelAWV", "KernelAWVClassifier", "FOGD", "FOGDClassifier",
            "BeforehandNystromAWV", "BeforehandNystromAWVClassifier", "kors_centres", "ProsNKons",
-           "ProsNKonsClassifier", "FixedEmbeddingAWV",
+           "ProsNKonsClassifier", "FixedEmbeddingAWV", "FixedEmbeddingAWVClassifier", "Mixture",
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
@@ -643,3 +643,123 @@ class FixedEmbeddingAWV(_FixedEmbeddingAWVBase, OnlineEstimator):
 class FixedEmbeddingAWVClassifier(_FixedEmbeddingAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with a fixed embedding given by the user, as a binary classifier (square "
                "loss on labels coded -1/+1)." + _FIXED_EMBEDDING_DOC)
+
+
+class Mixture:
+    """Online combination of several models (for instance ``NystromAWV`` or ``TaylorAWV`` of
+    different bandwidths: one representation per kernel of a dictionary) by a second-level learner
+    on their predictions.
+
+    Every member learns every sample (full information), so its online predictions do not depend
+    on the combination: ``predict_learn`` runs each member's compiled pass over the batch, then the
+    second level over the (n, N) matrix of their predictions, which gives the same predictions as
+    interleaving the two round by round.  The second level costs O(N^2) per round in NumPy.
+
+    Parameters
+    ----------
+    members : list of fastomkl regressors
+        The N experts, fresh or already trained; they keep learning.
+    meta : {"vaw", "ewa"}, default "vaw"
+        "vaw": second-level VAW with signed weights alpha_t = (lam I + sum_{s<=t} p_s p_s^T)^{-1}
+        sum_{s<t} y_s p_s on the prediction vectors p (without p_t in the matrix when
+        ``mode="ridge"``), as ``fastomkl.VAW2`` combines its kernels.  "ewa": exponentially
+        weighted average, weights proportional to exp(-eta L_k) over the cumulative square losses.
+    lam : float, default 1.0
+        Ridge of the second-level VAW.
+    mode : {"vaw", "ridge"}, default "ridge"
+        Second-level VAW mode.
+    eta : float or None, default None
+        EWA rate; None is 1 / (2 (hi - lo)^2) for ``label_range`` (lo, hi), else 1.
+    label_range : (lo, hi) or None, default None
+        Clip the member predictions to [lo, hi] before combining them (the truncated experts of
+        paper 003); None combines them as they are.
+
+    Attributes
+    ----------
+    weights_ : ndarray (N,)
+        The second level's current weights (signed for "vaw", convex for "ewa").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.pkawv import Mixture, NystromAWV
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
+    >>> mix = Mixture([NystromAWV(sigma=s, mode="ridge", random_state=0) for s in (0.3, 1.0)])
+    >>> mix.predict_learn(X, np.sin(3 * X[:, 0])).shape
+    (200,)
+    """
+
+    def __init__(self, members, meta="vaw", lam=1.0, mode="ridge", eta=None, label_range=None):
+        members = list(members)
+        if not members or not all(isinstance(m, OnlineEstimator)
+                                  and not isinstance(m, BinaryClassifier) for m in members):
+            raise ValueError("members must be a non-empty list of fastomkl regressors")
+        self.members = members
+        self.meta = check_choice(meta, "meta", ("vaw", "ewa"))
+        self.lam = check_float(lam, "lam", 0.0, strict=True)
+        self.mode = check_choice(mode, "mode", MODES)
+        self.label_range = None
+        if label_range is not None:
+            lo, hi = (check_float(v, "label_range") for v in label_range)
+            if not lo < hi:
+                raise ValueError(f"label_range must have lo < hi, got {label_range!r}")
+            self.label_range = (lo, hi)
+        default = 1.0 if label_range is None else 1.0 / (2.0 * (hi - lo) ** 2)
+        self.eta = default if eta is None else check_float(eta, "eta", 0.0, strict=True)
+        n = len(members)
+        self._inverse = np.eye(n) / self.lam        # (lam I + sum p p^T)^{-1}
+        self._b = np.zeros(n)                       # sum y p
+        self._losses = np.zeros(n)                  # cumulative square losses (EWA)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        if self.meta == "vaw":
+            return self._inverse @ self._b
+        w = np.exp(-self.eta * (self._losses - self._losses.min()))
+        return w / w.sum()
+
+    def predict_learn(self, X, y) -> np.ndarray:
+        """Prequential pass over the rows of X: the mixture's prediction for each row before it
+        (and every member) learns its target.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        y : array-like (n_samples,)
+
+        Returns
+        -------
+        ndarray (n_samples,)
+
+        Raises
+        ------
+        ValueError
+            For bad input (checked before any member learns: nothing changes).
+        """
+        # Checked before any member learns, so bad input leaves every member as it was.
+        widths = {m.n_features_in_ for m in self.members if hasattr(m, "n_features_in_")}
+        if len(widths) > 1:
+            raise ValueError(f"members were trained on different numbers of features: "
+                             f"{sorted(widths)}")
+        X = check_matrix(X, widths.pop() if widths else None, owner="the mixture's members")
+        y = check_targets(y, X.shape[0])
+        P = np.column_stack([member.predict_learn(X, y) for member in self.members])
+        if self.label_range is not None:
+            P = np.clip(P, *self.label_range)
+        if self.meta == "ewa":
+            before = self._losses + np.vstack([np.zeros(P.shape[1]),
+                                               np.cumsum((P - y[:, None]) ** 2, axis=0)[:-1]])
+            W = np.exp(-self.eta * (before - before.min(axis=1, keepdims=True)))
+            self._losses = before[-1] + (P[-1] - y[-1]) ** 2
+            return (W * P).sum(axis=1) / W.sum(axis=1)
+        out = np.empty(len(y))
+        for t, (p, target) in enumerate(zip(P, y)):
+            u = self._inverse @ p
+            q = p @ u
+            if self.mode == "vaw":
+                out[t] = self._b @ u / (1.0 + q)
+            else:
+                out[t] = self._b @ u
+            self._inverse -= np.outer(u, u) / (1.0 + q)
+            self._b += target * p
+        return out

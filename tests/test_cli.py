@@ -98,7 +98,9 @@ def test_reproduce_lists_papers_with_authors_titles_and_years(capsys):
         assert 'Ghari & Shen, "Graph-Aided Online Multi-Kernel Learning" (JMLR 24, 2023)' in text
         assert ('Rokhlin & Gurtovaya, "Random feature-based double Vovk-Azoury-Warmuth algorithm '
                 'for online multi-kernel learning" (preprint, 2025)') in text
-        assert "001" not in text and "002" not in text and "004" not in text   # not runnable
+        assert ('Jézéquel, Gaillard & Rudi, "Efficient online learning with kernels for '
+                'adversarial large scale problems" (NeurIPS 2019)') in text
+        assert "001" not in text and "004" not in text   # not runnable
 
 
 def test_progress_bar_unless_quiet(monkeypatch, capsys):

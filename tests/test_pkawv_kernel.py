@@ -65,3 +65,13 @@ def test_classifier():
     clf = KernelAWVClassifier(sigma=0.5, mode="ridge")
     online = clf.predict_learn(X, labels)
     assert (online[100:] == labels[100:]).mean() > 0.85
+
+
+def test_capacity_never_exceeds_max_samples():
+    """Growing by doubling stops at max_samples: 100 samples in a model capped at 70 would
+    otherwise reach a capacity of 128 (and at the default 20000, a 32768^2 factor)."""
+    X, y = data(70, seed=4)
+    model = KernelAWV(sigma=0.8, max_samples=70)
+    for x, target in zip(X, y):
+        model.learn_one(x, target)
+    assert model._engine.experts.capacity == 70

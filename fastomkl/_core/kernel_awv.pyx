@@ -65,9 +65,17 @@ cdef class KernelAWVExperts(GrowingExperts):
         if old is not None:
             self._write(old)
 
+    @property
+    def capacity(self):
+        """Samples the arrays have room for."""
+        return self.X.shape[0]
+
     def reserve(self):
-        if self.info[0] >= self.X.shape[0]:
-            self._allocate(2 * self.X.shape[0])
+        """Room for one more sample: double the capacity, never beyond max_samples (at the
+        default 20000, doubling 16384 would allocate a 32768^2 factor, 8.6 GB)."""
+        cdef long cap = self.X.shape[0]
+        if self.info[0] >= cap:
+            self._allocate(min(2 * cap, self.max_samples) if self.max_samples > 0 else 2 * cap)
 
     def admit(self, long n_more):
         if self.max_samples > 0 and self.info[0] + n_more > self.max_samples:

@@ -11,6 +11,9 @@ import importlib
 PAPERS = {
     "000": ("Ghari & Shen", "Graph-Aided Online Multi-Kernel Learning", "JMLR 24, 2023",
             "Tables 1-5, Figures 1-6"),
+    "002": ("Jézéquel, Gaillard & Rudi",
+            "Efficient online learning with kernels for adversarial large scale problems",
+            "NeurIPS 2019", "Figures 2-4"),
     "003": ("Rokhlin & Gurtovaya",
             "Random feature-based double Vovk-Azoury-Warmuth algorithm for online multi-kernel "
             "learning", "preprint, 2025", "Table 2, Figures 1-2"),
