@@ -34,6 +34,7 @@ _LAZY = {
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw", "VAWClassifier": "fastomkl.vaw",
     "ConcatVAWClassifier": "fastomkl.vaw", "VAW2Classifier": "fastomkl.vaw",
     "VAWEWAClassifier": "fastomkl.vaw", "VAWMetaClassifier": "fastomkl.vaw",
+    **{name: "fastomkl.dsg" for name in ("DoublySGDRegressor", "DoublySGDClassifier")},
     # kernel selection under bandit feedback (paper 001)
     **{name: "fastomkl.bandit" for name in (
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",

@@ -1,0 +1,719 @@
+"""Doubly stochastic gradients (DSG) for kernel machines: Dai, Xie, He, Liang, Raj, Balcan and Song,
+"Scalable Kernel Methods via Doubly Stochastic Gradients", NeurIPS 2014.
+
+Each iteration takes a mini-batch of B samples and a fresh block of r random Fourier features, and
+takes one functional gradient step::
+
+    F      = f_t(X_batch)                               (every earlier block regenerated)
+    G      = l'(F, y)                                   (the loss derivative, per sample)
+    alpha_t = -gamma_t / B * z_t(X_batch)^T G           (the new block's coefficients)
+    alpha_s <- (1 - gamma_t nu) alpha_s,  s < t         (the shrink of every older block)
+
+with ``z_t(x) = sqrt(2/r) cos(W_t^T x + b_t)``, so that ``E[z(x)^T z(x')] = k(x, x')``.  With
+B = r = 1 this is the paper's Algorithm 1.  Old blocks are never updated again, only shrunk; the
+model grows by r coefficients per iteration, and the frequencies of block t are never stored:
+they are a pure function of ``(seed, stream, t)`` (``fastomkl._core.dsg``) and regenerated at
+every prediction.  The shrink is O(1): the coefficients are kept as ``scale * coef``.
+
+Data-parallel training: W models with the same seed and parameters but different ``stream``
+draw disjoint feature blocks; ``merge(models)`` returns one model whose prediction is the
+average of theirs (the blocks concatenated, each model's coefficients divided by W).
+
+Kernels: ``"gaussian"`` exp(-||d||^2 / (2 sigma^2)), ``"laplacian"`` exp(-||d||_1 / sigma),
+``"cauchy"`` prod 1 / (1 + d_l^2 / sigma^2), ``"matern"`` (nu = ``matern_nu`` in {0.5, 1.5, 2.5}),
+the conventions of ``fastomkl.kernels``; sigma is ``bandwidth`` (a number, or ``"median"``: the
+median distance between rows of the first learning call, times ``bandwidth_scale``).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._validation import (NumericalWarning, check_choice, check_float, check_int,
+                                  check_matrix, check_sample, check_target_value, check_targets)
+
+__all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "merge", "median_bandwidth"]
+
+KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
+SCHEDULES = ("inverse", "theory", "constant")
+MATERN_NUS = (0.5, 1.5, 2.5)
+BLOCKS_PER_PART = 8           # prediction sums blocks in parts of this many, reduced in order
+ROWS_PER_SLICE = 4096         # and rows in slices of this many
+MAX_COEF = 1e200              # a new block beyond this magnitude is refused (non-finite guard)
+RENORMALISE_BELOW = 1e-100    # fold the lazy scale into the coefficients below this magnitude
+MIN_BANDWIDTH = 1e-100
+
+
+def _core():
+    from fastomkl._core import dsg
+    return dsg
+
+
+def median_bandwidth(X, scale: float = 1.0, max_rows: int = 2000, random_state=0) -> float:
+    """The median Euclidean distance between distinct rows of X, times ``scale`` (the median trick).
+
+    Parameters
+    ----------
+    X : array-like, shape (n_samples, n_features)
+    scale : float, default 1
+        The paper multiplies the median by 0.1, 1 or 4 depending on the data set.
+    max_rows : int, default 2000
+        The median runs over all pairs of at most this many rows, drawn with ``random_state``.
+    random_state : int, default 0
+
+    Returns
+    -------
+    float
+        The bandwidth; ``sqrt(n_features) * scale`` when X has fewer than two distinct rows (the
+        median distance of standardised data is about ``sqrt(2 n_features)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> median_bandwidth(X)
+    5.0
+    """
+    X = check_matrix(X)
+    if X.shape[0] > max_rows:
+        rows = np.random.default_rng(random_state).choice(X.shape[0], max_rows, replace=False)
+        X = X[np.sort(rows)]
+    i, j = np.triu_indices(X.shape[0], k=1)
+    with np.errstate(over="ignore"):
+        distances = np.sqrt(np.square(X[i] - X[j]).sum(axis=1))
+    distances = distances[distances > 0]
+    if distances.size == 0:
+        return math.sqrt(X.shape[1]) * scale
+    median = float(np.median(distances))
+    if not math.isfinite(median):           # rows near the input bound: the distance overflows
+        median = float(np.median(np.abs(X[i] - X[j]).max(axis=1)))
+    return max(median * scale, MIN_BANDWIDTH)
+
+
+# -- losses: the derivative l'(F, y) in F, for F of shape (n, C) -------------------------------------
+def _squared(F, y, p):
+    return F - y[:, None]
+
+
+def _huber(F, y, p):
+    return np.clip(F - y[:, None], -p["epsilon"], p["epsilon"])
+
+
+def _epsilon_insensitive(F, y, p):
+    r = F - y[:, None]
+    return np.where(np.abs(r) > p["epsilon"], np.sign(r), 0.0)
+
+
+def _absolute(F, y, p):
+    return np.sign(F - y[:, None])
+
+
+def _quantile(F, y, p):
+    return np.where(F >= y[:, None], 1.0 - p["quantile"], -p["quantile"])
+
+
+def _hinge(F, y, p):
+    return np.where(y[:, None] * F < 1.0, -y[:, None], 0.0)
+
+
+def _squared_hinge(F, y, p):
+    return np.where(y[:, None] * F < 1.0, F - y[:, None], 0.0)
+
+
+def _logistic(F, y, p):
+    # -y sigma(-y F), with the logistic function in its overflow-free form
+    m = -y[:, None] * F
+    return -y[:, None] * np.where(m >= 0, 1.0 / (1.0 + np.exp(-np.abs(m))),
+                                  np.exp(-np.abs(m)) / (1.0 + np.exp(-np.abs(m))))
+
+
+REGRESSION_LOSSES = {"squared": _squared, "huber": _huber,
+                     "epsilon_insensitive": _epsilon_insensitive, "absolute": _absolute,
+                     "quantile": _quantile}
+CLASSIFICATION_LOSSES = {"hinge": _hinge, "squared_hinge": _squared_hinge, "logistic": _logistic}
+LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES}
+
+
+def step_size(schedule: str, t: int, eta0: float, eta1: float, nu: float) -> float:
+    """gamma_t of iteration t >= 1: ``"inverse"`` eta0 / (1 + eta1 t) (the authors' code),
+    ``"theory"`` eta0 / t (the paper's theta / t, with theta = eta0), ``"constant"`` eta0."""
+    if schedule == "inverse":
+        return eta0 / (1.0 + eta1 * t)
+    if schedule == "theory":
+        return eta0 / t
+    return eta0
+
+
+class _DSGEngine:
+    """The state of one DSG model and its learning and prediction loops.
+
+    The coefficients of block s are ``scale * coef[s r:(s + 1) r]``; block s's features are
+    regenerated from ``(seed, streams[s], indices[s])``.
+    """
+
+    def __init__(self, config: dict, n_features: int):
+        self.config = config
+        self.n_features = n_features
+        self.r = config["block_size"]
+        self.C = 1
+        self.seed = config["seed"]
+        self.stream = config["stream"]
+        self.bandwidth = config["bandwidth"]      # None until the first batch ("median")
+        self.n_blocks = 0
+        self.coef = np.zeros((0, self.C))
+        self.avg = np.zeros((0, self.C))
+        self.streams = np.zeros(0, dtype=np.int64)
+        self.indices = np.zeros(0, dtype=np.int64)
+        self.scale = 1.0
+        self.t = 0                  # samples learnt
+        self.iterations = 0
+        self.next_index = 0
+        self.n_rejected_updates = 0
+        self.rng_state = {}         # DSG draws nothing per round: the features are keyed
+
+    # -- prediction ---------------------------------------------------------------------------
+    def _kernel_args(self):
+        c = self.config
+        return c["kernel"], int(round(2 * c["matern_nu"])), self.bandwidth, self.seed
+
+    def decision(self, X: np.ndarray, averaged: bool | None = None) -> np.ndarray:
+        """f(X), shape (n, C), with every block regenerated; the same bits on any thread count."""
+        averaged = self.config["average"] if averaged is None else averaged
+        coef, scale = (self.avg, 1.0) if averaged else (self.coef, self.scale)
+        n = X.shape[0]
+        out = np.zeros((n, self.C))
+        if self.n_blocks == 0 or n == 0:
+            return out
+        coef = coef[:self.n_blocks * self.r]
+        streams, indices = self.streams[:self.n_blocks], self.indices[:self.n_blocks]
+        parts = [(lo, min(lo + BLOCKS_PER_PART, self.n_blocks))
+                 for lo in range(0, self.n_blocks, BLOCKS_PER_PART)]
+        accumulate = _core().accumulate
+        args = self._kernel_args()
+        n_jobs = self.config["n_jobs"]
+        for start in range(0, n, ROWS_PER_SLICE):
+            rows = X[start:start + ROWS_PER_SLICE]
+            partial = np.zeros((len(parts), rows.shape[0], self.C))
+
+            def run(p, rows=rows, partial=partial):
+                lo, hi = parts[p]
+                accumulate(rows, *args, streams, indices, coef, scale, lo, hi, partial[p])
+
+            if n_jobs == 1 or len(parts) == 1:
+                for p in range(len(parts)):
+                    run(p)
+            else:
+                with ThreadPoolExecutor(n_jobs) as pool:
+                    list(pool.map(run, range(len(parts))))
+            block = out[start:start + rows.shape[0]]
+            for p in range(len(parts)):           # a fixed order: the bits do not depend on n_jobs
+                block += partial[p]
+        return out
+
+    def predict_one(self, x) -> float:
+        x = check_sample(x, self.n_features)
+        return float(self.decision(x[None, :])[0, 0])
+
+    def predict_many(self, X: np.ndarray, out: np.ndarray) -> None:
+        out[:] = self.decision(X)[:, 0]
+
+    # -- learning -----------------------------------------------------------------------------
+    def predict_learn_one(self, x, y: float) -> float:
+        x = check_sample(x, self.n_features)
+        y = check_target_value(y)
+        out = np.empty(1)
+        self.predict_learn_many(x[None, :], np.array([y]), out)
+        return float(out[0])
+
+    def predict_learn_many(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        """Mini-batches of ``batch_size`` rows in order: predict each batch, then learn it."""
+        if self.bandwidth is None:
+            self.bandwidth = median_bandwidth(X, self.config["bandwidth_scale"],
+                                              random_state=self.seed % (2 ** 32))
+        B = self.config["batch_size"]
+        rejected = self.n_rejected_updates
+        for start in range(0, X.shape[0], B):
+            rows, targets = X[start:start + B], y[start:start + B]
+            F = self.decision(rows, averaged=False)
+            out[start:start + rows.shape[0]] = (self.decision(rows) if self.config["average"]
+                                                else F)[:, 0]
+            self.learn_batch(rows, targets, F)
+        if self.n_rejected_updates > rejected:
+            warnings.warn(f"{self.n_rejected_updates - rejected} update(s) refused: they would "
+                          f"have made the model's coefficients non-finite", NumericalWarning,
+                          stacklevel=4)
+
+    def learn_batch(self, X: np.ndarray, y: np.ndarray, F: np.ndarray) -> None:
+        """One DSG iteration on the batch (X, y), given its predictions F = f_t(X)."""
+        c = self.config
+        t = self.iterations + 1
+        gamma = step_size(c["learning_rate"], t, c["eta0"], c["eta1"], c["nu"])
+        with np.errstate(all="ignore"):
+            G = LOSSES[c["loss"]](F, y, c)
+            W, b = _core().generate_block(*self._kernel_args(), self.stream, self.next_index,
+                                          self.n_features, self.r)
+            Z = _core().features(X, W, b)
+            alpha = (-gamma / X.shape[0]) * (Z.T @ G)
+        shrink = 1.0 - gamma * c["nu"]
+        if not (np.isfinite(F).all() and np.isfinite(alpha).all()
+                and np.abs(alpha).max() <= MAX_COEF and math.isfinite(shrink)):
+            self.n_rejected_updates += 1
+            return
+        self._append(alpha, shrink, t)
+        self.t += X.shape[0]
+
+    def _append(self, alpha: np.ndarray, shrink: float, t: int) -> None:
+        """Shrink every stored block by ``shrink`` (lazily), then store ``alpha`` as a new block."""
+        n = self.n_blocks * self.r
+        if shrink == 0.0:           # gamma nu = 1 exactly: the past is wiped out (Lemma 8)
+            self.coef[:n] = 0.0
+            self.scale = 1.0
+        else:
+            self.scale *= shrink
+            if abs(self.scale) < RENORMALISE_BELOW:
+                self.coef[:n] *= self.scale
+                self.scale = 1.0
+        self._grow(n + self.r)
+        self.coef[n:n + self.r] = alpha / self.scale
+        self.streams[self.n_blocks] = self.stream
+        self.indices[self.n_blocks] = self.next_index
+        if self.config["average"]:  # the average of the iterates f_1 .. f_t, f_1 = 0
+            self.avg[:n] *= 1.0 - 1.0 / t
+            self.avg[:n + self.r] += (self.scale / t) * self.coef[:n + self.r]
+        self.n_blocks += 1
+        self.next_index += 1
+        self.iterations = t
+
+    def _grow(self, rows: int) -> None:
+        """Room for ``rows`` coefficient rows (amortised doubling)."""
+        if rows <= self.coef.shape[0]:
+            return
+        capacity = max(rows, 2 * self.coef.shape[0])
+        blocks = capacity // self.r
+        self.coef = _resized(self.coef, capacity)
+        self.avg = _resized(self.avg, capacity)
+        self.streams = _resized(self.streams, blocks)
+        self.indices = _resized(self.indices, blocks)
+
+    # -- state --------------------------------------------------------------------------------
+    def get_state(self) -> dict:
+        n = self.n_blocks * self.r
+        return {
+            "dsg.coef": self.coef[:n].copy(),
+            "dsg.avg": self.avg[:n].copy() if self.config["average"] else np.zeros((0, self.C)),
+            "dsg.streams": self.streams[:self.n_blocks].copy(),
+            "dsg.indices": self.indices[:self.n_blocks].copy(),
+            "dsg.reals": np.array([self.scale, np.nan if self.bandwidth is None
+                                   else self.bandwidth]),
+            "dsg.counts": np.array([self.t, self.iterations, self.next_index,
+                                    self.n_rejected_updates, self.seed], dtype=np.int64),
+            "dsg.generator": np.frombuffer(_core().GENERATOR.encode(), dtype=np.uint8).copy(),
+        }
+
+    def check_state(self, state: dict) -> None:
+        """Raise ValueError naming the first entry of ``state`` that this model cannot hold."""
+        expected = self.get_state()
+        if set(state) != set(expected):
+            raise ValueError(f"the state must hold exactly {sorted(expected)}, got {sorted(state)}")
+        for name, value in state.items():
+            if not isinstance(value, np.ndarray) or value.dtype != expected[name].dtype \
+                    or value.ndim != expected[name].ndim:
+                raise ValueError(f"state entry {name!r} must be a {expected[name].ndim}-D "
+                                 f"{expected[name].dtype} array")
+        if bytes(state["dsg.generator"]) != _core().GENERATOR.encode():
+            raise ValueError(f"state entry 'dsg.generator': the file's features come from another "
+                             f"generator than {_core().GENERATOR!r}")
+        streams, indices, coef = state["dsg.streams"], state["dsg.indices"], state["dsg.coef"]
+        n_blocks = streams.shape[0]
+        if indices.shape != (n_blocks,):
+            raise ValueError("state entry 'dsg.indices' must have one entry per block")
+        if coef.shape != (n_blocks * self.r, self.C):
+            raise ValueError(f"state entry 'dsg.coef' must have shape "
+                             f"({n_blocks * self.r}, {self.C})")
+        if self.config["average"] and state["dsg.avg"].shape != coef.shape:
+            raise ValueError("state entry 'dsg.avg' must have the shape of 'dsg.coef'")
+        if not self.config["average"] and state["dsg.avg"].size:
+            raise ValueError("state entry 'dsg.avg' must be empty without average=True")
+        for name in ("dsg.coef", "dsg.avg"):
+            if not (np.isfinite(state[name]).all() and np.abs(state[name]).max(initial=0.0)
+                    <= MAX_COEF / RENORMALISE_BELOW):
+                raise ValueError(f"state entry {name!r} must hold finite coefficients")
+        if (streams < 0).any() or (indices < 0).any():
+            raise ValueError("state entries 'dsg.streams' and 'dsg.indices' must be non-negative")
+        if len(set(zip(streams.tolist(), indices.tolist()))) < n_blocks:
+            raise ValueError("state entries 'dsg.streams', 'dsg.indices': a block appears twice")
+        if state["dsg.reals"].shape != (2,) or state["dsg.counts"].shape != (5,):
+            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 2 and 5 entries")
+        scale, bandwidth = state["dsg.reals"]
+        if not (math.isfinite(scale) and RENORMALISE_BELOW <= abs(scale) <= 1.0):
+            raise ValueError(f"state entry 'dsg.reals': the scale must be finite, with magnitude "
+                             f"in [{RENORMALISE_BELOW:g}, 1], got {scale}")
+        if not (math.isfinite(bandwidth) and bandwidth >= MIN_BANDWIDTH):
+            raise ValueError(f"state entry 'dsg.reals': the bandwidth must be a finite number "
+                             f">= {MIN_BANDWIDTH:g}, got {bandwidth}")
+        if self.config["bandwidth"] is not None and bandwidth != self.config["bandwidth"]:
+            raise ValueError("state entry 'dsg.reals': the bandwidth differs from the parameters'")
+        t, iterations, next_index, rejected, seed = state["dsg.counts"].tolist()
+        if min(t, iterations, next_index, rejected) < 0 or n_blocks > iterations \
+                or iterations > t:
+            raise ValueError("state entry 'dsg.counts': counts must be non-negative, with at most "
+                             "one block per iteration and one sample per iteration at least")
+        own = indices[streams == self.stream]
+        if own.size and next_index <= own.max():
+            raise ValueError("state entry 'dsg.counts': the next block index must follow the "
+                             "model's own blocks")
+        if seed != self.seed:
+            raise ValueError(f"state entry 'dsg.counts': the seed {seed} is not the model's "
+                             f"random_state {self.seed}")
+
+    def set_state(self, state: dict) -> None:
+        self.check_state(state)
+        self.coef = state["dsg.coef"].copy()
+        self.avg = state["dsg.avg"].copy() if self.config["average"] else np.zeros_like(self.coef)
+        self.streams = state["dsg.streams"].copy()
+        self.indices = state["dsg.indices"].copy()
+        self.n_blocks = self.streams.shape[0]
+        self.scale, self.bandwidth = (float(v) for v in state["dsg.reals"])
+        self.t, self.iterations, self.next_index, self.n_rejected_updates, _ = (
+            int(v) for v in state["dsg.counts"])
+
+
+def _resized(a: np.ndarray, rows: int) -> np.ndarray:
+    out = np.zeros((rows,) + a.shape[1:], dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+class _DoublySGD:
+    """Parameters, checks and the engine shared by the DSG estimators."""
+
+    _losses: dict = {}
+    _default_loss = ""
+
+    def _check_params(self) -> dict:
+        config = {
+            "loss": check_choice(self.loss, "loss", tuple(self._losses)),
+            "kernel": check_choice(self.kernel, "kernel", KERNELS),
+            "bandwidth_scale": check_float(self.bandwidth_scale, "bandwidth_scale", 0.0,
+                                           strict=True),
+            "nu": check_float(self.nu, "nu", 0.0),
+            "batch_size": check_int(self.batch_size, "batch_size", 1, 1 << 20),
+            "block_size": check_int(self.block_size, "block_size", 1, 1 << 16),
+            "learning_rate": check_choice(self.learning_rate, "learning_rate", SCHEDULES),
+            "eta0": check_float(self.eta0, "eta0", 0.0, strict=True),
+            "eta1": check_float(self.eta1, "eta1", 0.0),
+            "epsilon": check_float(getattr(self, "epsilon", 0.0), "epsilon", 0.0),
+            "stream": check_int(self.stream, "stream", 0, (1 << 62)),
+            "n_jobs": check_int(self.n_jobs, "n_jobs", 1, 256),
+        }
+        if not isinstance(self.average, (bool, np.bool_)):
+            raise ValueError(f"average must be True or False, got {self.average!r}")
+        config["average"] = bool(self.average)
+        if self.matern_nu not in MATERN_NUS or isinstance(self.matern_nu, bool):
+            raise ValueError(f"matern_nu must be one of {MATERN_NUS}, got {self.matern_nu!r}")
+        config["matern_nu"] = float(self.matern_nu)
+        config["quantile"] = check_float(getattr(self, "quantile", 0.5), "quantile", 0.0,
+                                         strict=True)
+        if not config["quantile"] < 1.0:
+            raise ValueError(f"quantile must be in (0, 1), got {config['quantile']}")
+        if isinstance(self.bandwidth, str):
+            check_choice(self.bandwidth, "bandwidth", ("median",))
+            config["bandwidth"] = None
+        else:
+            config["bandwidth"] = check_float(self.bandwidth, "bandwidth", MIN_BANDWIDTH)
+        if self.random_state is None:
+            config["seed"] = None
+        else:
+            config["seed"] = check_int(self.random_state, "random_state", 0, (1 << 63) - 1)
+        return config
+
+    def _random_streams(self, config: dict):
+        return None, None
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        if config["seed"] is None:       # a fresh seed, kept in the state so features replay
+            seed = np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1)
+            config = {**config, "seed": int(seed)}
+        return _DSGEngine(config, n_features)
+
+    def _restore_engine(self, n_features, arrays, rng_state):
+        self._engine = None
+        config = self._check_all_params()
+        counts = arrays.get("dsg.counts")
+        if config["seed"] is None and isinstance(counts, np.ndarray) and counts.shape == (5,) \
+                and counts.dtype == np.int64:
+            config["seed"] = int(counts[4])
+        if config["seed"] is None or config["seed"] < 0:
+            raise ValueError("state entry 'dsg.counts' must hold the model's seed")
+        engine = _DSGEngine(config, n_features)
+        engine.set_state(arrays)
+        self._engine = engine
+        self.n_features_in_ = n_features
+
+    @property
+    def n_features_(self) -> int:
+        """The number of random features the model holds: ``block_size`` per block."""
+        engine = self._fitted_engine()
+        return engine.n_blocks * engine.r
+
+    @property
+    def bandwidth_(self) -> float:
+        """The bandwidth in use (the median trick's value for ``bandwidth="median"``)."""
+        return self._fitted_engine().bandwidth
+
+
+_PARAMETERS_DOC = """
+    kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default "gaussian"
+    bandwidth : float or "median", default "median"
+        The kernel's sigma; ``"median"`` sets it from the first learning call's rows (the median
+        distance between them, see ``median_bandwidth``) times ``bandwidth_scale``.
+    bandwidth_scale : float, default 1
+        The paper uses 0.1, 1 or 4.
+    matern_nu : {0.5, 1.5, 2.5}, default 1.5
+        The smoothness of the Matern kernel.
+    nu : float, default 1e-6
+        The regulariser nu of (nu/2) ||f||^2.
+    batch_size : int, default 32
+        Samples per iteration (B).
+    block_size : int, default 64
+        Random features added per iteration (r).
+    learning_rate : {"inverse", "theory", "constant"}, default "inverse"
+        gamma_t = eta0 / (1 + eta1 t) (the authors' code), eta0 / t (the paper's theta / t,
+        theta = eta0: its theory needs theta nu in (1, 2) or a whole number) or eta0.
+    eta0 : float, default 1
+        With features normalised per block (||z(x)||^2 about k(x, x) = 1), a step of 1 fits a
+        batch's residual without overshooting, whatever the units of x and y.
+    eta1 : float, default 1e-4
+    average : bool, default False
+        Predict with the average of the iterates (the paper's Corollaries 11 and 13).
+    random_state : int or None, default 0
+        The seed of the random features (with ``stream``, it fixes every block).
+    stream : int, default 0
+        Models with the same seed and different streams draw disjoint blocks (see ``merge``).
+    n_jobs : int, default 1
+        Threads for prediction; the result is the same to the bit for any value.
+"""
+
+
+class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
+    __doc__ = """Kernel regression by doubly stochastic functional gradients (Dai et al., 2014).
+
+    Each learning call processes its rows in mini-batches of ``batch_size`` (the last may be
+    smaller; ``learn_one`` is an iteration on one sample): predict the batch with the current
+    model, then add a block of ``block_size`` new random features fitted by one gradient step and
+    shrink the old ones.  Prediction regenerates every block from the seed, so the model stores
+    only its coefficients.
+
+    The paper's settings are one argument away: ``learning_rate="theory", eta0=theta`` for
+    gamma_t = theta / t, ``batch_size=1, block_size=1`` for Algorithm 1, ``nu`` and
+    ``bandwidth_scale`` per data set (its section 5).
+
+    Parameters
+    ----------
+    loss : {"squared", "huber", "epsilon_insensitive", "absolute", "quantile"}, default "squared"
+        Squared: kernel ridge regression; huber (threshold ``epsilon``); epsilon-insensitive
+        (SVR); absolute (least absolute deviations); quantile (level ``quantile``).
+    epsilon : float, default 1
+        The Huber threshold, or the width of the epsilon-insensitive tube.
+    quantile : float, default 0.5
+        The level tau in (0, 1) of the quantile loss.""" + _PARAMETERS_DOC + """
+    Attributes
+    ----------
+    n_features_ : int
+        Random features held (``block_size`` per iteration).
+    bandwidth_ : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import DoublySGDRegressor
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
+    >>> model = DoublySGDRegressor(random_state=0).fit(X, np.sin(3 * X[:, 0]))
+    >>> model.n_features_
+    832
+    """
+
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel="gaussian",
+                 bandwidth="median", bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32,
+                 block_size=64, learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False,
+                 random_state=0, stream=0, n_jobs=1):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.quantile = quantile
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.average = average
+        self.random_state = random_state
+        self.stream = stream
+        self.n_jobs = n_jobs
+
+
+class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
+    __doc__ = """Binary kernel classification by doubly stochastic functional gradients.
+
+    Labels map to -1/+1 (see ``BinaryClassifier``); the learning loop is ``DoublySGDRegressor``'s
+    with a classification loss.  ``predict_proba`` needs ``loss="logistic"``.
+
+    Parameters
+    ----------
+    loss : {"hinge", "squared_hinge", "logistic"}, default "hinge"
+        The kernel SVM, the L2-SVM or kernel logistic regression.""" + _PARAMETERS_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import DoublySGDClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
+    >>> model = DoublySGDClassifier(random_state=0).fit(X, X[:, 0] * X[:, 1] > 0)
+    >>> model.score(X, X[:, 0] * X[:, 1] > 0) > 0.8
+    True
+    """
+
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, loss="hinge", *, kernel="gaussian", bandwidth="median",
+                 bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64,
+                 learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False, random_state=0,
+                 stream=0, n_jobs=1):
+        self.loss = loss
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.average = average
+        self.random_state = random_state
+        self.stream = stream
+        self.n_jobs = n_jobs
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (columns in ``classes_`` order), for ``loss="logistic"``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, 2)
+
+        Raises
+        ------
+        ValueError
+            For another loss, or bad input.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import DoublySGDClassifier
+        >>> X = np.random.default_rng(0).uniform(-1, 1, (100, 2))
+        >>> model = DoublySGDClassifier("logistic").fit(X, X[:, 0] > 0)
+        >>> np.allclose(model.predict_proba(X).sum(1), 1.0)
+        True
+        """
+        if self.loss != "logistic":
+            raise ValueError(f"predict_proba needs loss='logistic', not {self.loss!r}")
+        score = self._scores(X)
+        positive = np.where(score >= 0, 1.0 / (1.0 + np.exp(-np.abs(score))),
+                            np.exp(-np.abs(score)) / (1.0 + np.exp(-np.abs(score))))
+        return np.column_stack([1.0 - positive, positive])
+
+
+def merge(models):
+    """One model whose prediction is the average of the predictions of ``models`` (data-parallel
+    DSG): ``merge([m_1, ..., m_W]).predict(X) == mean_w m_w.predict(X)`` up to rounding.
+
+    The models must be of one class with the same parameters except ``stream`` (so the same
+    seed: pass ``random_state`` explicitly), have learnt from inputs of the same width with the
+    same bandwidth (give ``bandwidth`` as a number, e.g. ``median_bandwidth`` of a shared sample,
+    since ``"median"`` reads each model's own data), and draw disjoint blocks (distinct
+    ``stream`` values).  Classifiers must share ``classes_``.  The result holds every block,
+    each model's coefficients divided by W; it keeps learning on ``models[0]``'s stream, after
+    its blocks, with the largest iteration count of the models (so its step size continues).
+
+    Parameters
+    ----------
+    models : sequence of fitted DoublySGDRegressor or DoublySGDClassifier
+
+    Returns
+    -------
+    a new model of the same class (the inputs are unchanged)
+
+    Raises
+    ------
+    ValueError
+        If the models differ in anything but ``stream``, share a block, or one has not learnt.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.dsg import DoublySGDRegressor, merge
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
+    >>> parts = [DoublySGDRegressor(bandwidth=1.0, stream=w).fit(X[w::2], X[w::2, 0])
+    ...          for w in range(2)]
+    >>> both = merge(parts)
+    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
+    True
+    """
+    models = list(models)
+    if not models:
+        raise ValueError("merge needs at least one model")
+    first = models[0]
+    if not isinstance(first, _DoublySGD):
+        raise ValueError(f"merge takes DSG models, got {type(first).__name__}")
+    params = {k: v for k, v in first.get_params().items() if k != "stream"}
+    engines = []
+    for model in models:
+        if type(model) is not type(first) or \
+                {k: v for k, v in model.get_params().items() if k != "stream"} != params:
+            raise ValueError("merge needs models of one class with the same parameters "
+                             "(except stream)")
+        engines.append(model._fitted_engine())
+    head = engines[0]
+    for engine in engines:
+        if (engine.seed, engine.n_features, engine.bandwidth) != \
+                (head.seed, head.n_features, head.bandwidth):
+            raise ValueError("merge needs models with the same seed, input width and bandwidth")
+    if hasattr(first, "classes_") and any(
+            not np.array_equal(getattr(m, "classes_", None), first.classes_) for m in models):
+        raise ValueError("merge needs classifiers with the same classes_")
+    W = len(models)
+    merged = type(first)(**first.get_params())
+    engine = _DSGEngine(dict(head.config), head.n_features)
+    engine.bandwidth = head.bandwidth
+    n = [e.n_blocks * e.r for e in engines]
+    engine.coef = np.concatenate([e.coef[:k] * (e.scale / W) for e, k in zip(engines, n)])
+    engine.avg = np.concatenate([e.avg[:k] / W for e, k in zip(engines, n)]) \
+        if head.config["average"] else np.zeros_like(engine.coef)
+    engine.streams = np.concatenate([e.streams[:e.n_blocks] for e in engines])
+    engine.indices = np.concatenate([e.indices[:e.n_blocks] for e in engines])
+    engine.n_blocks = engine.streams.shape[0]
+    if len(set(zip(engine.streams.tolist(), engine.indices.tolist()))) < engine.n_blocks:
+        raise ValueError("merge needs models that draw disjoint blocks: give each its own stream")
+    engine.t = sum(e.t for e in engines)
+    engine.iterations = max(max(e.iterations for e in engines), engine.n_blocks)
+    engine.next_index = head.next_index
+    merged._engine = engine
+    merged.n_features_in_ = head.n_features
+    for name in ("_codes", "classes_", "_feature_names"):
+        if name in first.__dict__:
+            setattr(merged, name, first.__dict__[name])
+    return merged
