@@ -54,7 +54,7 @@ __all__ = [
     "RFOKS", "RFOKSClassifier", "RFOKSPlusPlus", "RFOKSPlusPlusClassifier", "RFIOKS",
     "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
     "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
-    "VAWMetaClassifier",
+    "VAWMetaClassifier", "DoublySGDRegressor", "DoublySGDClassifier",
 ]
 
 

@@ -310,7 +310,8 @@ class _DSGEngine:
             "dsg.reals": np.array([self.scale, np.nan if self.bandwidth is None
                                    else self.bandwidth]),
             "dsg.counts": np.array([self.t, self.iterations, self.next_index,
-                                    self.n_rejected_updates, self.seed], dtype=np.int64),
+                                    self.n_rejected_updates, self.seed, self.n_features],
+                                   dtype=np.int64),
             "dsg.generator": np.frombuffer(_core().GENERATOR.encode(), dtype=np.uint8).copy(),
         }
 
@@ -346,8 +347,8 @@ class _DSGEngine:
             raise ValueError("state entries 'dsg.streams' and 'dsg.indices' must be non-negative")
         if len(set(zip(streams.tolist(), indices.tolist()))) < n_blocks:
             raise ValueError("state entries 'dsg.streams', 'dsg.indices': a block appears twice")
-        if state["dsg.reals"].shape != (2,) or state["dsg.counts"].shape != (5,):
-            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 2 and 5 entries")
+        if state["dsg.reals"].shape != (2,) or state["dsg.counts"].shape != (6,):
+            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 2 and 6 entries")
         scale, bandwidth = state["dsg.reals"]
         if not (math.isfinite(scale) and RENORMALISE_BELOW <= abs(scale) <= 1.0):
             raise ValueError(f"state entry 'dsg.reals': the scale must be finite, with magnitude "
@@ -357,7 +358,10 @@ class _DSGEngine:
                              f">= {MIN_BANDWIDTH:g}, got {bandwidth}")
         if self.config["bandwidth"] is not None and bandwidth != self.config["bandwidth"]:
             raise ValueError("state entry 'dsg.reals': the bandwidth differs from the parameters'")
-        t, iterations, next_index, rejected, seed = state["dsg.counts"].tolist()
+        t, iterations, next_index, rejected, seed, width = state["dsg.counts"].tolist()
+        if width != self.n_features:
+            raise ValueError(f"state entry 'dsg.counts': the state is of a model of {width} "
+                             f"inputs, not {self.n_features}")
         if min(t, iterations, next_index, rejected) < 0 or n_blocks > iterations \
                 or iterations > t:
             raise ValueError("state entry 'dsg.counts': counts must be non-negative, with at most "
@@ -378,8 +382,8 @@ class _DSGEngine:
         self.indices = state["dsg.indices"].copy()
         self.n_blocks = self.streams.shape[0]
         self.scale, self.bandwidth = (float(v) for v in state["dsg.reals"])
-        self.t, self.iterations, self.next_index, self.n_rejected_updates, _ = (
-            int(v) for v in state["dsg.counts"])
+        self.t, self.iterations, self.next_index, self.n_rejected_updates = (
+            int(v) for v in state["dsg.counts"][:4])
 
 
 def _resized(a: np.ndarray, rows: int) -> np.ndarray:
@@ -444,7 +448,7 @@ class _DoublySGD:
         self._engine = None
         config = self._check_all_params()
         counts = arrays.get("dsg.counts")
-        if config["seed"] is None and isinstance(counts, np.ndarray) and counts.shape == (5,) \
+        if config["seed"] is None and isinstance(counts, np.ndarray) and counts.shape == (6,) \
                 and counts.dtype == np.int64:
             config["seed"] = int(counts[4])
         if config["seed"] is None or config["seed"] < 0:
