@@ -34,7 +34,9 @@ _LAZY = {
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw", "VAWClassifier": "fastomkl.vaw",
     "ConcatVAWClassifier": "fastomkl.vaw", "VAW2Classifier": "fastomkl.vaw",
     "VAWEWAClassifier": "fastomkl.vaw", "VAWMetaClassifier": "fastomkl.vaw",
-    **{name: "fastomkl.dsg" for name in ("DoublySGDRegressor", "DoublySGDClassifier")},
+    **{name: "fastomkl.dsg" for name in (
+        "DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
+        "DoublySGDDensityRatio")},
     # kernel selection under bandit feedback (paper 001)
     **{name: "fastomkl.bandit" for name in (
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
@@ -55,6 +57,7 @@ __all__ = [
     "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
     "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
     "VAWMetaClassifier", "DoublySGDRegressor", "DoublySGDClassifier",
+    "DoublySGDOneClass", "DoublySGDDensityRatio",
 ]
 
 

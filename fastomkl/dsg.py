@@ -32,11 +32,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._base import BinaryClassifier, OnlineEstimator, _sample_weight
 from fastomkl._validation import (NumericalWarning, check_choice, check_float, check_int,
                                   check_matrix, check_sample, check_target_value, check_targets)
 
-__all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "merge", "median_bandwidth"]
+__all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
+           "DoublySGDDensityRatio", "merge", "median_bandwidth"]
 
 KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
 SCHEDULES = ("inverse", "theory", "constant")
@@ -131,11 +132,17 @@ def _logistic(F, y, p):
                                   np.exp(-np.abs(m)) / (1.0 + np.exp(-np.abs(m))))
 
 
+def _kl_ratio(F, y, p):
+    # rows with y = 1 come from p (the numerator), the others from q: 2 (1[q] exp(f) - 1[p])
+    with np.errstate(over="ignore"):
+        return 2.0 * np.where(y[:, None] == 1.0, -1.0, np.exp(np.minimum(F, 800.0)))
+
+
 REGRESSION_LOSSES = {"squared": _squared, "huber": _huber,
                      "epsilon_insensitive": _epsilon_insensitive, "absolute": _absolute,
                      "quantile": _quantile}
 CLASSIFICATION_LOSSES = {"hinge": _hinge, "squared_hinge": _squared_hinge, "logistic": _logistic}
-LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES}
+LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES, "kl": _kl_ratio}
 
 
 def step_size(schedule: str, t: int, eta0: float, eta1: float, nu: float) -> float:
@@ -169,6 +176,7 @@ class _DSGEngine:
         self.streams = np.zeros(0, dtype=np.int64)
         self.indices = np.zeros(0, dtype=np.int64)
         self.scale = 1.0
+        self.offset = 0.0           # the one-class threshold tau (0 for the other tasks)
         self.t = 0                  # samples learnt
         self.iterations = 0
         self.next_index = 0
@@ -216,10 +224,10 @@ class _DSGEngine:
 
     def predict_one(self, x) -> float:
         x = check_sample(x, self.n_features)
-        return float(self.decision(x[None, :])[0, 0])
+        return float(self.decision(x[None, :])[0, 0]) - self.offset
 
     def predict_many(self, X: np.ndarray, out: np.ndarray) -> None:
-        out[:] = self.decision(X)[:, 0]
+        out[:] = self.decision(X)[:, 0] - self.offset
 
     # -- learning -----------------------------------------------------------------------------
     def predict_learn_one(self, x, y: float) -> float:
@@ -240,7 +248,7 @@ class _DSGEngine:
             rows, targets = X[start:start + B], y[start:start + B]
             F = self.decision(rows, averaged=False)
             out[start:start + rows.shape[0]] = (self.decision(rows) if self.config["average"]
-                                                else F)[:, 0]
+                                                else F)[:, 0] - self.offset
             self.learn_batch(rows, targets, F)
         if self.n_rejected_updates > rejected:
             warnings.warn(f"{self.n_rejected_updates - rejected} update(s) refused: they would "
@@ -252,18 +260,26 @@ class _DSGEngine:
         c = self.config
         t = self.iterations + 1
         gamma = step_size(c["learning_rate"], t, c["eta0"], c["eta1"], c["nu"])
+        offset = self.offset
         with np.errstate(all="ignore"):
-            G = LOSSES[c["loss"]](F, y, c)
+            if c["loss"] == "one_class":     # l(u, tau) = max(0, tau - u), and -nu tau
+                below = F < offset
+                G = np.where(below, -1.0, 0.0)
+                offset = offset - gamma * (below.mean() - c["nu"])
+            else:
+                G = LOSSES[c["loss"]](F, y, c)
             W, b = _core().generate_block(*self._kernel_args(), self.stream, self.next_index,
                                           self.n_features, self.r)
             Z = _core().features(X, W, b)
             alpha = (-gamma / X.shape[0]) * (Z.T @ G)
         shrink = 1.0 - gamma * c["nu"]
         if not (np.isfinite(F).all() and np.isfinite(alpha).all()
-                and np.abs(alpha).max() <= MAX_COEF and math.isfinite(shrink)):
+                and np.abs(alpha).max() <= MAX_COEF and math.isfinite(shrink)
+                and abs(offset) <= MAX_COEF):
             self.n_rejected_updates += 1
             return
         self._append(alpha, shrink, t)
+        self.offset = offset
         self.t += X.shape[0]
 
     def _append(self, alpha: np.ndarray, shrink: float, t: int) -> None:
@@ -308,7 +324,7 @@ class _DSGEngine:
             "dsg.streams": self.streams[:self.n_blocks].copy(),
             "dsg.indices": self.indices[:self.n_blocks].copy(),
             "dsg.reals": np.array([self.scale, np.nan if self.bandwidth is None
-                                   else self.bandwidth]),
+                                   else self.bandwidth, self.offset]),
             "dsg.counts": np.array([self.t, self.iterations, self.next_index,
                                     self.n_rejected_updates, self.seed, self.n_features],
                                    dtype=np.int64),
@@ -347,9 +363,12 @@ class _DSGEngine:
             raise ValueError("state entries 'dsg.streams' and 'dsg.indices' must be non-negative")
         if len(set(zip(streams.tolist(), indices.tolist()))) < n_blocks:
             raise ValueError("state entries 'dsg.streams', 'dsg.indices': a block appears twice")
-        if state["dsg.reals"].shape != (2,) or state["dsg.counts"].shape != (6,):
-            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 2 and 6 entries")
-        scale, bandwidth = state["dsg.reals"]
+        if state["dsg.reals"].shape != (3,) or state["dsg.counts"].shape != (6,):
+            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 3 and 6 entries")
+        scale, bandwidth, offset = state["dsg.reals"]
+        if not abs(offset) <= MAX_COEF or (offset != 0 and self.config["loss"] != "one_class"):
+            raise ValueError(f"state entry 'dsg.reals': the offset must be finite, and 0 except "
+                             f"for a one-class model, got {offset}")
         if not (math.isfinite(scale) and RENORMALISE_BELOW <= abs(scale) <= 1.0):
             raise ValueError(f"state entry 'dsg.reals': the scale must be finite, with magnitude "
                              f"in [{RENORMALISE_BELOW:g}, 1], got {scale}")
@@ -381,7 +400,7 @@ class _DSGEngine:
         self.streams = state["dsg.streams"].copy()
         self.indices = state["dsg.indices"].copy()
         self.n_blocks = self.streams.shape[0]
-        self.scale, self.bandwidth = (float(v) for v in state["dsg.reals"])
+        self.scale, self.bandwidth, self.offset = (float(v) for v in state["dsg.reals"])
         self.t, self.iterations, self.next_index, self.n_rejected_updates = (
             int(v) for v in state["dsg.counts"][:4])
 
@@ -639,6 +658,301 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
         positive = np.where(score >= 0, 1.0 / (1.0 + np.exp(-np.abs(score))),
                             np.exp(-np.abs(score)) / (1.0 + np.exp(-np.abs(score))))
         return np.column_stack([1.0 - positive, positive])
+
+
+class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
+    __doc__ = """Novelty detection by doubly stochastic gradients (the paper's section 4, after
+    Schoelkopf et al.): min over f and tau of E[max(0, tau - f(x))] + (nu/2) ||f||^2 - nu tau.
+
+    Each iteration adds ``gamma / B`` times the features of the batch rows with f(x) < tau, and
+    moves tau by ``-gamma (fraction below tau - nu)``, from tau = 0.  ``nu`` is both the
+    regulariser and (as in the nu-SVM) about the fraction of training rows left below tau.
+    ``decision_function`` is f(x) - tau; ``predict`` is +1 (normal) or -1 (novel: f(x) < tau).
+    Targets are not used: ``fit(X)``, ``partial_fit(X)``, ``learn_one(x)``.
+
+    Parameters
+    ----------""" + _PARAMETERS_DOC.replace("nu : float, default 1e-6", "nu : float, default 0.1") + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import DoublySGDOneClass
+    >>> X = np.random.default_rng(0).normal(size=(1000, 2))
+    >>> model = DoublySGDOneClass(random_state=0).fit(X)
+    >>> model.predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
+    [1.0, -1.0]
+    """
+
+    _losses = {"one_class": None}
+
+    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
+                 matern_nu=1.5, nu=0.1, batch_size=32, block_size=64, learning_rate="inverse",
+                 eta0=1.0, eta1=1e-4, average=False, random_state=0, stream=0, n_jobs=1):
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.average = average
+        self.random_state = random_state
+        self.stream = stream
+        self.n_jobs = n_jobs
+
+    loss = "one_class"
+
+    def _known_code(self, y):
+        return 0.0
+
+    def _prepare_target(self, y):
+        return 0.0, lambda: None
+
+    def _encode_many(self, y, n_samples: int) -> np.ndarray:
+        return np.zeros(n_samples)
+
+    def _decode_one(self, score: float):
+        return 1.0 if score >= 0 else -1.0
+
+    def _decode_many(self, scores: np.ndarray) -> np.ndarray:
+        return np.where(scores >= 0, 1.0, -1.0)
+
+    def learn_one(self, x, y=None):
+        """Learn one sample.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> DoublySGDOneClass().learn_one([0.1, 0.2]).n_samples_seen_
+        1
+        """
+        return super().learn_one(x, y)
+
+    def predict_learn_one(self, x, y=None):
+        """+1 (normal) or -1 (novel) for x, then learn x.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+        y : ignored
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> DoublySGDOneClass().predict_learn_one([0.1, 0.2])     # tau = 0 = f: normal
+        1.0
+        """
+        return super().predict_learn_one(x, y)
+
+    def predict_learn(self, X, y=None) -> np.ndarray:
+        """Each row's +1 (normal) or -1 (novel) before learning it.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> DoublySGDOneClass().predict_learn([[0.0], [0.1]]).shape
+        (2,)
+        """
+        return super().predict_learn(X, y)
+
+    def partial_fit(self, X, y=None):
+        """Continue learning from the rows of X.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> DoublySGDOneClass().partial_fit([[0.0], [0.1]]).n_samples_seen_
+        2
+        """
+        return super().partial_fit(X, y)
+
+    def fit(self, X, y=None):
+        """Start afresh and learn the rows of X in one pass.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> DoublySGDOneClass().fit([[0.0], [0.1]]).n_samples_seen_
+        2
+        """
+        return super().fit(X, y)
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) - tau for every row of X: negative for novel rows.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> model = DoublySGDOneClass().fit([[0.0], [0.1], [0.2]])
+        >>> bool(((model.decision_function([[0.0]]) >= 0) == (model.predict([[0.0]]) > 0)).all())
+        True
+        """
+        return self._scores(X)
+
+    def decision_function_one(self, x) -> float:
+        """f(x) - tau for one sample.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> model = DoublySGDOneClass().fit([[0.0], [0.1], [0.2]])
+        >>> model.decision_function_one([0.0]) == model.decision_function([[0.0]])[0]
+        True
+        """
+        engine = self._fitted_engine()
+        if type(x) is dict:
+            x = self._dict_values(x)
+        return engine.predict_one(x)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """The (weighted) fraction of the rows of X predicted normal.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like, shape (n_samples,), default None
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDOneClass
+        >>> 0.0 <= DoublySGDOneClass().fit([[0.0], [0.1]]).score([[0.0], [5.0]]) <= 1.0
+        True
+        """
+        normal = self.predict(X) > 0
+        return float(np.average(normal, weights=_sample_weight(sample_weight, normal.shape[0])))
+
+
+class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
+    __doc__ = """The log density ratio log(p(x) / q(x)) by doubly stochastic gradients (the paper's
+    section 4, after Nguyen, Wainwright and Jordan): min_f E_q[exp f] - E_p[f] + (nu/2) ||f||^2.
+
+    Rows come labelled by their sample, two labels as for a binary classifier: p is the law of
+    the rows of ``classes_[-1]`` (label 1 for 0/1 labels), q of the others.  The minimiser of the
+    objective as written is log(p/q) (the paper's text says log q/p; this follows its
+    objective).  The batch gradient is the paper's 2 (1[q] exp f - 1[p]) features, which assumes
+    the two samples in equal numbers: with a proportion pi of p-rows, the estimate is
+    log(pi p / ((1 - pi) q)).  ``log_ratio`` (= ``decision_function``) returns the estimate;
+    ``predict`` the label of the more likely sample.
+
+    Parameters
+    ----------""" + _PARAMETERS_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import DoublySGDDensityRatio
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0.5, 1, (2000, 1)), rng.normal(-0.5, 1, (2000, 1))])
+    >>> y = np.repeat([1.0, 0.0], 2000)
+    >>> order = rng.permutation(4000)
+    >>> model = DoublySGDDensityRatio(random_state=0).fit(X[order], y[order])
+    >>> model.log_ratio([[1.5]])[0] > 0 > model.log_ratio([[-1.5]])[0]
+    True
+    """
+
+    _losses = {"kl": _kl_ratio}
+
+    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
+                 matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
+                 eta0=1.0, eta1=1e-4, average=False, random_state=0, stream=0, n_jobs=1):
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.average = average
+        self.random_state = random_state
+        self.stream = stream
+        self.n_jobs = n_jobs
+
+    loss = "kl"
+
+    def log_ratio(self, X) -> np.ndarray:
+        """The estimate of log(p(x) / q(x)) for every row of X (``decision_function``).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDDensityRatio
+        >>> model = DoublySGDDensityRatio().fit([[0.0], [1.0]], [0, 1])
+        >>> model.log_ratio([[0.5]]).shape
+        (1,)
+        """
+        return self._scores(X)
 
 
 def merge(models):

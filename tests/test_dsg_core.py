@@ -173,7 +173,8 @@ def finite_difference(loss, u, y, h=1e-6):
               "quantile": lambda u: max(0.25 * (y - u), 0.75 * (u - y)),
               "hinge": lambda u: max(0.0, 1 - u * y),
               "squared_hinge": lambda u: 0.5 * max(0.0, 1 - u * y) ** 2,
-              "logistic": lambda u: np.log1p(np.exp(-y * u))}[loss]
+              "logistic": lambda u: np.log1p(np.exp(-y * u)),
+              "kl": lambda u: 2.0 * (-u if y == 1 else np.exp(u))}[loss]
     return (values(u + h) - values(u - h)) / (2 * h)
 
 
@@ -182,12 +183,12 @@ def test_every_loss_derivative_matches_finite_differences(loss):
     rng = np.random.default_rng(0)
     u = rng.uniform(-3, 3, 200)
     y = np.sign(rng.uniform(-1, 1, 200)) if loss in ("hinge", "squared_hinge", "logistic") \
-        else rng.uniform(-3, 3, 200)
+        else rng.integers(0, 2, 200).astype(float) if loss == "kl" else rng.uniform(-3, 3, 200)
     g = LOSSES[loss](u[:, None], y, {"epsilon": 1.0, "quantile": 0.25})[:, 0]
     fd = np.array([finite_difference(loss, a, b) for a, b in zip(u, y)])
     kinks = np.array([min(abs(a - b), abs(abs(a - b) - 1), abs(a * b - 1)) for a, b in zip(u, y)])
     smooth = kinks > 1e-3
-    np.testing.assert_allclose(g[smooth], fd[smooth], atol=1e-5)
+    np.testing.assert_allclose(g[smooth], fd[smooth], rtol=1e-6, atol=1e-5)
 
 
 def test_median_bandwidth_is_the_median_distance():
@@ -205,3 +206,37 @@ def test_bad_parameters_are_refused_and_the_model_unchanged(params):
     with pytest.raises(ValueError):
         model.fit(X, Y)
     assert model._engine is None
+
+
+def test_one_class_follows_the_paper_updates():
+    """B = r = 1: alpha_i = gamma_i phi_i(x_i) when f(x_i) < tau, and tau moves by +gamma nu or
+    -gamma (1 - nu), written out in NumPy on the regenerated features."""
+    nu, n = 0.2, 30
+    model = fastomkl.DoublySGDOneClass(bandwidth=0.8, batch_size=1, block_size=1, nu=nu,
+                                       eta1=0.1, random_state=5)
+    model.partial_fit(X[:n])
+    tau, alphas, omegas = 0.0, [], []
+    for i, x in enumerate(X[:n]):
+        f = sum(a * np.sqrt(2) * np.cos(x @ w + b) for a, (w, b) in zip(alphas, omegas))
+        gamma = 1.0 / (1.0 + 0.1 * (i + 1))
+        w, b = core.generate_block("gaussian", 0, 0.8, 5, 0, i, 3, 1)
+        alphas = [a * (1 - gamma * nu) for a in alphas]
+        alphas.append(gamma * np.sqrt(2) * np.cos(x @ w[:, 0] + b[0]) if f < tau else 0.0)
+        omegas.append((w[:, 0], b[0]))
+        tau = tau - gamma * (1 - nu) if f < tau else tau + gamma * nu
+    engine = model._engine
+    assert engine.offset == pytest.approx(tau, abs=1e-12)
+    np.testing.assert_allclose(engine.scale * engine.coef[:n, 0], alphas, rtol=1e-11, atol=1e-14)
+
+
+def test_density_ratio_approaches_the_log_ratio():
+    """N(0.5, 1) against N(-0.5, 1): log p/q = x."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(0.5, 1, 3000), rng.normal(-0.5, 1, 3000)])[:, None]
+    y = np.repeat([1.0, 0.0], 3000)
+    order = rng.permutation(6000)
+    model = fastomkl.DoublySGDDensityRatio(bandwidth=1.0, random_state=0).fit(x[order], y[order])
+    grid = np.linspace(-1, 1, 9)[:, None]
+    assert np.max(np.abs(model.log_ratio(grid) - grid[:, 0])) < 0.35
+    with pytest.raises(ValueError, match="more than two"):
+        model.partial_fit(grid, np.full(9, 2.0))

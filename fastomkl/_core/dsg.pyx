@@ -11,7 +11,7 @@ Block layout: ``W`` is (d, r) row-major (column k is the frequency of feature k)
 phases; the block's features are ``z(x) = sqrt(2/r) cos(W^T x + b)``, so that
 ``E[z(x)^T z(x')] = k(x, x')``.
 """
-from libc.math cimport cos, log, sqrt, tan, M_PI
+from libc.math cimport cos, log, sin, sqrt, tan, M_PI
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport dgemm
@@ -19,7 +19,7 @@ from scipy.linalg.cython_blas cimport dgemm
 import numpy as np
 
 # The generator, named in saved models: a change in any draw must change this id.
-GENERATOR = "splitmix64-boxmuller-v1"
+GENERATOR = "splitmix64-boxmuller-v2"
 
 DEF GAUSSIAN = 0
 DEF LAPLACIAN = 1
@@ -57,31 +57,46 @@ cdef inline double gaussian(uint64_t key, uint64_t i) noexcept nogil:
 
 cdef void fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed,
                      uint64_t stream, uint64_t t, int d, int r, double* W, double* b) noexcept nogil:
-    """Frequencies W (d, r) and phases b (r,) of block (seed, stream, t)."""
+    """Frequencies W (d, r) and phases b (r,) of block (seed, stream, t).
+
+    Draw i of the frequency key fills W[j, k] with i = k d + j (feature by feature); Gaussians
+    come in Box-Muller pairs (draws 2p and 2p + 1 share uniforms 2p and 2p + 1).
+    """
     cdef uint64_t kw = draw_key(seed, stream, t, 0)
     cdef uint64_t kb = draw_key(seed, stream, t, 1)
     cdef uint64_t ks = draw_key(seed, stream, t, 2)
+    cdef long n = <long>d * r
+    cdef long i, p
     cdef int j, k, m
-    cdef uint64_t i
-    cdef double u, scale, chi2
+    cdef double u, radius, angle, chi2
     for k in range(r):
         b[k] = 2.0 * M_PI * uniform(kb, k)
-        scale = inv_bandwidth
+    if kind == GAUSSIAN or kind == MATERN:
+        for p in range((n + 1) // 2):
+            radius = inv_bandwidth * sqrt(-2.0 * log(uniform(kw, 2 * p)))
+            angle = 2.0 * M_PI * uniform(kw, 2 * p + 1)
+            i = 2 * p
+            W[(i % d) * r + i // d] = radius * cos(angle)
+            i += 1
+            if i < n:
+                W[(i % d) * r + i // d] = radius * sin(angle)
         if kind == MATERN:          # multivariate Student t: N(0, I) * sqrt(df / chi2(df))
-            chi2 = 0.0
-            for m in range(matern_df):
-                u = gaussian(ks, <uint64_t>k * matern_df + m)
-                chi2 += u * u
-            scale = inv_bandwidth * sqrt(matern_df / chi2)
-        for j in range(d):
-            i = <uint64_t>k * d + j
-            if kind == GAUSSIAN or kind == MATERN:
-                W[j * r + k] = scale * gaussian(kw, i)
-            elif kind == LAPLACIAN:     # Cauchy(0, 1) by inversion
-                W[j * r + k] = scale * tan(M_PI * (uniform(kw, i) - 0.5))
-            else:                       # Laplace(0, 1) by inversion
-                u = uniform(kw, i) - 0.5
-                W[j * r + k] = -scale * (log(1.0 - 2.0 * u) if u >= 0 else -log(1.0 + 2.0 * u))
+            for k in range(r):
+                chi2 = 0.0
+                for m in range(matern_df):
+                    u = gaussian(ks, <uint64_t>k * matern_df + m)
+                    chi2 += u * u
+                u = sqrt(matern_df / chi2)
+                for j in range(d):
+                    W[j * r + k] *= u
+        return
+    for i in range(n):
+        u = uniform(kw, i) - 0.5
+        if kind == LAPLACIAN:       # Cauchy(0, 1) by inversion
+            u = tan(M_PI * u)
+        else:                       # Laplace(0, 1) by inversion
+            u = -log(1.0 - 2.0 * u) if u >= 0 else log(1.0 + 2.0 * u)
+        W[(i % d) * r + i // d] = inv_bandwidth * u
 
 
 cdef void block_features(const double* X, int n, int d, int r, const double* W, const double* b,
