@@ -37,7 +37,7 @@ from fastomkl._validation import (NumericalWarning, check_choice, check_float, c
                                   check_matrix, check_sample, check_target_value, check_targets)
 
 __all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
-           "DoublySGDDensityRatio", "merge", "median_bandwidth"]
+           "DoublySGDDensityRatio", "NORMA", "merge", "median_bandwidth"]
 
 KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
 SCHEDULES = ("inverse", "theory", "constant")
@@ -953,6 +953,88 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         (1,)
         """
         return self._scores(X)
+
+
+class NORMA:
+    """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel, a baseline and oracle.
+
+    f <- (1 - gamma_t nu) f - gamma_t / B sum_b l'(f(x_b), y_b) k(x_b, .), on mini-batches of
+    ``batch_size`` rows, with DSG's step sizes and losses; the model keeps every row it learnt
+    (O(t d) memory, O(t d) per prediction), where DSG keeps r coefficients per iteration and
+    regenerates its features.  As ``block_size`` grows, DSG's iterates approach NORMA's.
+
+    Parameters
+    ----------
+    kernel : fastomkl.kernels.Kernel
+        The exact kernel (e.g. ``Gaussian(sigma)``).
+    loss : str, default "squared"
+        A loss of ``DoublySGDRegressor`` or ``DoublySGDClassifier`` (labels -1/+1).
+    nu, batch_size, learning_rate, eta0, eta1, epsilon, quantile
+        As for ``DoublySGDRegressor``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian
+    >>> from fastomkl.dsg import NORMA
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (64, 2))
+    >>> NORMA(Gaussian(1.0)).partial_fit(X, X[:, 0]).predict(X[:2]).shape
+    (2,)
+    """
+
+    def __init__(self, kernel, loss="squared", *, nu=1e-6, batch_size=32, learning_rate="inverse",
+                 eta0=1.0, eta1=1e-4, epsilon=1.0, quantile=0.5):
+        check_choice(loss, "loss", tuple(LOSSES))
+        check_choice(learning_rate, "learning_rate", SCHEDULES)
+        self.kernel, self.loss, self.nu, self.batch_size = kernel, loss, nu, batch_size
+        self.learning_rate, self.eta0, self.eta1 = learning_rate, eta0, eta1
+        self.params = {"epsilon": epsilon, "quantile": quantile}
+        self.support = None
+        self.coef = np.zeros(0)
+        self.iterations = 0
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(X) with the exact kernel.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+        """
+        X = check_matrix(X)
+        if self.support is None:
+            return np.zeros(X.shape[0])
+        return self.kernel.gram(X, self.support) @ self.coef
+
+    predict = decision_function
+
+    def partial_fit(self, X, y):
+        """Learn (X, y) in mini-batches of ``batch_size`` rows, in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X = check_matrix(X)
+        y = check_targets(y, X.shape[0])
+        for start in range(0, X.shape[0], self.batch_size):
+            rows, targets = X[start:start + self.batch_size], y[start:start + self.batch_size]
+            g = LOSSES[self.loss](self.decision_function(rows)[:, None], targets, self.params)
+            self.iterations += 1
+            gamma = step_size(self.learning_rate, self.iterations, self.eta0, self.eta1, self.nu)
+            self.coef = np.concatenate([self.coef * (1.0 - gamma * self.nu),
+                                        -gamma / rows.shape[0] * g[:, 0]])
+            self.support = rows.copy() if self.support is None else np.vstack([self.support,
+                                                                                rows])
+        return self
 
 
 def merge(models):

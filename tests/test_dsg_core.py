@@ -9,7 +9,8 @@ import pytest
 import fastomkl
 from fastomkl import Cauchy, Gaussian, Laplacian, Matern
 from fastomkl._core import dsg as core
-from fastomkl.dsg import LOSSES, DoublySGDClassifier, DoublySGDRegressor, merge, median_bandwidth
+from fastomkl.dsg import (LOSSES, NORMA, DoublySGDClassifier, DoublySGDRegressor, merge,
+                          median_bandwidth)
 
 RNG = np.random.default_rng(3)
 X = RNG.uniform(-1, 1, (120, 3))
@@ -240,3 +241,17 @@ def test_density_ratio_approaches_the_log_ratio():
     assert np.max(np.abs(model.log_ratio(grid) - grid[:, 0])) < 0.35
     with pytest.raises(ValueError, match="more than two"):
         model.partial_fit(grid, np.full(9, 2.0))
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_many_features_per_block_approach_norma(loss):
+    """DSG is NORMA with the kernel replaced by random features: with large blocks, the same
+    batches give nearly the same function."""
+    y = Y[:64] if loss == "squared" else np.where(Y[:64] > 0, 1.0, -1.0)
+    norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1).partial_fit(X[:64], y)
+    cls = DoublySGDRegressor if loss == "squared" else DoublySGDClassifier
+    dsg = cls(loss, bandwidth=0.8, batch_size=16, block_size=8192, nu=0.1,
+              random_state=0).fit(X[:64], y)
+    exact = norma.predict(X)
+    error = np.abs(dsg._scores(X) - exact).max()
+    assert error < 0.1 * np.abs(exact).max()
