@@ -37,7 +37,7 @@ from fastomkl._validation import (NumericalWarning, check_choice, check_float, c
                                   check_matrix, check_sample, check_target_value, check_targets)
 
 __all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
-           "DoublySGDDensityRatio", "NORMA", "merge", "median_bandwidth"]
+           "DoublySGDDensityRatio", "DoublySGDGP", "NORMA", "merge", "median_bandwidth"]
 
 KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
 SCHEDULES = ("inverse", "theory", "constant")
@@ -97,7 +97,7 @@ def median_bandwidth(X, scale: float = 1.0, max_rows: int = 2000, random_state=0
 
 # -- losses: the derivative l'(F, y) in F, for F of shape (n, C) -------------------------------------
 def _squared(F, y, p):
-    return F - y[:, None]
+    return F - (y[:, None] if y.ndim == 1 else y)     # one target per row, or one per output
 
 
 def _huber(F, y, p):
@@ -166,7 +166,7 @@ class _DSGEngine:
         self.config = config
         self.n_features = n_features
         self.r = config["block_size"]
-        self.C = 1
+        self.C = config.get("n_outputs", 1)
         self.seed = config["seed"]
         self.stream = config["stream"]
         self.bandwidth = config["bandwidth"]      # None until the first batch ("median")
@@ -953,6 +953,134 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         (1,)
         """
         return self._scores(X)
+
+
+class DoublySGDGP:
+    """Gaussian-process regression by doubly stochastic gradients (the paper's section 4.10).
+
+    The posterior mean k*^T (K + s^2 I)^-1 y is kernel ridge regression with the square loss and
+    nu = s^2 / n (the paper writes 2 s^2, which is the minimiser of the summed, not averaged,
+    loss; see spec 004 section 11).  The posterior variance at test points known in advance
+    (method 2) solves one such ridge problem per test point x*_i with targets k(x*_i, x_j),
+    all m of them on the same features and batches (O(t m) memory):
+    var(x*_i) = k(x*_i, x*_i) - g_i(x*_i).
+
+    Parameters
+    ----------
+    noise : float, default 0.1
+        The noise variance s^2.
+    n_epochs : int, default 10
+        Passes over the data, reshuffled each time (seeded by ``random_state``).
+    kernel, bandwidth, bandwidth_scale, matern_nu, batch_size, block_size, learning_rate, eta0,
+    eta1, random_state
+        As for ``DoublySGDRegressor`` (the exact kernel of the variance targets is the kernel
+        the features estimate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.dsg import DoublySGDGP
+    >>> X = np.linspace(-1, 1, 30)[:, None]
+    >>> gp = DoublySGDGP(noise=0.3, bandwidth=0.5).fit(X, np.sin(3 * X[:, 0]), X_star=X[:3])
+    >>> mean, std = gp.predict(X[:3], return_std=True)
+    >>> std.shape
+    (3,)
+    """
+
+    def __init__(self, noise=0.1, *, n_epochs=10, kernel="gaussian", bandwidth="median",
+                 bandwidth_scale=1.0, matern_nu=1.5, batch_size=32, block_size=64,
+                 learning_rate="inverse", eta0=1.0, eta1=1e-4, random_state=0):
+        self.noise = noise
+        self.n_epochs = n_epochs
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.random_state = random_state
+
+    def _exact_kernel(self, bandwidth):
+        from fastomkl.kernels import Cauchy, Gaussian, Laplacian, Matern
+        if self.kernel == "matern":
+            return Matern(bandwidth, nu=self.matern_nu)
+        return {"gaussian": Gaussian, "laplacian": Laplacian, "cauchy": Cauchy}[self.kernel](
+            bandwidth)
+
+    def fit(self, X, y, X_star=None):
+        """Learn the posterior mean from (X, y), and the variance at ``X_star`` if given.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        X_star : array-like, shape (m, n_features), optional
+            The test points of ``predict(X_star, return_std=True)``.
+
+        Returns
+        -------
+        self
+        """
+        X = check_matrix(X)
+        y = check_targets(y, X.shape[0])
+        noise = check_float(self.noise, "noise", 0.0, strict=True)
+        epochs = check_int(self.n_epochs, "n_epochs", 1, 1 << 20)
+        mean = DoublySGDRegressor(
+            kernel=self.kernel, bandwidth=self.bandwidth, bandwidth_scale=self.bandwidth_scale,
+            matern_nu=self.matern_nu, nu=noise / X.shape[0], batch_size=self.batch_size,
+            block_size=self.block_size, learning_rate=self.learning_rate, eta0=self.eta0,
+            eta1=self.eta1, random_state=self.random_state)
+        config = mean._check_all_params()
+        if config["seed"] is None:
+            raise ValueError("DoublySGDGP needs an integer random_state")
+        if config["bandwidth"] is None:
+            config["bandwidth"] = median_bandwidth(X, config["bandwidth_scale"],
+                                                   random_state=config["seed"] % (2 ** 32))
+        self.X_star_ = None if X_star is None else check_matrix(X_star, X.shape[1], "X_star")
+        self.mean_ = _DSGEngine(config, X.shape[1])
+        targets = y
+        if self.X_star_ is not None:
+            kernel = self._exact_kernel(config["bandwidth"])
+            self.variance_ = _DSGEngine({**config, "n_outputs": self.X_star_.shape[0]},
+                                        X.shape[1])
+        order_rng = np.random.default_rng(config["seed"])
+        B = config["batch_size"]
+        for _ in range(epochs):
+            order = order_rng.permutation(X.shape[0])
+            for start in range(0, X.shape[0], B):
+                rows = X[order[start:start + B]]
+                targets = y[order[start:start + B]]
+                self.mean_.learn_batch(rows, targets, self.mean_.decision(rows))
+                if self.X_star_ is not None:
+                    self.variance_.learn_batch(rows, kernel.gram(rows, self.X_star_),
+                                               self.variance_.decision(rows))
+        return self
+
+    def predict(self, X, return_std=False):
+        """The posterior mean at X, and its standard deviation at ``X_star`` (``X`` must then be
+        ``X_star``, the points the variance was learnt for).
+
+        Parameters
+        ----------
+        X : array-like, shape (m, n_features)
+        return_std : bool, default False
+
+        Returns
+        -------
+        mean : ndarray, shape (m,)
+        std : ndarray, shape (m,), if return_std
+        """
+        X = check_matrix(X, self.mean_.n_features)
+        mean = self.mean_.decision(X)[:, 0]
+        if not return_std:
+            return mean
+        if self.X_star_ is None or not np.array_equal(X, self.X_star_):
+            raise ValueError("return_std=True needs X to be the X_star given to fit")
+        explained = np.diag(self.variance_.decision(X))
+        return mean, np.sqrt(np.maximum(1.0 - explained, 0.0))
 
 
 class NORMA:

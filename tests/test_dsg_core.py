@@ -255,3 +255,21 @@ def test_many_features_per_block_approach_norma(loss):
     exact = norma.predict(X)
     error = np.abs(dsg._scores(X) - exact).max()
     assert error < 0.1 * np.abs(exact).max()
+
+
+def test_gp_mean_and_variance_approach_the_closed_form():
+    """nu = s^2/n: the mean -> k*^T (K + s^2 I)^-1 y; method 2's variance -> k** - k*^T (K + s^2 I)^-1 k*."""
+    from fastomkl.dsg import DoublySGDGP
+    x = X[:30, :1]
+    y = np.sin(3 * x[:, 0])
+    star = np.array([[-0.5], [0.0], [0.7], [2.5]])
+    kernel, s2 = Gaussian(0.5), 0.3
+    solve = np.linalg.solve(kernel.gram(x) + s2 * np.eye(30), np.column_stack(
+        [y, kernel.gram(x, star)]))
+    mean = kernel.gram(star, x) @ solve[:, 0]
+    variance = 1.0 - np.einsum("ij,ji->i", kernel.gram(star, x), solve[:, 1:])
+    gp = DoublySGDGP(noise=s2, bandwidth=0.5, n_epochs=150, batch_size=30, block_size=256,
+                     eta1=0.0).fit(x, y, X_star=star)
+    m, std = gp.predict(star, return_std=True)
+    np.testing.assert_allclose(m, mean, atol=0.03)
+    np.testing.assert_allclose(std ** 2, variance, atol=0.01)      # 0.04 within the data, 1 far
