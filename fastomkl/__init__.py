@@ -36,7 +36,7 @@ _LAZY = {
     "VAWEWAClassifier": "fastomkl.vaw", "VAWMetaClassifier": "fastomkl.vaw",
     **{name: "fastomkl.dsg" for name in (
         "DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
-        "DoublySGDDensityRatio", "DoublySGDGP", "NORMA")},
+        "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA")},
     # kernel selection under bandit feedback (paper 001)
     **{name: "fastomkl.bandit" for name in (
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
@@ -57,7 +57,8 @@ __all__ = [
     "RFIOKSClassifier", "LKMBooks", "LKMBooksClassifier",
     "VAWClassifier", "ConcatVAWClassifier", "VAW2Classifier", "VAWEWAClassifier",
     "VAWMetaClassifier", "DoublySGDRegressor", "DoublySGDClassifier",
-    "DoublySGDOneClass", "DoublySGDDensityRatio", "DoublySGDGP", "NORMA",
+    "DoublySGDOneClass", "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier",
+    "NORMA",
 ]
 
 

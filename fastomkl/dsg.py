@@ -37,7 +37,8 @@ from fastomkl._validation import (NumericalWarning, check_choice, check_float, c
                                   check_matrix, check_sample, check_target_value, check_targets)
 
 __all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
-           "DoublySGDDensityRatio", "DoublySGDGP", "NORMA", "merge", "median_bandwidth"]
+           "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA", "merge",
+           "median_bandwidth"]
 
 KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
 SCHEDULES = ("inverse", "theory", "constant")
@@ -138,11 +139,19 @@ def _kl_ratio(F, y, p):
         return 2.0 * np.where(y[:, None] == 1.0, -1.0, np.exp(np.minimum(F, 800.0)))
 
 
+def _softmax(F, y, p):
+    # y holds class indices: softmax(F) - e_y, with the maximum subtracted first
+    G = np.exp(F - F.max(axis=1, keepdims=True))
+    G /= G.sum(axis=1, keepdims=True)
+    G[np.arange(F.shape[0]), y.astype(np.int64)] -= 1.0
+    return G
+
+
 REGRESSION_LOSSES = {"squared": _squared, "huber": _huber,
                      "epsilon_insensitive": _epsilon_insensitive, "absolute": _absolute,
                      "quantile": _quantile}
 CLASSIFICATION_LOSSES = {"hinge": _hinge, "squared_hinge": _squared_hinge, "logistic": _logistic}
-LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES, "kl": _kl_ratio}
+LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES, "kl": _kl_ratio, "softmax": _softmax}
 
 
 def step_size(schedule: str, t: int, eta0: float, eta1: float, nu: float) -> float:
@@ -1081,6 +1090,160 @@ class DoublySGDGP:
             raise ValueError("return_std=True needs X to be the X_star given to fit")
         explained = np.diag(self.variance_.decision(X))
         return mean, np.sqrt(np.maximum(1.0 - explained, 0.0))
+
+
+class DoublySGDSoftmaxClassifier:
+    """Multiclass kernel logistic regression by doubly stochastic gradients (the paper's 4.3b).
+
+    One block of random features per iteration is shared by every class (alpha_t is r x C);
+    the gradient is softmax(f(x)) - e_y.  Parameters as for ``DoublySGDClassifier`` (without
+    ``loss``, ``stream`` and ``n_jobs``).  This model keeps scikit-learn's batch API (``fit``,
+    ``partial_fit``, ``predict``, ``predict_proba``, ``decision_function``, ``score``); it is not
+    saved by ``fastomkl.save`` (pickle it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.dsg import DoublySGDSoftmaxClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (600, 2))
+    >>> y = np.digitize(X[:, 0], [-0.3, 0.3])               # three bands
+    >>> DoublySGDSoftmaxClassifier().fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
+                 matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
+                 eta0=1.0, eta1=1e-4, average=False, random_state=0):
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = bandwidth_scale
+        self.matern_nu = matern_nu
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_size = block_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.eta1 = eta1
+        self.average = average
+        self.random_state = random_state
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over (X, y) in mini-batches; ``classes`` (all labels) on the first call.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        classes : array-like, optional
+            Every label the model will see; needed on the first call unless ``y`` shows them all.
+
+        Returns
+        -------
+        self
+        """
+        engine = getattr(self, "_engine", None)
+        X = check_matrix(X, None if engine is None else engine.n_features)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must be 1-D with {X.shape[0]} labels, got shape {y.shape}")
+        known = self.classes_ if engine is not None else np.unique(
+            y if classes is None else np.asarray(classes))
+        codes = np.searchsorted(known, y)
+        if known.shape[0] < 2 or (codes >= known.shape[0]).any() or \
+                not np.array_equal(known[np.minimum(codes, known.shape[0] - 1)], y):
+            raise ValueError(f"labels must be among the model's classes {known.tolist()}, and "
+                             f"there must be two at least")
+        if engine is None:
+            regressor = DoublySGDRegressor(
+                kernel=self.kernel, bandwidth=self.bandwidth,
+                bandwidth_scale=self.bandwidth_scale, matern_nu=self.matern_nu, nu=self.nu,
+                batch_size=self.batch_size, block_size=self.block_size,
+                learning_rate=self.learning_rate, eta0=self.eta0, eta1=self.eta1,
+                average=self.average, random_state=self.random_state)
+            config = regressor._check_all_params()
+            if config["seed"] is None:
+                raise ValueError("DoublySGDSoftmaxClassifier needs an integer random_state")
+            config = {**config, "loss": "softmax", "n_outputs": known.shape[0]}
+            engine = _DSGEngine(config, X.shape[1])
+            engine.bandwidth = engine.bandwidth or median_bandwidth(
+                X, config["bandwidth_scale"], random_state=config["seed"] % (2 ** 32))
+            self._engine, self.classes_ = engine, known
+        B = engine.config["batch_size"]
+        for start in range(0, X.shape[0], B):
+            rows = X[start:start + B]
+            engine.learn_batch(rows, codes[start:start + B].astype(float),
+                               engine.decision(rows, averaged=False))
+        return self
+
+    def fit(self, X, y):
+        """Start afresh and learn (X, y) in one pass.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self.__dict__.pop("_engine", None)
+        return self.partial_fit(X, y)
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(X), one column per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
+        return self._engine.decision(check_matrix(X, self._engine.n_features))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """softmax(f(X)).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
+        F = self.decision_function(X)
+        P = np.exp(F - F.max(axis=1, keepdims=True))
+        return P / P.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """The label of the largest score.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+        """
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+    def score(self, X, y) -> float:
+        """Accuracy of ``predict(X)`` against y.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
 class NORMA:
