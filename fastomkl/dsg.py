@@ -281,6 +281,8 @@ class _DSGEngine:
                                           self.n_features, self.r)
             Z = _core().features(X, W, b)
             alpha = (-gamma / X.shape[0]) * (Z.T @ G)
+            if c["precondition"]:           # the authors' code: solve with the batch covariance
+                alpha = _precondition(Z, alpha)
         shrink = 1.0 - gamma * c["nu"]
         if not (np.isfinite(F).all() and np.isfinite(alpha).all()
                 and np.abs(alpha).max() <= MAX_COEF and math.isfinite(shrink)
@@ -414,6 +416,17 @@ class _DSGEngine:
             int(v) for v in state["dsg.counts"][:4])
 
 
+def _precondition(Z: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """(Z^T Z / B + 1e-7 I)^-1 step: with a step of 1 the new block is the least-squares fit of
+    the negative gradient (spec 004 section 3.4, the authors' ``solvePD``)."""
+    P = Z.T @ Z / Z.shape[0]
+    P[np.diag_indices_from(P)] += 1e-7
+    try:
+        return np.linalg.solve(P, step)
+    except np.linalg.LinAlgError:
+        return np.full_like(step, np.nan)       # refused as non-finite by the caller
+
+
 def _resized(a: np.ndarray, rows: int) -> np.ndarray:
     out = np.zeros((rows,) + a.shape[1:], dtype=a.dtype)
     out[:a.shape[0]] = a
@@ -445,6 +458,10 @@ class _DoublySGD:
         if not isinstance(self.average, (bool, np.bool_)):
             raise ValueError(f"average must be True or False, got {self.average!r}")
         config["average"] = bool(self.average)
+        precondition = getattr(self, "precondition", False)
+        if not isinstance(precondition, (bool, np.bool_)):
+            raise ValueError(f"precondition must be True or False, got {precondition!r}")
+        config["precondition"] = bool(precondition)
         if self.matern_nu not in MATERN_NUS or isinstance(self.matern_nu, bool):
             raise ValueError(f"matern_nu must be one of {MATERN_NUS}, got {self.matern_nu!r}")
         config["matern_nu"] = float(self.matern_nu)
@@ -522,6 +539,9 @@ _PARAMETERS_DOC = """
     eta1 : float, default 1e-4
     average : bool, default False
         Predict with the average of the iterates (the paper's Corollaries 11 and 13).
+    precondition : bool, default False
+        Multiply each new block's step by the inverse of its features' batch covariance
+        (Z^T Z / B + 1e-7 I), as the authors' code does; the paper's plain step by default.
     random_state : int or None, default 0
         The seed of the random features (with ``stream``, it fixes every block).
     stream : int, default 0
@@ -574,7 +594,7 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
     def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel="gaussian",
                  bandwidth="median", bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32,
                  block_size=64, learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False,
-                 random_state=0, stream=0, n_jobs=1):
+                 precondition=False, random_state=0, stream=0, n_jobs=1):
         self.loss = loss
         self.epsilon = epsilon
         self.quantile = quantile
@@ -589,6 +609,7 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
         self.eta0 = eta0
         self.eta1 = eta1
         self.average = average
+        self.precondition = precondition
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -618,8 +639,8 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
 
     def __init__(self, loss="hinge", *, kernel="gaussian", bandwidth="median",
                  bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64,
-                 learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False, random_state=0,
-                 stream=0, n_jobs=1):
+                 learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False, precondition=False,
+                 random_state=0, stream=0, n_jobs=1):
         self.loss = loss
         self.kernel = kernel
         self.bandwidth = bandwidth
@@ -632,6 +653,7 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
         self.eta0 = eta0
         self.eta1 = eta1
         self.average = average
+        self.precondition = precondition
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -695,7 +717,8 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
 
     def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
                  matern_nu=1.5, nu=0.1, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, random_state=0, stream=0, n_jobs=1):
+                 eta0=1.0, eta1=1e-4, average=False, precondition=False, random_state=0,
+                 stream=0, n_jobs=1):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.bandwidth_scale = bandwidth_scale
@@ -707,6 +730,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         self.eta0 = eta0
         self.eta1 = eta1
         self.average = average
+        self.precondition = precondition
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -925,7 +949,8 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
 
     def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
                  matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, random_state=0, stream=0, n_jobs=1):
+                 eta0=1.0, eta1=1e-4, average=False, precondition=False, random_state=0,
+                 stream=0, n_jobs=1):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.bandwidth_scale = bandwidth_scale
@@ -937,6 +962,7 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         self.eta0 = eta0
         self.eta1 = eta1
         self.average = average
+        self.precondition = precondition
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs

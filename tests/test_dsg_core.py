@@ -307,3 +307,17 @@ def test_softmax_derivative_matches_finite_differences():
         step[c] = h
         loss = [np.log(np.exp(F + s).sum(1)) - (F + s)[np.arange(20), y] for s in (step, -step)]
         np.testing.assert_allclose(G[:, c], (loss[0] - loss[1]) / (2 * h), atol=1e-6)
+
+
+def test_preconditioned_first_block_is_the_least_squares_fit():
+    """With a step of 1 from f = 0, the square loss's preconditioned block solves
+    min ||Z alpha - y||^2 (up to the 1e-7 ridge): the authors' Newton-like step."""
+    model = DoublySGDRegressor(bandwidth=0.8, batch_size=100, block_size=20, precondition=True,
+                               learning_rate="constant", nu=0.0, random_state=3)
+    model.partial_fit(X[:100], Y[:100])
+    W, b = core.generate_block("gaussian", 0, 0.8, 3, 0, 0, 3, 20)
+    Z = z(X[:100], W, b)
+    ridge = np.linalg.solve(Z.T @ Z / 100 + 1e-7 * np.eye(20), Z.T @ Y[:100] / 100)
+    np.testing.assert_allclose(model._engine.coef[:20, 0], ridge, rtol=1e-8, atol=1e-10)
+    fit = np.linalg.lstsq(Z, Y[:100], rcond=None)[0]
+    np.testing.assert_allclose(model._engine.coef[:20, 0], fit, rtol=1e-2, atol=1e-3)
