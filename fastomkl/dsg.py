@@ -1076,7 +1076,6 @@ class DoublySGDGP:
                                                    random_state=config["seed"] % (2 ** 32))
         self.X_star_ = None if X_star is None else check_matrix(X_star, X.shape[1], "X_star")
         self.mean_ = _DSGEngine(config, X.shape[1])
-        targets = y
         if self.X_star_ is not None:
             kernel = self._exact_kernel(config["bandwidth"])
             self.variance_ = _DSGEngine({**config, "n_outputs": self.X_star_.shape[0]},
