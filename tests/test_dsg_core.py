@@ -321,3 +321,17 @@ def test_preconditioned_first_block_is_the_least_squares_fit():
     np.testing.assert_allclose(model._engine.coef[:20, 0], ridge, rtol=1e-8, atol=1e-10)
     fit = np.linalg.lstsq(Z, Y[:100], rcond=None)[0]
     np.testing.assert_allclose(model._engine.coef[:20, 0], fit, rtol=1e-2, atol=1e-3)
+
+
+def test_models_pickled_by_workers_merge_exactly():
+    """Data-parallel training ships models between processes: a pickled model predicts the same
+    bits and merges like the original."""
+    import pickle
+    models = [DoublySGDClassifier(bandwidth=0.8, batch_size=10, block_size=8, stream=w,
+                                  random_state=3).fit(X[w::2], Y[w::2] > 0) for w in range(2)]
+    shipped = [pickle.loads(pickle.dumps(m)) for m in models]
+    for m, s in zip(models, shipped):
+        assert np.array_equal(s.decision_function(X), m.decision_function(X))
+    assert np.array_equal(merge(shipped).decision_function(X),
+                          merge(models).decision_function(X))
+    assert merge(shipped).classes_.tolist() == [False, True]
