@@ -83,7 +83,8 @@ def main(argv=None) -> int:
     X = rng.normal(size=(B * (blocks + 1), D)) / np.sqrt(D)
     y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.05, 1.0, -1.0)
     bandwidth = 1.0
-    lines = ["# DSG benchmark", "", f"Command: `python bench/bench_dsg.py{' --quick' if args.quick else ''}`",
+    command = "python bench/bench_dsg.py" + (" --quick" if args.quick else "")
+    lines = ["# DSG benchmark", "", f"Command: `{command}`",
              "", f"Machine: {platform.machine()}, Python {platform.python_version()}, "
              f"one BLAS thread; medians of {repeats} repeats; B = {B}, r = {R}, d = {D}.", ""]
     with threadpool_limits(1):

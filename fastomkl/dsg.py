@@ -96,7 +96,7 @@ def median_bandwidth(X, scale: float = 1.0, max_rows: int = 2000, random_state=0
     return max(median * scale, MIN_BANDWIDTH)
 
 
-# -- losses: the derivative l'(F, y) in F, for F of shape (n, C) -------------------------------------
+# -- losses: the derivative l'(F, y) in F, for F of shape (n, C) ----------------------------------
 def _squared(F, y, p):
     return F - (y[:, None] if y.ndim == 1 else y)     # one target per row, or one per output
 
@@ -284,8 +284,12 @@ class _DSGEngine:
             if c["precondition"]:           # the authors' code: solve with the batch covariance
                 alpha = _precondition(Z, alpha)
         shrink = 1.0 - gamma * c["nu"]
+        full = c.get("n_features_max") is not None and \
+            (self.n_blocks + 1) * self.r > c["n_features_max"]
+        if full:                    # the paper's memory bound reached: old blocks only shrink
+            alpha = alpha[:0]
         if not (np.isfinite(F).all() and np.isfinite(alpha).all()
-                and np.abs(alpha).max() <= MAX_COEF and math.isfinite(shrink)
+                and np.abs(alpha).max(initial=0.0) <= MAX_COEF and math.isfinite(shrink)
                 and abs(offset) <= MAX_COEF):
             self.n_rejected_updates += 1
             return
@@ -304,6 +308,11 @@ class _DSGEngine:
             if abs(self.scale) < RENORMALISE_BELOW:
                 self.coef[:n] *= self.scale
                 self.scale = 1.0
+        if alpha.shape[0] == 0:     # no new block: the average still takes in f_{t+1}
+            if self.config["average"]:
+                self.avg[:n] = (1.0 - 1.0 / t) * self.avg[:n] + (self.scale / t) * self.coef[:n]
+            self.iterations = t
+            return
         self._grow(n + self.r)
         self.coef[n:n + self.r] = alpha / self.scale
         self.streams[self.n_blocks] = self.stream
@@ -455,6 +464,9 @@ class _DoublySGD:
             "stream": check_int(self.stream, "stream", 0, (1 << 62)),
             "n_jobs": check_int(self.n_jobs, "n_jobs", 1, 256),
         }
+        limit = getattr(self, "n_features_max", None)
+        config["n_features_max"] = None if limit is None else check_int(
+            limit, "n_features_max", 1, 1 << 40)
         if not isinstance(self.average, (bool, np.bool_)):
             raise ValueError(f"average must be True or False, got {self.average!r}")
         config["average"] = bool(self.average)
@@ -539,6 +551,9 @@ _PARAMETERS_DOC = """
     eta1 : float, default 1e-4
     average : bool, default False
         Predict with the average of the iterates (the paper's Corollaries 11 and 13).
+    n_features_max : int or None, default None
+        Stop adding blocks once the model holds this many features (the paper's "as many random
+        features as the memory allowed"); later iterations only shrink the old blocks.
     precondition : bool, default False
         Multiply each new block's step by the inverse of its features' batch covariance
         (Z^T Z / B + 1e-7 I), as the authors' code does; the paper's plain step by default.
@@ -594,7 +609,7 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
     def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel="gaussian",
                  bandwidth="median", bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32,
                  block_size=64, learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False,
-                 precondition=False, random_state=0, stream=0, n_jobs=1):
+                 precondition=False, n_features_max=None, random_state=0, stream=0, n_jobs=1):
         self.loss = loss
         self.epsilon = epsilon
         self.quantile = quantile
@@ -610,6 +625,7 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
         self.eta1 = eta1
         self.average = average
         self.precondition = precondition
+        self.n_features_max = n_features_max
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -640,7 +656,7 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
     def __init__(self, loss="hinge", *, kernel="gaussian", bandwidth="median",
                  bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64,
                  learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False, precondition=False,
-                 random_state=0, stream=0, n_jobs=1):
+                 n_features_max=None, random_state=0, stream=0, n_jobs=1):
         self.loss = loss
         self.kernel = kernel
         self.bandwidth = bandwidth
@@ -654,6 +670,7 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
         self.eta1 = eta1
         self.average = average
         self.precondition = precondition
+        self.n_features_max = n_features_max
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -702,7 +719,8 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
     Targets are not used: ``fit(X)``, ``partial_fit(X)``, ``learn_one(x)``.
 
     Parameters
-    ----------""" + _PARAMETERS_DOC.replace("nu : float, default 1e-6", "nu : float, default 0.1") + """
+    ----------""" + _PARAMETERS_DOC.replace("nu : float, default 1e-6",
+                                            "nu : float, default 0.1") + """
     Examples
     --------
     >>> import numpy as np
@@ -717,8 +735,8 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
 
     def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
                  matern_nu=1.5, nu=0.1, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, precondition=False, random_state=0,
-                 stream=0, n_jobs=1):
+                 eta0=1.0, eta1=1e-4, average=False, precondition=False,
+                 n_features_max=None, random_state=0, stream=0, n_jobs=1):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.bandwidth_scale = bandwidth_scale
@@ -731,6 +749,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         self.eta1 = eta1
         self.average = average
         self.precondition = precondition
+        self.n_features_max = n_features_max
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -949,8 +968,8 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
 
     def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
                  matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, precondition=False, random_state=0,
-                 stream=0, n_jobs=1):
+                 eta0=1.0, eta1=1e-4, average=False, precondition=False,
+                 n_features_max=None, random_state=0, stream=0, n_jobs=1):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.bandwidth_scale = bandwidth_scale
@@ -963,6 +982,7 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         self.eta1 = eta1
         self.average = average
         self.precondition = precondition
+        self.n_features_max = n_features_max
         self.random_state = random_state
         self.stream = stream
         self.n_jobs = n_jobs
@@ -1272,7 +1292,7 @@ class DoublySGDSoftmaxClassifier:
 
 
 class NORMA:
-    """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel, a baseline and oracle.
+    """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel (a baseline, oracle).
 
     f <- (1 - gamma_t nu) f - gamma_t / B sum_b l'(f(x_b), y_b) k(x_b, .), on mini-batches of
     ``batch_size`` rows, with DSG's step sizes and losses; the model keeps every row it learnt

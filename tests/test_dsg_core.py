@@ -49,7 +49,7 @@ def test_blocks_are_pure_functions_of_seed_stream_and_index():
 
 
 def algorithm1(X, y, seed, bandwidth, gamma, nu, derivative):
-    """The paper's Algorithm 1 (B = r = 1, phi = sqrt(2) cos), on the library's regenerated draws."""
+    """The paper's Algorithm 1 (B = r = 1, phi = sqrt(2) cos) on the library's regenerated draws."""
     omegas, alphas, predictions = [], [], []
     for i, (x, target) in enumerate(zip(X, y)):
         f = sum(a * np.sqrt(2.0) * np.cos(x @ w + b) for a, (w, b) in zip(alphas, omegas))
@@ -92,7 +92,7 @@ def test_closed_form_with_theta_nu_one():
 
 
 def test_kernel_ridge_regression_is_reached():
-    """Full batches and a decaying step: f_T approaches (K + n nu I)^-1 y of the averaged objective."""
+    """Full batches: f_T approaches (K + n nu I)^-1 y, the solution of the averaged objective."""
     x, nu = X[:40, :1], 0.01
     y = np.sin(3 * x[:, 0])
     K = Gaussian(0.5).gram(x)
@@ -258,7 +258,8 @@ def test_many_features_per_block_approach_norma(loss):
 
 
 def test_gp_mean_and_variance_approach_the_closed_form():
-    """nu = s^2/n: the mean -> k*^T (K + s^2 I)^-1 y; method 2's variance -> k** - k*^T (K + s^2 I)^-1 k*."""
+    """nu = s^2/n: the mean -> k*^T (K + s^2 I)^-1 y; method 2's variance ->
+    k** - k*^T (K + s^2 I)^-1 k*."""
     from fastomkl.dsg import DoublySGDGP
     x = X[:30, :1]
     y = np.sin(3 * x[:, 0])
@@ -335,3 +336,15 @@ def test_models_pickled_by_workers_merge_exactly():
     assert np.array_equal(merge(shipped).decision_function(X),
                           merge(models).decision_function(X))
     assert merge(shipped).classes_.tolist() == [False, True]
+
+
+def test_a_full_model_only_shrinks():
+    """n_features_max reached: no block is added, and an iteration multiplies f by 1 - gamma nu."""
+    model = DoublySGDRegressor(bandwidth=0.8, batch_size=10, block_size=8, n_features_max=24,
+                               learning_rate="constant", eta0=0.5, nu=0.2, random_state=0)
+    model.partial_fit(X[:50], Y[:50])
+    assert model.n_features_ == 24
+    before = model.predict(X)
+    model.partial_fit(X[50:60], Y[50:60])
+    assert model.n_features_ == 24 and model.n_samples_seen_ == 60
+    np.testing.assert_allclose(model.predict(X), 0.9 * before, rtol=1e-12)
