@@ -34,6 +34,9 @@ _LAZY = {
     "VAWEWA": "fastomkl.vaw", "VAWMeta": "fastomkl.vaw", "VAWClassifier": "fastomkl.vaw",
     "ConcatVAWClassifier": "fastomkl.vaw", "VAW2Classifier": "fastomkl.vaw",
     "VAWEWAClassifier": "fastomkl.vaw", "VAWMetaClassifier": "fastomkl.vaw",
+    **{name: "fastomkl.dsg" for name in (
+        "DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
+        "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA")},
     # kernel selection under bandit feedback (paper 001)
     **{name: "fastomkl.bandit" for name in (
         "OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS", "IOKSClassifier",
@@ -64,6 +67,8 @@ __all__ = [
     "KernelAWVClassifier", "FOGD", "FOGDClassifier", "BeforehandNystromAWV",
     "BeforehandNystromAWVClassifier", "ProsNKons", "ProsNKonsClassifier", "FixedEmbeddingAWV",
     "FixedEmbeddingAWVClassifier", "Mixture",
+    "DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass", "DoublySGDDensityRatio",
+    "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA",
 ]
 
 

@@ -30,7 +30,8 @@ def _regressors() -> dict:
     fastomkl._import_all()
     return {name.lower(): cls for name, cls in sorted(_REGISTRY.items())
             if issubclass(cls, OnlineEstimator) and not issubclass(cls, BinaryClassifier)
-            and not name.startswith("_") and _needs_nothing(cls)}
+            and not name.startswith("_") and not getattr(cls, "_unsupervised", False)
+            and _needs_nothing(cls)}
 
 
 def _needs_nothing(cls) -> bool:

@@ -1,0 +1,153 @@
+"""Cost of doubly stochastic gradients: fastomkl's compiled blocks against NumPy, threads, memory.
+
+    python bench/bench_dsg.py [--quick]
+
+Measured in one process and one run (ratios only compare numbers from the same run), medians of
+repeats, one BLAS thread throughout (``threadpoolctl``):
+
+* one DSG iteration (batch B = 256, feature block r = 256, d = 123, as on a9a) after t blocks:
+  fastomkl's ``learn`` step against a straightforward NumPy implementation of the same algorithm
+  (a block regenerated with ``numpy.random.default_rng((seed, stream, t))``, ``X @ W``, ``cos``,
+  one gradient step), checked to learn the same function up to the features' randomness;
+* prediction throughput (rows per second) of a model of t blocks, fastomkl against NumPy, and
+  fastomkl with 1 and 2 threads (the same bits either way);
+* memory: the bytes of the model's state after t iterations against t r doubles.
+
+Results go to bench/results/dsg_bench.md.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+import fastomkl._core.dsg  # noqa: E402,F401  (loads scipy's BLAS before the thread limit)
+from fastomkl.dsg import DoublySGDClassifier  # noqa: E402
+
+B, R, D = 256, 256, 123
+
+
+class NumpyDSG:
+    """The same algorithm (hinge loss, gamma_t = 1 / (1 + 1e-4 t)) in plain NumPy."""
+
+    def __init__(self, bandwidth, nu=1e-6, seed=0):
+        self.bandwidth, self.nu, self.seed = bandwidth, nu, seed
+        self.alphas = []
+
+    def block(self, t):
+        rng = np.random.default_rng((self.seed, 0, t))
+        return rng.standard_normal((D, R)) / self.bandwidth, rng.uniform(0, 2 * np.pi, R)
+
+    def decision(self, X):
+        f = np.zeros(X.shape[0])
+        for t, alpha in enumerate(self.alphas):
+            W, b = self.block(t)
+            f += np.sqrt(2.0 / R) * np.cos(X @ W + b) @ alpha
+        return f
+
+    def learn(self, X, y):
+        f = self.decision(X)
+        g = np.where(y * f < 1, -y, 0.0)
+        gamma = 1.0 / (1.0 + 1e-4 * (len(self.alphas) + 1))
+        W, b = self.block(len(self.alphas))
+        Z = np.sqrt(2.0 / R) * np.cos(X @ W + b)
+        self.alphas = [a * (1 - gamma * self.nu) for a in self.alphas]
+        self.alphas.append(-gamma / X.shape[0] * Z.T @ g)
+
+
+def median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer blocks and repeats")
+    args = parser.parse_args(argv)
+    blocks, repeats = (8, 3) if args.quick else (32, 5)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(B * (blocks + 1), D)) / np.sqrt(D)
+    y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.05, 1.0, -1.0)
+    bandwidth = 1.0
+    command = "python bench/bench_dsg.py" + (" --quick" if args.quick else "")
+    lines = ["# DSG benchmark", "", f"Command: `{command}`",
+             "", f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+             f"one BLAS thread; medians of {repeats} repeats; B = {B}, r = {R}, d = {D}.", ""]
+    with threadpool_limits(1):
+        model = DoublySGDClassifier(bandwidth=bandwidth, batch_size=B, block_size=R,
+                                    random_state=0)
+        reference = NumpyDSG(bandwidth)
+        for t in range(blocks):
+            rows = slice(t * B, (t + 1) * B)
+            model.partial_fit(X[rows], y[rows])
+            reference.learn(X[rows], y[rows])
+        last = slice(blocks * B, (blocks + 1) * B)
+        agreement = np.mean(np.sign(model.decision_function(X)) == np.sign(reference.decision(X)))
+
+        def fast_step():
+            engine = model._engine
+            engine.learn_batch(X[last], y[last], engine.decision(X[last], averaged=False))
+            engine.n_blocks -= 1            # undo: the same t for every repeat
+            engine.next_index -= 1
+            engine.iterations -= 1
+            engine.t -= B
+
+        def numpy_step():
+            reference.learn(X[last], y[last])
+            reference.alphas.pop()
+
+        step_fast, step_numpy = median_time(fast_step, repeats), median_time(numpy_step, repeats)
+        test = X[:2048]
+        model.n_jobs = 1
+        predict_1 = median_time(lambda: model.decision_function(test), repeats)
+        predict_numpy = median_time(lambda: reference.decision(test), repeats)
+        one_thread = model.decision_function(test)
+        model.n_jobs = 2
+        model._engine.config["n_jobs"] = 2
+        predict_2 = median_time(lambda: model.decision_function(test), repeats)
+        same_bits = np.array_equal(model.decision_function(test), one_thread)
+    state = model._engine.get_state()
+    lines += [
+        f"## One iteration after t = {blocks} blocks", "",
+        "| implementation | seconds | ratio |", "|---|---|---|",
+        f"| NumPy | {step_numpy:.4f} | 1.0 |",
+        f"| fastomkl | {step_fast:.4f} | {step_numpy / step_fast:.2f}x |", "",
+        f"Sign agreement of the two models' decisions on {X.shape[0]} rows (different random "
+        f"features, same algorithm): {agreement:.3f}.", "",
+        f"## Prediction of 2048 rows with t = {blocks} blocks", "",
+        "| implementation | seconds | rows/s | ratio |", "|---|---|---|---|",
+        f"| NumPy | {predict_numpy:.4f} | {2048 / predict_numpy:,.0f} | 1.0 |",
+        f"| fastomkl, 1 thread | {predict_1:.4f} | {2048 / predict_1:,.0f} | "
+        f"{predict_numpy / predict_1:.2f}x |",
+        f"| fastomkl, 2 threads | {predict_2:.4f} | {2048 / predict_2:,.0f} | "
+        f"{predict_numpy / predict_2:.2f}x |", "",
+        f"1 and 2 threads give the same bits: {same_bits}. (The machine has 2 cores shared with "
+        f"other work: the thread speed-up is a lower bound.)", "",
+        "## Memory", "",
+        f"State after {blocks} iterations: {sum(a.nbytes for a in state.values())} bytes; the "
+        f"coefficients are t r = {blocks * R} doubles = {blocks * R * 8} bytes, the rest is "
+        f"{sum(a.nbytes for a in state.values()) - blocks * R * 8} bytes of counters.", "",
+    ]
+    text = "\n".join(lines)
+    out = HERE / "results" / "dsg_bench.md"
+    out.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,10 @@
+/* The feature map of a doubly-stochastic-gradient block (see fastomkl/_core/dsg.pyx).
+ * Compiled with the kernel flags of setup.py, so cos vectorises through libmvec; callers pass
+ * finite values only. */
+#ifndef FASTOMKL_DSG_H
+#define FASTOMKL_DSG_H
+
+/* z[i*r + k] <- scale * cos(z[i*r + k] + b[k]) for i < n, k < r (z holds X W on entry). */
+void fastomkl_dsg_cos(double *z, const double *b, long n, int r, double scale);
+
+#endif
