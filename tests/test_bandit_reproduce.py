@@ -11,15 +11,17 @@ def test_reproduce_writes_every_requested_table(tmp_path):
     X = rng.uniform(-3, 5, (400, 6))
     np.savez(tmp_path / "phishing.npz", X=X, y=np.where(X[:, 0] > 1, 1.0, -1.0))
     np.savez(tmp_path / "elevators.npz", X=X, y=10 + X[:, 1] ** 2)
-    out = tmp_path / "tables.md"
+    out = tmp_path / "out"
     assert paper001.main(["--data", str(tmp_path), "--reps", "2", "--samples", "150",
                           "--tables", "2", "5", "6", "7", "--datasets", "phishing", "elevators",
-                          "--legacy-tem1", "--out", str(out)]) == 0
-    text = out.read_text()
+                          "--legacy-tem1", "--quiet", "--out", str(out)]) == 0
+    text = (out / "paper001_tables.md").read_text()
+    assert "quick run (2 repetition(s), 150 samples)" in text.splitlines()[0]
+    assert (out / "paper001_tables.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for heading in ("Table 2: logistic loss, phishing", "Table 5: logistic loss, phishing",
                     "Table 6: squared loss, elevators", "Table 7: absolute loss, elevators"):
         assert heading in text
-    saved = json.loads((tmp_path / "tables.json").read_text())
+    saved = json.loads((out / "paper001_tables.json").read_text())
     assert len(saved) == 4
     for per_algorithm in saved.values():
         for values in per_algorithm.values():
@@ -38,3 +40,18 @@ def test_preprocessing_scales_features_and_targets(tmp_path):
     Xs, ys = paper001.load(str(tmp_path), "bank32nh")
     np.testing.assert_allclose(Xs, [[-1, 0, -1], [0, 0, 1], [1, 0, 0]])
     np.testing.assert_allclose(ys, [1.0, 0.0, 0.5])
+
+
+def test_registered_and_reachable_from_the_command_line(tmp_path):
+    from fastomkl.cli import main
+    from fastomkl.reproduce import PAPERS
+    assert "001" in PAPERS
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (120, 3))
+    np.savez(tmp_path / "bank32nh.npz", X=X, y=X[:, 0] ** 2)
+    out = tmp_path / "run"
+    assert main(["reproduce", "1", "--data", str(tmp_path), "--quick", "--tables", "3",
+                 "--datasets", "bank32nh", "--no-figures", "--quiet", "--out", str(out)]) == 0
+    text = (out / "paper001_tables.md").read_text()
+    assert "Table 3: squared loss, bank32nh" in text and "quick run" in text
+    assert not (out / "paper001_tables.png").exists()

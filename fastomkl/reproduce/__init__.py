@@ -11,6 +11,8 @@ import importlib
 PAPERS = {
     "000": ("Ghari & Shen", "Graph-Aided Online Multi-Kernel Learning", "JMLR 24, 2023",
             "Tables 1-5, Figures 1-6"),
+    "001": ("Li & Liao", "Improved regret bounds for online kernel selection under bandit feedback",
+            "ECML-PKDD 2022", "Tables 2-10"),
     "002": ("Jézéquel, Gaillard & Rudi",
             "Efficient online learning with kernels for adversarial large scale problems",
             "NeurIPS 2019", "Figures 2-4"),

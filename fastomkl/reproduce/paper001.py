@@ -1,7 +1,7 @@
 """Reproduce Tables 2-10 of Li & Liao (ECML-PKDD 2022): ``fastomkl reproduce 001 [options]``.
 
 One prequential pass per repetition over a random permutation of each data set (the paper's
-protocol, spec 001 section 6): features min-max scaled to [-1, 1] per column, regression targets
+protocol, its section 6): features min-max scaled to [-1, 1] per column, regression targets
 to [0, 1], labels -1/+1; six Gaussian kernels sigma = 2^-2..2^3.  AMR (%) for the logistic loss,
 AL (mean loss of the prediction made before the update: MSE or MAE) for the square and absolute
 losses, of the sampled kernel's prediction (the p-mixture for Raker and LKMBooks).
@@ -15,13 +15,16 @@ losses, of the sampled kernel's prediction (the p-mixture for Raker and LKMBooks
 
 The data sets are read from ``--data`` (default: the environment variable FASTOMKL_DATA): the
 shared ``.npz`` files magic04, phishing, a9a, bank32nh, elevators, ailerons.  SUSY and Hardware
-are not available.  Writes ``bench/results/paper001_tables.md`` (or ``--out``).
+are not available.  Writes ``paper001_tables.md`` (and ``.json``, and the figure
+``paper001_tables.png``) into the output folder (``--out DIR``; the committed full run is in
+``bench/results``).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -30,6 +33,8 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
                       OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, Raker, RakerClassifier,
                       RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus, RFOKSPlusPlusClassifier)
 from fastomkl.kernels import paper001_dictionary
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend, note,
+                                       output_folder, progress, save_figure, write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
@@ -92,7 +97,7 @@ LEGACY = " (tem1)"      # suffix of the OKS++ rows run with the released logisti
 
 
 def make_model(algorithm: str, loss: str, T: int, size, seed: int):
-    """The model and settings the paper runs as `algorithm` (spec 001 sections 4.2, 6); an
+    """The model and settings the paper runs as `algorithm` (the paper's sections 5 and 6, and the authors' released code); an
     OKS++ name ending in LEGACY runs with ``legacy_tem1_bug=True``."""
     if algorithm.endswith(LEGACY):
         return make_model(algorithm[:-len(LEGACY)], loss, T, size, seed).set_params(
@@ -139,8 +144,8 @@ def run_one(algorithm, loss, X, y, size, seed):
     return float(np.mean(err ** 2) if loss == "squared" else np.mean(np.abs(err))), elapsed
 
 
-def report(results: dict, args_text: str) -> str:
-    lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper", "",
+def report(results: dict, args_text: str, label: str = "") -> str:
+    lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper" + label, "",
              f"Command: `{args_text}`.  Mean ± sample std over the repetitions (random "
              "permutations; seed r for repetition r).  AMR in %, AL = MSE or MAE.  Time: seconds "
              "per pass (ours; the paper's R times are not comparable).", ""]
@@ -162,7 +167,7 @@ def report(results: dict, args_text: str) -> str:
     lines += [
         "## Notes", "",
         "* The OKS++ logistic rows of the paper were very likely produced by the released code's "
-        "`tem1` overwrite (spec 001 §9 A3), which nearly removes δ-exploration; ours follow the "
+        "`tem1` overwrite (the authors' code sets tem1 in place), which nearly removes δ-exploration; ours follow the "
         "paper's formula (`legacy_tem1_bug=False`); `--legacy-tem1` adds rows \"(tem1)\" run "
         "with the overwrite.",
         "* OKS's step multiplier and Raker's rate were tuned in hindsight by the authors "
@@ -174,11 +179,40 @@ def report(results: dict, args_text: str) -> str:
     return "\n".join(lines)
 
 
+def figure(plt, path: str, results: dict, label: str) -> None:
+    """One panel per (table, data set): each algorithm's AMR / AL (mean and spread over the
+    repetitions) beside the paper's value."""
+    keys = sorted(results, key=lambda k: (k[0], k[2]))
+    cols = min(4, len(keys))
+    rows = -(-len(keys) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, keys):
+        table, loss, name = key
+        names = list(results[key])
+        ours = [np.array([v[0] for v in results[key][a]]) for a in names]
+        paper = [PAPER[key][a.removesuffix(LEGACY)][0] for a in names]
+        x = np.arange(len(names))
+        ax.bar(x - 0.2, [o.mean() for o in ours], 0.4, yerr=[o.std() for o in ours],
+               label="ours", color="tab:blue")
+        ax.bar(x + 0.2, paper, 0.4, label="paper", color="tab:gray")
+        ax.set_xticks(x, names, rotation=45, ha="right", fontsize=7)
+        ax.set_title(f"Table {table}: {name} ({loss})", fontsize=8)
+        ax.set_ylabel("AMR (%)" if loss == "logistic" else ("MSE" if loss == "squared" else "MAE"),
+                      fontsize=7)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7)
+    fig.suptitle(f"Li & Liao (2022), Tables 2-10: ours against the paper{label}", fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="fastomkl reproduce 001", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--data", default=os.environ.get("FASTOMKL_DATA"),
-                        help="directory of the shared .npz data sets (env FASTOMKL_DATA)")
+                        help="directory of the shared .npz data sets (default: the environment "
+                             "variable FASTOMKL_DATA)")
     parser.add_argument("--reps", type=int, default=10, help="repetitions (the paper: 10)")
     parser.add_argument("--tables", type=int, nargs="+", default=list(range(2, 11)))
     parser.add_argument("--datasets", nargs="+", choices=CLASSIFICATION + REGRESSION)
@@ -186,39 +220,46 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="1 repetition, 2000 samples")
     parser.add_argument("--legacy-tem1", action="store_true",
                         help="also run the logistic OKS++ rows with the released code's tem1 "
-                             "overwrite (spec 001 section 9, A3), compared with the same numbers")
-    parser.add_argument("--out", default=os.path.join("bench", "results", "paper001_tables.md"))
+                             "overwrite, compared with the same numbers")
+    add_output_arguments(parser, "001")
     args = parser.parse_args(argv)
     if not args.data or not os.path.isdir(args.data):
         parser.error("give the data directory with --data or FASTOMKL_DATA")
     reps, samples = (1, 2000) if args.quick else (args.reps, args.samples)
-    results = {}
-    cache = {}
+    quick = args.quick or samples is not None or reps != 10
+    plt = figure_backend(args.figures)
+    out = output_folder(args.out, "001")
+    if quick:
+        print(f"quick run ({reps} repetition(s), {samples or 'all'} samples): not comparable with "
+              "the paper entry by entry", file=sys.stderr)
+    jobs = []
     for key, algorithms in PAPER.items():
         table, loss, name = key
         if table not in args.tables or (args.datasets and name not in args.datasets):
             continue
-        if name not in cache:
-            cache[name] = load(args.data, name)
-        X, y = cache[name]
-        results[key] = {}
         if args.legacy_tem1 and loss == "logistic":
             algorithms = {**algorithms, **{name + LEGACY: value for name, value in
                                            algorithms.items() if name.endswith("OKS++")}}
-        for algorithm, (_, size) in algorithms.items():
+        jobs += [(key, algorithm, size) for algorithm, (_, size) in algorithms.items()]
+    results, cache = {}, {}
+    with progress(len(jobs) * reps, args.quiet, "pass", "Tables 2-10") as bar:
+        for key, algorithm, size in jobs:
+            table, loss, name = key
+            if name not in cache:
+                cache[name] = load(args.data, name)
+            X, y = cache[name]
             values = []
             for r in range(reps):
                 order = np.random.default_rng(r).permutation(len(y))[:samples]
                 values.append(run_one(algorithm, loss, X[order], y[order], size, r))
-            results[key][algorithm] = values
-            print(f"table {table} {name} {algorithm}: "
-                  f"{np.mean([v[0] for v in values]):.4f}", flush=True)
+                bar.update()
+            results.setdefault(key, {})[algorithm] = values
+            note(bar, f"table {table} {name} {algorithm}: {np.mean([v[0] for v in values]):.4f}")
     command = "fastomkl reproduce 001 " + " ".join(argv if argv is not None else [])
-    text = report(results, command.strip())
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    with open(args.out, "w") as fh:
-        fh.write(text)
-    with open(os.path.splitext(args.out)[0] + ".json", "w") as fh:
+    label = f" — quick run ({reps} repetition(s), {samples or 'all'} samples)" if quick else ""
+    write_text(os.path.join(out, "paper001_tables.md"), report(results, command.strip(), label))
+    with open(os.path.join(out, "paper001_tables.json"), "w") as fh:
         json.dump({"|".join(map(str, k)): v for k, v in results.items()}, fh)
-    print(f"wrote {args.out}")
+    if plt is not None and results:
+        figure(plt, os.path.join(out, "paper001_tables.png"), results, label)
     return 0
