@@ -1,14 +1,13 @@
 """fastomkl.dask on a two-process distributed.LocalCluster: streaming training equals the in-memory
 chunk-by-chunk run, prediction on the workers equals local prediction, and data-parallel doubly
 stochastic gradients merge into the average of their shard models."""
+import dask.array as da
+import distributed
 import numpy as np
 import pytest
 
 import fastomkl
 from fastomkl import dask as fd
-
-da = pytest.importorskip("dask.array", reason="the dask extra is part of the test extra")
-distributed = pytest.importorskip("distributed")
 
 CHUNK = 150
 
