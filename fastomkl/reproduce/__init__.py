@@ -19,6 +19,9 @@ PAPERS = {
     "003": ("Rokhlin & Gurtovaya",
             "Random feature-based double Vovk-Azoury-Warmuth algorithm for online multi-kernel "
             "learning", "preprint, 2025", "Table 2, Figures 1-2"),
+    "004": ("Dai, Xie, He, Liang, Raj, Balcan & Song",
+            "Scalable kernel methods via doubly stochastic gradients", "NeurIPS 2014",
+            "Figures 4(2), 5, 6(1): rate, GP, Adult; digits for MNIST"),
 }
 
 
