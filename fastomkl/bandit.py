@@ -45,7 +45,7 @@ The paper's experiments are one argument away, e.g. ``OKS(T=n, step=25, ell_max=
 with the released code's multiplier; 5 for the absolute loss), ``OKSPlusPlus(U=1.0)``,
 ``IOKS(T=n, U=1.0, ell_max=1.0)``.
 
-Fidelity switches (off by default; spec 001 section 9)
+Fidelity switches (off by default; readings of the paper and its released code)
 ------------------------------------------------------
 ``legacy_tem1_bug`` (OKS++, logistic: A replaced by e^{-y f}, the released code's overwrite),
 ``renormalize=False`` with ``solver="bisection"`` (IOKS: the released code's unrenormalised
@@ -443,7 +443,7 @@ _OKSPP_PARAMS = """
     q_update : {"ftrl", "omd"}, default "ftrl"
         q_{t+1} = softmax(-eta_t L_t) (Alg. 3) or q_{t+1} ∝ q_t exp(-eta_t c~_t) (Appendix A).
     legacy_tem1_bug : bool, default False
-        Logistic only: the released code's A = e^{-y f} in delta_t and lambda (spec 001, A3)."""
+        Logistic only: the released code's A = e^{-y f} in delta_t and lambda (the released code overwrites tem1)."""
 _IOKS_PARAMS = """
     T : int or None, default None
         Horizon (delta = T^-3/4, upsilon = e^{2 / (3 ln T)}, eta); None: the doubling rule.
@@ -455,7 +455,7 @@ _IOKS_PARAMS = """
         eta = eta_const ell_max K^(3/8) / (U G_1 sqrt(T ln T)) (8: experiments; 1.5: Thm 4.1),
         G_1 = 2 (U + 1) for the square loss, 1 otherwise.
     solver : {"newton", "bisection"}, default "newton"
-        Safeguarded Newton or plain bisection for mu* (spec 001 section 3.4).
+        Safeguarded Newton or plain bisection for mu* (Li & Liao 2022, section 4).
     tol : float, default 1e-5
         Stop when |sum q - 1| <= tol (the released code's tolerance).
     renormalize : bool, default True
@@ -697,7 +697,7 @@ class _LKMBooksBase(_KernelModel):
 
 _LKM_DOC = """{title}
 
-    Full information (spec 001 section 3.9, as the authors run it): every kernel predicts from ONE
+    Full information (Li & Liao 2022's baseline, as the authors run it): every kernel predicts from ONE
     support set of at most B instances with ONE coefficient vector, f_i(x) = sum_j alpha_j
     k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
     P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient -lambda loss'(y_hat, y) / P,

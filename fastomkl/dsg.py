@@ -427,7 +427,7 @@ class _DSGEngine:
 
 def _precondition(Z: np.ndarray, step: np.ndarray) -> np.ndarray:
     """(Z^T Z / B + 1e-7 I)^-1 step: with a step of 1 the new block is the least-squares fit of
-    the negative gradient (spec 004 section 3.4, the authors' ``solvePD``)."""
+    the negative gradient (the paper's remark on the empirical covariance, the authors' ``solvePD``)."""
     P = Z.T @ Z / Z.shape[0]
     P[np.diag_indices_from(P)] += 1e-7
     try:
@@ -1024,7 +1024,7 @@ class DoublySGDGP:
 
     The posterior mean k*^T (K + s^2 I)^-1 y is kernel ridge regression with the square loss and
     nu = s^2 / n (the paper writes 2 s^2, which is the minimiser of the summed, not averaged,
-    loss; see spec 004 section 11).  The posterior variance at test points known in advance
+    loss, not the paper's averaged form).  The posterior variance at test points known in advance
     (method 2) solves one such ridge problem per test point x*_i with targets k(x*_i, x_j),
     all m of them on the same features and batches (O(t m) memory):
     var(x*_i) = k(x*_i, x*_i) - g_i(x*_i).

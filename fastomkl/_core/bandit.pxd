@@ -93,7 +93,7 @@ cdef class TsallisSampler(BanditSampler):
 
 
 cdef class BudgetMixture(FullInformation):
-    # LKMBooks' kernel weights (Li & Liao, MLJ 2022; spec 001 section 3.9): exponential weights on
+    # LKMBooks' kernel weights (Li & Liao, MLJ 2022): exponential weights on
     # the linearised losses of the p-mixture, and the round's uniform for the support decision.
     cdef readonly int loss
     cdef readonly long horizon

@@ -12,7 +12,7 @@ Combiners:
   2 C~^(1/3)}), A = (G C_0)^(1/3) (U K)^(2/3), eta_t = sqrt(2 ln K / (1 + V_t)), FTRL or OMD form.
 * ``TsallisSampler``: IOKS (Alg. 2): OMD with the modified alpha-Tsallis entropy, per-kernel rates
   that grow by upsilon when 1/p_i passes rho_i, the clipped estimator c~ of eq. (4), and the
-  normaliser mu* of ``tsallis_normalise`` (spec 001 section 3.4).
+  normaliser mu* of ``tsallis_normalise`` (Li & Liao 2022, section 4).
 
 Experts (the sampled kernel only): ``BanditRFFExperts`` (random features, box projection
 |w_j| <= U / sqrt(D)) and ``BanditExpansionExperts`` (Gaussian kernel expansions with a support

@@ -31,7 +31,7 @@ cdef class GraphFeedback(Combiner):
 cdef class SimilarityGraphFeedback(Combiner):
     # OMKL-SFG (Alg. 5) and, with `refine`, OMKL-SFG-R (Alg. 6) on a fixed directed graph G with
     # self-loops.  Node weights u are kept linear, with a Fenwick tree for O(log N) sampling and
-    # s_j = sum_{i in N_in(j)} u_i for O(1) observation probabilities (spec 000 §6.2).
+    # s_j = sum_{i in N_in(j)} u_i for O(1) observation probabilities (Ghari & Shen 2023, 6.2).
     cdef readonly int[::1] out_ptr, out_idx, in_ptr, in_idx
     cdef readonly unsigned char[:, ::1] adj
     cdef readonly double[:, ::1] divergence

@@ -1,7 +1,7 @@
 """Exact Kernel-AWV and online kernel ridge regression (Gaussian kernel), O(t^2) per round.
 
 With K the Gram matrix of the t - 1 past inputs, L L^T = K + lam I (lower Cholesky factor) and
-q = L^{-1} Y, a round at x_t is (spec 002 section 3.1):
+q = L^{-1} Y, a round at x_t is (Jezequel, Gaillard & Rudi 2019, section 2):
 
     k = (k(x_s, x_t))_{s<t},   s = L^{-1} k,   ridge = s.q,   e = k(x_t, x_t) - s.s  (>= 0)
     y_hat = ridge / (1 + e / lam)  (mode "vaw", Kernel-AWV)   or   ridge  (mode "ridge", KRR)

@@ -1,6 +1,6 @@
 """Pros-N-KONS (Calandriello, Lazaric & Valko, NeurIPS 2017): kernel online Newton steps in the
 Nystrom embedding of a KORS dictionary, restarted whenever the dictionary grows (the baseline of
-Jezequel, Gaillard & Rudi 2019, spec 002 section 3.8).
+Jezequel, Gaillard & Rudi 2019, as their experiments run it).
 
 Embedding phi(x) = R^{-T} k_I(x) with R^T R = K_II (any factor gives the same predictions: the
 Newton steps start from the isotropic alpha I).  With A^{-1} kept by Sherman-Morrison, the slab
