@@ -95,3 +95,31 @@ def test_counter_survives_save_and_load(tmp_path):
     model.save(tmp_path / "m.npz")
     loaded = fo.load(tmp_path / "m.npz")
     assert loaded.n_rejected_updates_ == model.n_rejected_updates_ > 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fo.RFOKS(KERNELS, n_components=8, T=400, step=1e200, random_state=0),
+    lambda: fo.OKS(fo.paper001_dictionary()[:3], T=400, step=1e200, random_state=0),
+    lambda: fo.RFIOKS(KERNELS, n_components=8, U=1e200, random_state=0)],
+    ids=["RFOKS", "OKS", "RFIOKS"])
+def test_bandit_models_refuse_count_and_warn(make):
+    """The bandit experts and samplers refuse a round whose update would not be finite, count it
+    in n_rejected_updates_ and warn; predictions stay finite."""
+    X, y = airfoil()
+    model = make()
+    with pytest.warns(fo.NumericalWarning, match="refused"):
+        out = model.predict_learn(X * 1e150, y * 1e150)
+    assert model.n_rejected_updates_ > 0
+    assert np.isfinite(out).all() and np.isfinite(model.predict(X)).all()
+    assert state_is_finite(model)
+
+
+@pytest.mark.parametrize("cls", [fo.OKS, fo.OKSPlusPlus, fo.IOKS, fo.RFOKS, fo.RFOKSPlusPlus,
+                                 fo.RFIOKS, fo.LKMBooks])
+def test_bandit_defaults_refuse_nothing_on_clean_data(cls):
+    X, y = airfoil()
+    model = cls(random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fo.NumericalWarning)
+        model.predict_learn(X, y)
+    assert model.n_rejected_updates_ == 0

@@ -339,6 +339,7 @@ cdef class BanditExperts(ExpertBank):
         g = loss_derivative(self.loss, f, y) * weight * s / scale
         ct = loss_value(self.loss, f, y) * weight / scale
         if not _finite_round(f, g, ct):
+            self.n_rejected += 1
             return NAN
         return s * self.step_size(k, f, y, ct, g) * g
 
@@ -695,6 +696,7 @@ cdef class Exp3Sampler(BanditSampler):
         loss = loss / _unit_scale(self.loss, s)
         ct = loss / self.p[I]
         if not isfinite(ct * ct):
+            self.n_rejected += 1
             return
         if loss > st[3]:
             st[3] = loss
@@ -804,6 +806,7 @@ cdef class TsallisSampler(BanditSampler):
             return
         loss = loss / _unit_scale(self.loss, s)
         if not isfinite(loss / pI):
+            self.n_rejected += 1
             return
         if loss > st[1]:
             st[1] = loss
@@ -900,6 +903,7 @@ cdef class BudgetMixture(FullInformation):
         cdef double g = loss_derivative(self.loss, y_hat, y), lo = preds[0], hi = preds[0]
         cdef double ref, eta, top, total = 0.0, gmax = self.stats[0]
         if not _finite_round(y_hat, g, 0.0):
+            self.n_rejected += 1
             return
         for i in range(1, K):
             lo = preds[i] if preds[i] < lo else lo
@@ -908,6 +912,7 @@ cdef class BudgetMixture(FullInformation):
         if eta <= 0.0:
             eta = sqrt(8.0 * self.log_k / <double>_horizon(self.horizon, 0, t))
         if not isfinite(hi - lo):
+            self.n_rejected += 1
             return
         ref = lo if g > 0.0 else hi
         top = -INFINITY                         # in the log domain: no underflow to 0 / 0
@@ -915,6 +920,7 @@ cdef class BudgetMixture(FullInformation):
             self.scratch[i] = log(self.p[i]) - eta * g * (preds[i] - ref) / gmax
             top = self.scratch[i] if self.scratch[i] > top else top
         if not isfinite(top):
+            self.n_rejected += 1
             return
         for i in range(K):
             self.scratch[i] = exp(self.scratch[i] - top)
@@ -988,6 +994,7 @@ cdef class BudgetedExpansion(ExpertBank):
                 y_hat += self.mixture.p[i] * self.f[i]
             g = loss_derivative(self.loss, y_hat, y)
             if not _finite_round(y_hat, g, 0.0):
+                self.n_rejected += 1
                 return loss_value(self.loss, f, y)
             h = <double>_horizon(self.horizon, 0, t)
             P = self.budget / ((1.0 - self.nu) * pow(h, 1.0 - self.nu) * pow(<double>t, self.nu))
