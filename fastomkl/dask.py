@@ -10,10 +10,11 @@ then stay on the workers that hold them), else dask's local threads.
   gathered.  The result equals calling ``model.partial_fit`` on the chunks in order in one process.
 * ``predict(model, X)`` (and ``decision_function``): the model is shipped once and each row chunk
   is predicted where it lies; the result is a lazy dask array.
-* ``fit_data_parallel(model, X, y, n_shards)``: for the doubly stochastic gradient models.  Shard
-  s takes every n_shards-th chunk and trains a copy of ``model`` with ``stream=s`` (disjoint
-  random-feature blocks) in parallel; ``fastomkl.dsg.merge`` then concatenates them into one
-  model that predicts the average of the shard models exactly.  It helps when one pass over the
+* ``fit_data_parallel(model, X, y, n_shards, periods)``: for the doubly stochastic gradient
+  models.  Shard s takes every n_shards-th chunk and trains a copy of ``model`` with ``stream=s``
+  (disjoint random-feature blocks) in parallel; ``fastomkl.dsg.merge`` then concatenates them
+  into one model that predicts the average of the shard models exactly; with ``periods`` > 1 the
+  shards restart from the merged model after each period (periodic averaging).  It helps when one pass over the
   data is the bottleneck and the shards are alike (a random row order): W shards take about 1/W
   of the time, at the statistical cost of averaging W models that each saw 1/W of the data.
 """
@@ -124,36 +125,48 @@ def decision_function(model, X):
     return _apply("decision_function", model, X)
 
 
-def fit_data_parallel(model, X, y, n_shards: int = 2):
+def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     """Data-parallel training of a doubly stochastic gradient model, merged exactly.
 
-    Shard s (0 <= s < n_shards) gets the row chunks s, s + n_shards, ... and trains a copy of
-    ``model`` with ``stream=s`` on them (through ``partial_fit``, chunk by chunk, in parallel with
-    the other shards); ``fastomkl.dsg.merge`` joins the shard models into one that predicts their
-    average.  ``model`` must have a numeric ``bandwidth`` (``"median"`` would read each shard's own
-    data: use ``fastomkl.dsg.median_bandwidth`` of a sample) and is not modified.
+    The row chunks are dealt out in turn: chunk i goes to shard i mod n_shards, and the chunks of
+    each shard are split into ``periods`` consecutive runs.  In period 1 shard s trains a copy of
+    ``model`` with ``stream=s`` (disjoint random-feature blocks) on its first run of chunks, in
+    parallel with the other shards; ``fastomkl.dsg.merge`` joins the shard models into one that
+    predicts their average.  Each later period restarts every shard from that merged model on its
+    own stream (``fastomkl.dsg.on_stream``) and merges again (periodic averaging, with the merged
+    model as the shared base).  ``model`` must have a numeric ``bandwidth`` (``"median"`` would
+    read each shard's own data: use ``fastomkl.dsg.median_bandwidth`` of a sample) and is not
+    modified.
 
     Returns
     -------
-    (merged model, list of the shard models)
+    (merged model, list of the shard models of the last period)
     """
-    from fastomkl.dsg import _DoublySGD, merge
+    from fastomkl.dsg import _DoublySGD, merge, on_stream
     if not isinstance(model, _DoublySGD):
         raise ValueError(f"fit_data_parallel needs a doubly stochastic gradient model, got "
                          f"{type(model).__name__}")
-    if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or n_shards < 1:
-        raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
+    for name, value in (("n_shards", n_shards), ("periods", periods)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
     dask, _ = _dask()
     x_blocks, y_blocks = _row_chunks(X, y)
-    if len(x_blocks) < n_shards:
-        raise ValueError(f"X has {len(x_blocks)} row chunks, fewer than n_shards={n_shards}")
+    if len(x_blocks) < n_shards * periods:
+        raise ValueError(f"X has {len(x_blocks)} row chunks, fewer than n_shards x periods = "
+                         f"{n_shards * periods}")
     learn = dask.delayed(_learn_chunk, pure=False)
-    shards = []
-    for s in range(n_shards):
-        trained = dask.delayed(type(model)(**{**model.get_params(), "stream": s}),
-                               traverse=False)
-        for xb, yb in zip(x_blocks[s::n_shards], y_blocks[s::n_shards]):
-            trained = learn(trained, xb, yb)
-        shards.append(trained)
-    shard_models = list(dask.compute(*shards))
-    return merge(shard_models), shard_models
+    merged = None
+    for period in range(periods):
+        shards = []
+        for s in range(n_shards):
+            own = list(range(s, len(x_blocks), n_shards))
+            run = np.array_split(own, periods)[period]
+            start = (type(model)(**{**model.get_params(), "stream": s}) if merged is None
+                     else on_stream(merged, s))
+            trained = dask.delayed(start, traverse=False)
+            for i in run:
+                trained = learn(trained, x_blocks[i], y_blocks[i])
+            shards.append(trained)
+        shard_models = list(dask.compute(*shards))
+        merged = merge(shard_models, base=merged)
+    return merged, shard_models

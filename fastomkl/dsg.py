@@ -38,7 +38,7 @@ from fastomkl._validation import (NumericalWarning, check_choice, check_float, c
 
 __all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
            "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA", "merge",
-           "median_bandwidth"]
+           "on_stream", "median_bandwidth"]
 
 KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
 SCHEDULES = ("inverse", "theory", "constant")
@@ -1382,7 +1382,7 @@ class NORMA:
         return self
 
 
-def merge(models):
+def merge(models, base=None):
     """One model whose prediction is the average of the predictions of ``models`` (data-parallel
     DSG): ``merge([m_1, ..., m_W]).predict(X) == mean_w m_w.predict(X)`` up to rounding.
 
@@ -1394,9 +1394,15 @@ def merge(models):
     each model's coefficients divided by W; it keeps learning on ``models[0]``'s stream, after
     its blocks, with the largest iteration count of the models (so its step size continues).
 
+    Periodic averaging: models that all continued from one merged model (``base``, each through
+    ``on_stream(base, w)``) share its blocks; a shared block's coefficient in the result is the
+    sum of the models' coefficients divided by W, like any other, so the result is still exactly
+    the average of the models, and ``base``'s samples are counted once in ``n_samples_seen_``.
+
     Parameters
     ----------
     models : sequence of fitted DoublySGDRegressor or DoublySGDClassifier
+    base : the model they all continued from, or None (their blocks must then be disjoint)
 
     Returns
     -------
@@ -1405,7 +1411,8 @@ def merge(models):
     Raises
     ------
     ValueError
-        If the models differ in anything but ``stream``, share a block, or one has not learnt.
+        If the models differ in anything but ``stream``, share a block that is not ``base``'s,
+        or one has not learnt.
 
     Examples
     --------
@@ -1444,21 +1451,73 @@ def merge(models):
     merged = type(first)(**first.get_params())
     engine = _DSGEngine(dict(head.config), head.n_features)
     engine.bandwidth = head.bandwidth
-    n = [e.n_blocks * e.r for e in engines]
-    engine.coef = np.concatenate([e.coef[:k] * (e.scale / W) for e, k in zip(engines, n)])
-    engine.avg = np.concatenate([e.avg[:k] / W for e, k in zip(engines, n)]) \
-        if head.config["average"] else np.zeros_like(engine.coef)
-    engine.streams = np.concatenate([e.streams[:e.n_blocks] for e in engines])
-    engine.indices = np.concatenate([e.indices[:e.n_blocks] for e in engines])
-    engine.n_blocks = engine.streams.shape[0]
-    if len(set(zip(engine.streams.tolist(), engine.indices.tolist()))) < engine.n_blocks:
-        raise ValueError("merge needs models that draw disjoint blocks: give each its own stream")
-    engine.t = sum(e.t for e in engines)
+    shared, base_t = set(), 0
+    if base is not None:
+        start = base._fitted_engine()
+        shared = set(zip(start.streams[:start.n_blocks].tolist(),
+                         start.indices[:start.n_blocks].tolist()))
+        base_t = start.t
+        if any(e.t < base_t for e in engines):
+            raise ValueError("merge: a model has seen fewer samples than base")
+    coef, avg = {}, {}                          # block key -> summed rows, in first-seen order
+    for e in engines:
+        for b, key in enumerate(zip(e.streams[:e.n_blocks].tolist(),
+                                    e.indices[:e.n_blocks].tolist())):
+            rows = slice(b * e.r, (b + 1) * e.r)
+            if key in coef:
+                if key not in shared:
+                    raise ValueError("merge needs models that draw disjoint blocks: give each "
+                                     "its own stream")
+                coef[key] = coef[key] + e.coef[rows] * (e.scale / W)
+                avg[key] = avg[key] + e.avg[rows] / W
+            else:
+                coef[key], avg[key] = e.coef[rows] * (e.scale / W), e.avg[rows] / W
+    keys = list(coef)
+    engine.coef = np.concatenate([coef[k] for k in keys])
+    engine.avg = np.concatenate([avg[k] for k in keys]) if head.config["average"] \
+        else np.zeros_like(engine.coef)
+    engine.streams = np.array([k[0] for k in keys], dtype=np.int64)
+    engine.indices = np.array([k[1] for k in keys], dtype=np.int64)
+    engine.n_blocks = len(keys)
+    engine.t = base_t + sum(e.t - base_t for e in engines)
     engine.iterations = max(max(e.iterations for e in engines), engine.n_blocks)
-    engine.next_index = head.next_index
+    engine.next_index = max(e.next_index for e in engines)
     merged._engine = engine
     merged.n_features_in_ = head.n_features
     for name in ("_codes", "classes_", "_feature_names"):
         if name in first.__dict__:
             setattr(merged, name, first.__dict__[name])
     return merged
+
+
+def on_stream(model, stream: int):
+    """A copy of the fitted DSG ``model`` that continues learning on ``stream``: its next blocks
+    are drawn from (seed, stream, i) for indices after every block it holds, so copies on
+    distinct streams draw disjoint new blocks (periodic averaging: train the copies on their
+    shards, then ``merge(copies, base=model)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.dsg import DoublySGDRegressor, merge, on_stream
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
+    >>> start = merge([DoublySGDRegressor(bandwidth=1.0, stream=w).fit(X[w:200:2], X[w:200:2, 0])
+    ...                for w in range(2)])
+    >>> parts = [on_stream(start, w).partial_fit(X[200 + w::2], X[200 + w::2, 0]) for w in range(2)]
+    >>> both = merge(parts, base=start)
+    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
+    True
+    """
+    import copy
+    if not isinstance(model, _DoublySGD):
+        raise ValueError(f"on_stream takes a DSG model, got {type(model).__name__}")
+    stream = check_int(stream, "stream", 0, (1 << 62))
+    engine = model._fitted_engine()
+    out = copy.deepcopy(model)
+    out.__dict__["stream"] = stream
+    moved = out._engine
+    moved.stream = stream
+    moved.config["stream"] = stream
+    held = engine.indices[:engine.n_blocks]
+    moved.next_index = max(engine.next_index, int(held.max()) + 1 if held.size else 0)
+    return out

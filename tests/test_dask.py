@@ -90,6 +90,29 @@ def test_data_parallel_dsg_is_the_average_of_its_shards(client, data):
     assert np.mean((merged.predict(X) - y) ** 2) < np.var(y)
 
 
+def test_periodic_averaging_restarts_the_shards_from_the_merge(client, data):
+    """Two periods of two shards: the second-period shards start from the first merge on their
+    own streams, and the final model is exactly their average; the same run in one process
+    through dsg.merge / dsg.on_stream gives the same model."""
+    from fastomkl.dsg import merge, on_stream
+    X, y, dX, dy = data
+    model = fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3)
+    merged, shards = fd.fit_data_parallel(model, dX, dy, n_shards=2, periods=2)
+    average = np.mean([shard.predict(X) for shard in shards], axis=0)
+    np.testing.assert_allclose(merged.predict(X), average, rtol=1e-12, atol=1e-12)
+
+    def rows(chunks):
+        return np.concatenate([np.arange(c * CHUNK, (c + 1) * CHUNK) for c in chunks])
+    first = merge([chunk_by_chunk(fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3,
+                                                              stream=s), X[rows(own)], y[rows(own)])
+                   for s, own in ((0, (0, 2)), (1, (1, 3)))])
+    second = [chunk_by_chunk(on_stream(first, s), X[rows((c,))], y[rows((c,))])
+              for s, c in ((0, 4), (1, 5))]
+    local = merge(second, base=first)
+    np.testing.assert_allclose(merged.predict(X), local.predict(X), rtol=1e-12, atol=1e-12)
+    assert merged.n_samples_seen_ == len(y)
+
+
 def test_bad_arguments_are_value_errors(data):
     X, y, dX, dy = data
     with pytest.raises(ValueError, match="dask array"):
@@ -104,3 +127,5 @@ def test_bad_arguments_are_value_errors(data):
         fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, n_shards=0)
     with pytest.raises(ValueError, match="fewer than n_shards"):
         fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, n_shards=7)
+    with pytest.raises(ValueError, match="periods"):
+        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, periods=0)
