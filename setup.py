@@ -20,6 +20,10 @@ C_KERNELS = sorted(glob.glob(os.path.join("src_c", "*.c")))
 # Flags for src_c only.  -ffast-math is never passed at link time: GCC would then link
 # crtfastmath.o, which switches the whole process to flush-to-zero.
 KERNEL_FLAGS = ["-O3", "-ffast-math", "-fopenmp-simd", "-fno-semantic-interposition"]
+# Files whose results must be the same bits on every CPU: IEEE rounding of every operation, no
+# reassociation, no fused multiply-add (sqrt needs no errno, so it stays one instruction).
+EXACT_KERNELS = {os.path.join("src_c", "fastomkl_draws.c")}
+EXACT_FLAGS = ["-O3", "-ffp-contract=off", "-fno-math-errno", "-fno-semantic-interposition"]
 MODULE_FLAGS = ["-O3"]
 LIBRARIES = ["mvec", "m"] if sys.platform.startswith("linux") else []
 
@@ -28,12 +32,11 @@ class BuildWithKernels(build_ext):
     """Compile ``src_c/*.c`` with kernel flags, then link the objects into every extension."""
 
     def build_extensions(self):
-        objects = self.compiler.compile(
-            C_KERNELS,
-            output_dir=self.build_temp,
-            include_dirs=["src_c"],
-            extra_postargs=KERNEL_FLAGS,
-        )
+        objects = []
+        for sources, flags in ((sorted(set(C_KERNELS) - EXACT_KERNELS), KERNEL_FLAGS),
+                               (sorted(EXACT_KERNELS), EXACT_FLAGS)):
+            objects += self.compiler.compile(sources, output_dir=self.build_temp,
+                                             include_dirs=["src_c"], extra_postargs=flags)
         for ext in self.extensions:
             ext.extra_objects = list(objects)
         super().build_extensions()

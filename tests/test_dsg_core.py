@@ -320,8 +320,10 @@ def test_preconditioned_first_block_is_the_least_squares_fit():
     Z = z(X[:100], W, b)
     ridge = np.linalg.solve(Z.T @ Z / 100 + 1e-7 * np.eye(20), Z.T @ Y[:100] / 100)
     np.testing.assert_allclose(model._engine.coef[:20, 0], ridge, rtol=1e-8, atol=1e-10)
+    # the ridge is negligible: the fitted values are the least-squares ones (the coefficients
+    # themselves may differ along directions Z barely sees)
     fit = np.linalg.lstsq(Z, Y[:100], rcond=None)[0]
-    np.testing.assert_allclose(model._engine.coef[:20, 0], fit, rtol=1e-2, atol=1e-3)
+    np.testing.assert_allclose(Z @ model._engine.coef[:20, 0], Z @ fit, atol=1e-3)
 
 
 def test_models_pickled_by_workers_merge_exactly():

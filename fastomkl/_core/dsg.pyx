@@ -4,14 +4,15 @@
 Block ``t`` of ``r`` random Fourier features of a model is a pure function of
 ``(seed, stream, t)``: every draw is SplitMix64 of a per-block key plus the draw's counter, so a
 block is regenerated bit-identically at prediction time, in any order, on any thread, without
-storing it.  Gaussians come from Box-Muller (no rejection), so the draws are the same on every
-platform with IEEE doubles and the same libm.
+storing it.  Gaussians come from Box-Muller (no rejection); the transforms use IEEE basic
+operations only (src_c/fastomkl_draws.c), so the draws are the same bits on every CPU, whatever
+its vector width or libm.
 
 Block layout: ``W`` is (d, r) row-major (column k is the frequency of feature k), ``b`` (r,) the
 phases; the block's features are ``z(x) = sqrt(2/r) cos(W^T x + b)``, so that
 ``E[z(x)^T z(x')] = k(x, x')``.
 """
-from libc.math cimport cos, log, sin, sqrt, tan, M_PI
+from libc.math cimport sqrt
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport dgemm
@@ -19,10 +20,17 @@ from scipy.linalg.cython_blas cimport dgemm
 cdef extern from "fastomkl_dsg.h":
     void fastomkl_dsg_cos(double* z, const double* b, long n, int r, double scale) nogil
 
+cdef extern from "fastomkl_draws.h" nogil:
+    uint64_t fastomkl_draw_key(uint64_t seed, uint64_t stream, uint64_t t, uint64_t what)
+    void fastomkl_draw_gaussian(uint64_t key, long n, double scale, double* out)
+    void fastomkl_draw_cauchy(uint64_t key, long n, double scale, double* out)
+    void fastomkl_draw_laplace(uint64_t key, long n, double scale, double* out)
+    void fastomkl_draw_phases(uint64_t key, long n, double* out)
+
 import numpy as np
 
 # The generator, named in saved models: a change in any draw must change this id.
-GENERATOR = "splitmix64-boxmuller-v2"
+GENERATOR = "splitmix64-boxmuller-v3"
 
 DEF GAUSSIAN = 0
 DEF LAPLACIAN = 1
@@ -35,71 +43,42 @@ KERNEL_IDS = {"gaussian": GAUSSIAN, "laplacian": LAPLACIAN, "cauchy": CAUCHY, "m
 DEF ROW_SLICE = 512
 
 
-cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
-    x += <uint64_t>0x9E3779B97F4A7C15
-    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EB
-    return x ^ (x >> 31)
+cdef int fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed,
+                    uint64_t stream, uint64_t t, int d, int r, double* W, double* b) noexcept nogil:
+    """Frequencies W (d, r) and phases b (r,) of block (seed, stream, t); -1 if out of memory.
 
-
-cdef inline uint64_t draw_key(uint64_t seed, uint64_t stream, uint64_t t, uint64_t what) noexcept nogil:
-    """The key of one kind of draw (frequencies, phases, Matern scales) of one block."""
-    return splitmix64(splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ t) ^ what)
-
-
-cdef inline double uniform(uint64_t key, uint64_t i) noexcept nogil:
-    """The i-th uniform of a key, in the open interval (0, 1)."""
-    return (<double>(splitmix64(key + i * <uint64_t>0xD1B54A32D192ED03) >> 11) + 0.5) \
-        * 1.1102230246251565e-16
-
-
-cdef inline double gaussian(uint64_t key, uint64_t i) noexcept nogil:
-    """The i-th standard normal of a key (Box-Muller on uniforms 2i and 2i+1)."""
-    return sqrt(-2.0 * log(uniform(key, 2 * i))) * cos(2.0 * M_PI * uniform(key, 2 * i + 1))
-
-
-cdef void fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed,
-                     uint64_t stream, uint64_t t, int d, int r, double* W, double* b) noexcept nogil:
-    """Frequencies W (d, r) and phases b (r,) of block (seed, stream, t).
-
-    Draw i of the frequency key fills W[j, k] with i = k d + j (feature by feature); Gaussians
-    come in Box-Muller pairs (draws 2p and 2p + 1 share uniforms 2p and 2p + 1).
+    Draw i of the frequency key fills W's i-th entry in row-major order.  Matern frequencies are
+    multivariate Student t: Gaussian rows scaled per feature by sqrt(df / chi2(df)), the chi2
+    made of df Gaussians per feature from their own key.
     """
-    cdef uint64_t kw = draw_key(seed, stream, t, 0)
-    cdef uint64_t kb = draw_key(seed, stream, t, 1)
-    cdef uint64_t ks = draw_key(seed, stream, t, 2)
     cdef long n = <long>d * r
-    cdef long i, p
+    cdef uint64_t frequency_key = fastomkl_draw_key(seed, stream, t, 0)
+    cdef double* normals
+    cdef double chi2
     cdef int j, k, m
-    cdef double u, radius, angle, chi2
+    fastomkl_draw_phases(fastomkl_draw_key(seed, stream, t, 1), r, b)
+    if kind == LAPLACIAN:
+        fastomkl_draw_cauchy(frequency_key, n, inv_bandwidth, W)
+    elif kind == CAUCHY:
+        fastomkl_draw_laplace(frequency_key, n, inv_bandwidth, W)
+    else:
+        fastomkl_draw_gaussian(frequency_key, n, inv_bandwidth, W)
+    if kind != MATERN:
+        return 0
+    normals = <double*>malloc(<long>r * matern_df * sizeof(double))
+    if normals == NULL:
+        return -1
+    fastomkl_draw_gaussian(fastomkl_draw_key(seed, stream, t, 2), <long>r * matern_df, 1.0,
+                           normals)
     for k in range(r):
-        b[k] = 2.0 * M_PI * uniform(kb, k)
-    if kind == GAUSSIAN or kind == MATERN:
-        for p in range((n + 1) // 2):
-            radius = inv_bandwidth * sqrt(-2.0 * log(uniform(kw, 2 * p)))
-            angle = 2.0 * M_PI * uniform(kw, 2 * p + 1)
-            i = 2 * p
-            W[(i % d) * r + i // d] = radius * cos(angle)
-            i += 1
-            if i < n:
-                W[(i % d) * r + i // d] = radius * sin(angle)
-        if kind == MATERN:          # multivariate Student t: N(0, I) * sqrt(df / chi2(df))
-            for k in range(r):
-                chi2 = 0.0
-                for m in range(matern_df):
-                    u = gaussian(ks, <uint64_t>k * matern_df + m)
-                    chi2 += u * u
-                u = sqrt(matern_df / chi2)
-                for j in range(d):
-                    W[j * r + k] *= u
-        return
-    for i in range(n):
-        u = uniform(kw, i) - 0.5
-        if kind == LAPLACIAN:       # Cauchy(0, 1) by inversion
-            u = tan(M_PI * u)
-        else:                       # Laplace(0, 1) by inversion
-            u = -log(1.0 - 2.0 * u) if u >= 0 else log(1.0 + 2.0 * u)
-        W[(i % d) * r + i // d] = inv_bandwidth * u
+        chi2 = 0.0
+        for m in range(matern_df):
+            chi2 += normals[k * matern_df + m] * normals[k * matern_df + m]
+        chi2 = sqrt(matern_df / chi2)
+        for j in range(d):
+            W[j * r + k] *= chi2
+    free(normals)
+    return 0
 
 
 cdef void block_features(const double* X, int n, int d, int r, const double* W, const double* b,
@@ -129,8 +108,10 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
         free(W); free(b); free(Z)
         return -1
     for blk in range(lo, hi):
-        fill_block(kind, matern_df, inv_bandwidth, seed, <uint64_t>streams[blk],
-                   <uint64_t>indices[blk], d, r, W, b)
+        if fill_block(kind, matern_df, inv_bandwidth, seed, <uint64_t>streams[blk],
+                      <uint64_t>indices[blk], d, r, W, b) != 0:
+            free(W); free(b); free(Z)
+            return -1
         start = 0
         while start < n:
             m = n - start if n - start < rows else rows
@@ -152,9 +133,13 @@ def generate_block(str kernel, int matern_df, double bandwidth, unsigned long lo
     cdef double[:, ::1] Wv = W
     cdef double[::1] bv = b
     cdef int kind = KERNEL_IDS[kernel]
-    with nogil:
-        fill_block(kind, matern_df, 1.0 / bandwidth, seed, <uint64_t>stream,
-                   <uint64_t>t, d, r, &Wv[0, 0], &bv[0])
+    cdef int status = 0
+    if d > 0 and r > 0:
+        with nogil:
+            status = fill_block(kind, matern_df, 1.0 / bandwidth, seed, <uint64_t>stream,
+                                <uint64_t>t, d, r, &Wv[0, 0], &bv[0])
+    if status != 0:
+        raise MemoryError("no memory for a feature block")
     return W, b
 
 
