@@ -6,5 +6,8 @@
 
 /* z[i*r + k] <- scale * cos(z[i*r + k] + b[k]) for i < n, k < r (z holds X W on entry). */
 void fastomkl_dsg_cos(double *z, const double *b, long n, int r, double scale);
+/* z[i*r + k] <- scale * cos(p[i*r + k] + b[k]) computed in float32 (p holds X W in float32). */
+void fastomkl_dsg_cos_float(double *z, const float *p, const double *b, long n, int r,
+                            double scale);
 
 #endif

@@ -201,7 +201,8 @@ def test_median_bandwidth_is_the_median_distance():
 
 @pytest.mark.parametrize("params", [{"kernel": "poly"}, {"bandwidth": -1.0}, {"block_size": 0},
                                     {"loss": "hinge"}, {"matern_nu": 1.0}, {"quantile": 1.0},
-                                    {"random_state": -1}, {"average": 1}])
+                                    {"random_state": -1}, {"average": 1}, {"dtype": "float16"},
+                                    {"dtype": np.float32}])
 def test_bad_parameters_are_refused_and_the_model_unchanged(params):
     model = DoublySGDRegressor(**params)
     with pytest.raises(ValueError):
@@ -350,3 +351,27 @@ def test_a_full_model_only_shrinks():
     model.partial_fit(X[50:60], Y[50:60])
     assert model.n_features_ == 24 and model.n_samples_seen_ == 60
     np.testing.assert_allclose(model.predict(X), 0.9 * before, rtol=1e-12)
+
+
+def test_single_precision_features_are_float32_numpy():
+    W, b = core.generate_block("gaussian", 0, 0.8, 4, 0, 2, 3, 40)
+    expected = np.sqrt(2.0 / 40) * np.cos(X.astype(np.float32) @ W.astype(np.float32)
+                                         + b.astype(np.float32)).astype(np.float64)
+    np.testing.assert_allclose(core.features(X, W, b, True), expected, atol=2e-7)
+    np.testing.assert_allclose(core.features(X, W, b, True), z(X, W, b), atol=2e-6)
+
+
+@pytest.mark.parametrize("cls, target", [(DoublySGDRegressor, Y), (DoublySGDClassifier, Y > 0)])
+def test_a_float32_model_learns_what_the_float64_model_does(cls, target):
+    """Same seeds, same blocks: only the features' rounding differs, and the decisions follow."""
+    wide = cls(bandwidth=0.8, batch_size=8, block_size=16).fit(X, target)
+    single = cls(bandwidth=0.8, batch_size=8, block_size=16, dtype="float32").fit(X, target)
+    decide = "decision_function" if hasattr(wide, "decision_function") else "predict"
+    gap = np.abs(getattr(single, decide)(X) - getattr(wide, decide)(X))
+    assert gap.max() <= 1e-5 * np.abs(getattr(wide, decide)(X)).max()
+    buffer = io.BytesIO()
+    single.save(buffer)
+    buffer.seek(0)
+    loaded = fastomkl.load(buffer)
+    assert loaded.dtype == "float32"
+    np.testing.assert_array_equal(getattr(loaded, decide)(X), getattr(single, decide)(X))

@@ -15,10 +15,12 @@ phases; the block's features are ``z(x) = sqrt(2/r) cos(W^T x + b)``, so that
 from libc.math cimport sqrt
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport dgemm, sgemm
 
 cdef extern from "fastomkl_dsg.h":
     void fastomkl_dsg_cos(double* z, const double* b, long n, int r, double scale) nogil
+    void fastomkl_dsg_cos_float(double* z, const float* p, const double* b, long n, int r,
+                                double scale) nogil
 
 cdef extern from "fastomkl_draws.h" nogil:
     uint64_t fastomkl_draw_key(uint64_t seed, uint64_t stream, uint64_t t, uint64_t what)
@@ -81,47 +83,77 @@ cdef int fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed
     return 0
 
 
-cdef void block_features(const double* X, int n, int d, int r, const double* W, const double* b,
-                         double* Z) noexcept nogil:
-    """Z (n, r) row-major = sqrt(2/r) cos(X W + b), X (n, d) row-major."""
+cdef void block_features(const double* X, const float* X32, int n, int d, int r,
+                         const double* W, const float* W32, const double* b, double* Z,
+                         float* Z32) noexcept nogil:
+    """Z (n, r) row-major = sqrt(2/r) cos(X W + b), X (n, d) row-major.
+
+    In single precision when X32 is not NULL: the projection (sgemm) and the cosine in float32
+    from X32 and W32 (float copies of X and W), the features written as doubles into Z, through
+    the scratch Z32 (n, r).
+    """
     cdef double one = 1.0, zero = 0.0
-    dgemm(b"N", b"N", &r, &n, &d, &one, <double*>W, &r, <double*>X, &d, &zero, Z, &r)
-    fastomkl_dsg_cos(Z, b, n, r, sqrt(2.0 / r))
+    cdef float one32 = 1.0, zero32 = 0.0
+    if X32 == NULL:
+        dgemm(b"N", b"N", &r, &n, &d, &one, <double*>W, &r, <double*>X, &d, &zero, Z, &r)
+        fastomkl_dsg_cos(Z, b, n, r, sqrt(2.0 / r))
+    else:
+        sgemm(b"N", b"N", &r, &n, &d, &one32, <float*>W32, &r, <float*>X32, &d, &zero32, Z32, &r)
+        fastomkl_dsg_cos_float(Z, Z32, b, n, r, sqrt(2.0 / r))
+
+
+cdef inline void to_float(const double* a, long n, float* out) noexcept nogil:
+    cdef long i
+    for i in range(n):
+        out[i] = <float>a[i]
 
 
 cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind, int matern_df,
                            double inv_bandwidth, uint64_t seed, const long long* streams,
                            const long long* indices, const double* coef, double scale,
-                           long lo, long hi, double* out) noexcept nogil:
-    """out (n, C) += scale * sum over blocks lo..hi-1 of z_blk(X) @ coef_blk (in block order).
+                           long lo, long hi, bint single, double* out) noexcept nogil:
+    """out (n, C) += scale * sum over blocks lo..hi-1 of z_blk(X) @ coef_blk (in block order);
+    the features in float32 if `single` (the sums in float64 either way).
 
     Returns -1 if a buffer could not be allocated, else 0.
     """
+    cdef int rows = n if n < ROW_SLICE else ROW_SLICE
     cdef double* W = <double*>malloc(d * r * sizeof(double))
     cdef double* b = <double*>malloc(r * sizeof(double))
-    cdef int rows = n if n < ROW_SLICE else ROW_SLICE
     cdef double* Z = <double*>malloc(rows * r * sizeof(double))
+    cdef float* X32 = NULL
+    cdef float* W32 = NULL
+    cdef float* Z32 = NULL
     cdef double one = 1.0
     cdef long blk
-    cdef int start, m
-    if W == NULL or b == NULL or Z == NULL:
-        free(W); free(b); free(Z)
-        return -1
-    for blk in range(lo, hi):
-        if fill_block(kind, matern_df, inv_bandwidth, seed, <uint64_t>streams[blk],
-                      <uint64_t>indices[blk], d, r, W, b) != 0:
-            free(W); free(b); free(Z)
-            return -1
+    cdef int start, m, status = 0
+    if single:
+        X32 = <float*>malloc(<long>n * d * sizeof(float))
+        W32 = <float*>malloc(<long>d * r * sizeof(float))
+        Z32 = <float*>malloc(<long>rows * r * sizeof(float))
+    if W == NULL or b == NULL or Z == NULL or (single and (X32 == NULL or W32 == NULL
+                                                            or Z32 == NULL)):
+        status = -1
+    elif single:
+        to_float(X, <long>n * d, X32)
+    blk = lo
+    while status == 0 and blk < hi:
+        status = fill_block(kind, matern_df, inv_bandwidth, seed, <uint64_t>streams[blk],
+                            <uint64_t>indices[blk], d, r, W, b)
+        if single:
+            to_float(W, <long>d * r, W32)
         start = 0
-        while start < n:
+        while status == 0 and start < n:
             m = n - start if n - start < rows else rows
-            block_features(X + start * d, m, d, r, W, b, Z)
+            block_features(X + start * d, X32 + start * d if single else NULL, m, d, r, W, W32,
+                           b, Z, Z32)
             # out^T (C, m) += scale * coef_blk^T (C, r) @ Z^T (r, m)
             dgemm(b"N", b"N", &C, &m, &r, &scale, <double*>(coef + blk * r * C), &C, Z, &r,
                   &one, out + start * C, &C)
             start += m
-    free(W); free(b); free(Z)
-    return 0
+        blk += 1
+    free(W); free(b); free(Z); free(X32); free(W32); free(Z32)
+    return status
 
 
 def generate_block(str kernel, int matern_df, double bandwidth, unsigned long long seed,
@@ -143,22 +175,34 @@ def generate_block(str kernel, int matern_df, double bandwidth, unsigned long lo
     return W, b
 
 
-def features(const double[:, ::1] X, const double[:, ::1] W, const double[::1] b):
-    """sqrt(2/r) cos(X W + b) for X (n, d) and one block (W (d, r), b (r,))."""
+def features(const double[:, ::1] X, const double[:, ::1] W, const double[::1] b,
+             bint single=False):
+    """sqrt(2/r) cos(X W + b) for X (n, d) and one block (W (d, r), b (r,)), computed in float32
+    if `single`."""
     cdef int n = X.shape[0], d = X.shape[1], r = W.shape[1]
     if W.shape[0] != d or b.shape[0] != r:
         raise ValueError("the block does not match the width of X")
     Z = np.empty((n, r))
     cdef double[:, ::1] Zv = Z
-    if n > 0 and r > 0:
-        with nogil:
-            block_features(&X[0, 0], n, d, r, &W[0, 0], &b[0], &Zv[0, 0])
+    cdef float[:, ::1] X32, W32, Z32
+    if n > 0 and r > 0 and d > 0:
+        if single:
+            X32 = np.asarray(X, dtype=np.float32)
+            W32 = np.asarray(W, dtype=np.float32)
+            Z32 = np.empty((n, r), dtype=np.float32)
+            with nogil:
+                block_features(&X[0, 0], &X32[0, 0], n, d, r, &W[0, 0], &W32[0, 0], &b[0],
+                               &Zv[0, 0], &Z32[0, 0])
+        else:
+            with nogil:
+                block_features(&X[0, 0], NULL, n, d, r, &W[0, 0], NULL, &b[0], &Zv[0, 0], NULL)
     return Z
 
 
 def accumulate(const double[:, ::1] X, str kernel, int matern_df, double bandwidth,
                unsigned long long seed, const long long[::1] streams, const long long[::1] indices,
-               const double[:, ::1] coef, double scale, long lo, long hi, double[:, ::1] out):
+               const double[:, ::1] coef, double scale, long lo, long hi, double[:, ::1] out,
+               bint single=False):
     """out += scale * (the sum over blocks lo..hi-1 of their features of X times their
     coefficients), with the blocks regenerated; releases the GIL.
 
@@ -180,6 +224,6 @@ def accumulate(const double[:, ::1] X, str kernel, int matern_df, double bandwid
     with nogil:
         status = accumulate_blocks(&X[0, 0], n, d, r, C, kind, matern_df, 1.0 / bandwidth, seed,
                                    &streams[0], &indices[0], &coef[0, 0], scale, lo, hi,
-                                   &out[0, 0])
+                                   single, &out[0, 0])
     if status != 0:
         raise MemoryError("no memory for a feature block")
