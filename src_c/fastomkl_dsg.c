@@ -1,4 +1,5 @@
 #include <math.h>
+#include <string.h>
 
 #include "fastomkl_dispatch.h"
 #include "fastomkl_dsg.h"
@@ -48,3 +49,24 @@ FASTOMKL_VARIANTS(DEFINE_DSG_COS_FLOAT)
 FASTOMKL_DISPATCH(void, fastomkl_dsg_cos_float,
                   (double *z, const float *p, const double *b, long n, int r, double scale),
                   (z, p, b, n, r, scale))
+
+/* z (r) = W^T x for a row x with few nonzeros: the rows of W (d, r) the nonzeros select, scaled and
+ * summed in order (a dense product would multiply every zero too). */
+#define DEFINE_DSG_PROJECT_SPARSE(SUFFIX, TARGET, VEC_BYTES)                                     \
+TARGET static void fastomkl_dsg_project_sparse_##SUFFIX(double *z, const double *x, int d,       \
+                                                        const double *W, int r)                  \
+{                                                                                                \
+    memset(z, 0, sizeof(double) * (size_t)r);                                                    \
+    for (int j = 0; j < d; ++j) {                                                                \
+        const double xj = x[j];                                                                  \
+        if (xj == 0.0) continue;                                                                 \
+        const double *w = W + (long)j * r;                                                       \
+        _Pragma("omp simd")                                                                      \
+        for (int k = 0; k < r; ++k) z[k] += xj * w[k];                                           \
+    }                                                                                            \
+}
+
+FASTOMKL_VARIANTS(DEFINE_DSG_PROJECT_SPARSE)
+
+FASTOMKL_DISPATCH(void, fastomkl_dsg_project_sparse,
+                  (double *z, const double *x, int d, const double *W, int r), (z, x, d, W, r))

@@ -9,5 +9,7 @@ void fastomkl_dsg_cos(double *z, const double *b, long n, int r, double scale);
 /* z[i*r + k] <- scale * cos(p[i*r + k] + b[k]) computed in float32 (p holds X W in float32). */
 void fastomkl_dsg_cos_float(double *z, const float *p, const double *b, long n, int r,
                             double scale);
+/* z (r) = W^T x for one row x (d) with few nonzeros, W (d, r) row-major. */
+void fastomkl_dsg_project_sparse(double *z, const double *x, int d, const double *W, int r);
 
 #endif

@@ -375,3 +375,18 @@ def test_a_float32_model_learns_what_the_float64_model_does(cls, target):
     loaded = fastomkl.load(buffer)
     assert loaded.dtype == "float32"
     np.testing.assert_array_equal(getattr(loaded, decide)(X), getattr(single, decide)(X))
+
+
+def test_sparse_rows_are_projected_exactly_and_alone():
+    """Rows with few nonzeros take the sparse sum, the others dgemm: the features match NumPy, and
+    a row's features are the same bits whatever rows surround it."""
+    rng = np.random.default_rng(8)
+    d = 40
+    rows = rng.normal(size=(30, d))
+    rows[::2, 8:] = 0.0                         # even rows: 8 of 40 nonzero (sparse)
+    rows[5] = 0.0                               # an empty row
+    W, b = core.generate_block("gaussian", 0, 1.3, 6, 0, 1, d, 24)
+    Z = core.features(rows, W, b)
+    np.testing.assert_allclose(Z, z(rows, W, b), rtol=0, atol=1e-12)
+    for i in (0, 1, 5, 29):
+        np.testing.assert_array_equal(core.features(rows[i:i + 1], W, b)[0], Z[i])

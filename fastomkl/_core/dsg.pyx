@@ -21,6 +21,8 @@ cdef extern from "fastomkl_dsg.h":
     void fastomkl_dsg_cos(double* z, const double* b, long n, int r, double scale) nogil
     void fastomkl_dsg_cos_float(double* z, const float* p, const double* b, long n, int r,
                                 double scale) nogil
+    void fastomkl_dsg_project_sparse(double* z, const double* x, int d, const double* W,
+                                     int r) nogil
 
 cdef extern from "fastomkl_draws.h" nogil:
     uint64_t fastomkl_draw_key(uint64_t seed, uint64_t stream, uint64_t t, uint64_t what)
@@ -83,6 +85,14 @@ cdef int fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed
     return 0
 
 
+cdef inline bint is_sparse(const double* x, int d) noexcept nogil:
+    """At most a quarter of the row's entries are nonzero (then the sparse sum is cheaper)."""
+    cdef int j, nonzero = 0
+    for j in range(d):
+        nonzero += x[j] != 0.0
+    return 4 * nonzero <= d
+
+
 cdef void block_features(const double* X, const float* X32, int n, int d, int r,
                          const double* W, const float* W32, const double* b, double* Z,
                          float* Z32) noexcept nogil:
@@ -94,8 +104,22 @@ cdef void block_features(const double* X, const float* X32, int n, int d, int r,
     """
     cdef double one = 1.0, zero = 0.0
     cdef float one32 = 1.0, zero32 = 0.0
+    cdef int i = 0, run
     if X32 == NULL:
-        dgemm(b"N", b"N", &r, &n, &d, &one, <double*>W, &r, <double*>X, &d, &zero, Z, &r)
+        # Rows with few nonzeros (one-hot data such as a9a: 14 of 123) add the rows of W they
+        # select; runs of the other rows go to dgemm.  Either way a row's features depend on
+        # that row alone, so predictions regenerate the learnt features bit for bit.
+        while i < n:
+            if is_sparse(X + <long>i * d, d):
+                fastomkl_dsg_project_sparse(Z + <long>i * r, X + <long>i * d, d, W, r)
+                i += 1
+                continue
+            run = 1
+            while i + run < n and not is_sparse(X + <long>(i + run) * d, d):
+                run += 1
+            dgemm(b"N", b"N", &r, &run, &d, &one, <double*>W, &r, <double*>(X + <long>i * d), &d,
+                  &zero, Z + <long>i * r, &r)
+            i += run
         fastomkl_dsg_cos(Z, b, n, r, sqrt(2.0 / r))
     else:
         sgemm(b"N", b"N", &r, &n, &d, &one32, <float*>W32, &r, <float*>X32, &d, &zero32, Z32, &r)
