@@ -17,6 +17,9 @@
 void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                   double *z);
 
+/* s[i] = sin x[i] and c[i] = cos x[i] by the fused sine-cosine of fastomkl_rff (fastomkl_sincos.h). */
+void fastomkl_sincos_many(const double *x, long n, double *s, double *c);
+
 /* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
 double fastomkl_dot(const double *a, const double *b, int n);
 
