@@ -26,9 +26,13 @@ fastomkl_rff_store_##SUFFIX(fastomkl_vec_##SUFFIX p, int j, int D, double scale,
     if (j + L <= D) {                                                                            \
         memcpy(z + j, &c, sizeof c);                                                             \
         memcpy(z + D + j, &s, sizeof s);                                                         \
-    } else {                                                                                     \
-        memcpy(z + j, &c, sizeof(double) * (D - j));                                             \
-        memcpy(z + D + j, &s, sizeof(double) * (D - j));                                         \
+    } else {                  /* lane by lane: a memcpy of variable size would be a call */      \
+        for (int i = 0; i < L; ++i) {                                                            \
+            if (i < D - j) {                                                                     \
+                z[j + i] = c[i];                                                                 \
+                z[D + j + i] = s[i];                                                             \
+            }                                                                                    \
+        }                                                                                        \
     }                                                                                            \
 }                                                                                                \
                                                                                                  \

@@ -1,8 +1,8 @@
 /* Plain C kernels of fastomkl's hot loop.
  *
- * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py) so that sin/cos vectorise
- * through glibc's libmvec, once per instruction set (AVX-512, AVX2, SSE2) with the variant chosen
- * when the library loads (fastomkl_dispatch.h).  Callers validate their input: these functions
+ * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py), once per instruction set
+ * (AVX-512, AVX2, SSE2) with the variant chosen when the library loads (fastomkl_dispatch.h); the
+ * random features take sine and cosine from one fused vector routine (fastomkl_sincos.h).  Callers validate their input: these functions
  * assume finite values.
  */
 #ifndef FASTOMKL_KERNELS_H
