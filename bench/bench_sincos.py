@@ -74,8 +74,9 @@ def run(exe: Path, *args: str, isa: str | None = None) -> list[list[str]]:
     return [line.split("\t") for line in out.stdout.strip().splitlines()]
 
 
-def raker76_inputs(tmp: Path, samples: int) -> tuple[Path, Path]:
-    """The model's padded frequencies and Naval rows (rff input), and their projections (pairs)."""
+def raker76_inputs(tmp: Path, samples: int) -> tuple[Path, Path, str]:
+    """The model's padded frequencies and Naval rows (rff input), their projections (pairs), and a
+    line describing those projections."""
     X, y = naval(samples)
     model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     model.learn_one(X[0], y[0])
@@ -91,7 +92,37 @@ def raker76_inputs(tmp: Path, samples: int) -> tuple[Path, Path]:
     with open(pair_input, "wb") as fh:
         fh.write(np.array([len(proj)], dtype=np.int32).tobytes())
         fh.write(proj.tobytes())
-    return rff_input, pair_input
+    p50, p99 = np.percentile(np.abs(proj), [50, 99])
+    described = (f"Raker-76's own projections W x (8 Naval samples, {len(proj)} values, median |W x| "
+                 f"{p50:.2g}, 99th percentile {p99:.3g}, largest {np.abs(proj).max():.3g})")
+    return rff_input, pair_input, described
+
+
+ACCURACY = """
+import sys
+import numpy as np
+sys.path.insert(0, "tests")
+from test_sincos import edge_cases, ulps
+from fastomkl._core.features import _sincos
+x = np.random.default_rng(0).uniform(-1e3, 1e3, 10 ** 6)
+e = edge_cases()
+worst, near_zero = 0.0, 0.0
+for f, i in ((np.sin, 0), (np.cos, 1)):
+    worst = max(worst, ulps(_sincos(x)[i], f(x)).max())
+    zero = np.abs(f(e)) < 1e-6
+    worst = max(worst, ulps(_sincos(e)[i], f(e))[~zero].max())
+    near_zero = max(near_zero, np.abs(_sincos(e)[i] - f(e))[zero].max())
+print(worst, near_zero)
+"""
+
+
+def accuracy(isa: str) -> tuple[float, float]:
+    """Largest error in ulp against NumPy (10^6 points on [-1e3, 1e3] and tests/test_sincos.py's edge
+    cases), and largest absolute error within 1e-6 of a zero, under one variant."""
+    out = subprocess.run([sys.executable, "-c", ACCURACY], capture_output=True, text=True,
+                         check=True, cwd=ROOT, env={**os.environ, "FASTOMKL_ISA": isa})
+    worst, near_zero = map(float, out.stdout.split())
+    return worst, near_zero
 
 
 def main() -> None:
@@ -103,18 +134,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         exe, sleef_note = build(tmp)
-        rff_input, pair_input = raker76_inputs(tmp, samples)
+        rff_input, pair_input, described = raker76_inputs(tmp, samples)
         pairs = run(exe, "pairs", str(pair_input), str(rounds))
         rff = {isa: {row[0]: float(row[2]) for row in run(exe, "rff", str(rff_input), str(rounds),
                                                           isa=isa)}
                for isa, lv in ISAS.items() if lv <= level}
         l2 = float(run(exe, "l2", "512", str(rounds))[0][2])
+    errors = {isa: accuracy(isa) for isa in rff}
     core = raker76(T=1000 if args.quick else 3000, T_numpy=100 if args.quick else 300,
                    repeats=rounds)
-    write(pairs, rff, l2, core, sleef_note, args.quick)
+    write(pairs, rff, l2, core, errors, described, sleef_note, args.quick)
 
 
-def write(pairs, rff, l2_gbs, core, sleef_note, quick) -> None:
+def write(pairs, rff, l2_gbs, core, errors, described, sleef_note, quick) -> None:
     tsc_ghz = next(float(r[2]) for r in pairs if r[0] == "tsc_ghz")
     freq_bytes = 76 * 15 * 50 * 8
     stored_bytes = 76 * 15 * 56 * 8
@@ -125,8 +157,7 @@ def write(pairs, rff, l2_gbs, core, sleef_note, quick) -> None:
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, TSC {tsc_ghz:.3f} GHz (cycles are "
         "rdtsc reference cycles: `perf stat` reports core cycles as <not supported> in this VM); "
         f"{sleef_note}; command: `python bench/bench_sincos.py{' --quick' if quick else ''}`.", "",
-        "Arguments: Raker-76's own projections W x (8 Naval samples, 30400 values, median |W x| "
-        "0.2, 99th percentile 138).", "",
+        f"Arguments: {described}.", "",
         "## Cycles per sine-cosine pair (throughput, results stored)", "",
         "| implementation | variant | cycles / pair | ns / pair |", "|---|---|---|---|"]
     lines += [f"| {r[0]} | {names[int(r[1])]} | {float(r[2]):.2f} | {float(r[3]):.2f} |"
@@ -136,13 +167,24 @@ def write(pairs, rff, l2_gbs, core, sleef_note, quick) -> None:
               "|---|---|---|---|"]
     lines += [f"| {names[ISAS[isa]]} | {r['fused']:.0f} | {r['libmvec']:.0f} | "
               f"{r['fused'] / r['libmvec']:.2f} |" for isa, r in rff.items()]
-    best = rff[max(rff, key=lambda isa: ISAS[isa])]["fused"]
-    lines += ["", "## Bytes per sample", "",
+    widest = max(rff, key=lambda isa: ISAS[isa])
+    step_ns = rff[widest]["fused"]
+    pair_ns = next(float(r[3]) for r in pairs if r[0].startswith("fastomkl") and
+                   int(r[1]) == ISAS[widest])
+    lines += ["", "## Accuracy against NumPy's float64 sin and cos", "",
+              "| variant | largest error (ulp) | largest absolute error within 1e-6 of a zero |",
+              "|---|---|---|"]
+    lines += [f"| {names[ISAS[isa]]} | {worst:.2f} | {near_zero:.1e} |"
+              for isa, (worst, near_zero) in errors.items()]
+    lines += ["", "10^6 points uniform on [-1e3, 1e3] plus the edge cases of tests/test_sincos.py "
+              "(multiples of pi/4 and their neighbours, the 2^20 boundary of the reduction, values "
+              "up to 1.7e308 taken by glibc).", "",
+              "## Bytes per sample", "",
               f"Frequencies read per sample: 76 × 15 × 50 × 8 = {freq_bytes} B ({stored_bytes} B as "
               f"stored, rows padded to 56). L2 streaming read (512 KB buffer): {l2_gbs:.1f} GB/s, so "
-              f"reading them takes at least {floor_ns:.0f} ns per sample, against {best:.0f} ns for "
-              f"the whole feature step on the widest variant: the step is bound by arithmetic "
-              f"({floor_ns / best:.0%} of it is the L2 floor), not by bytes.", "",
+              f"reading them takes at least {floor_ns:.0f} ns per sample. The whole feature step "
+              f"takes {step_ns:.0f} ns on the widest variant, of which the 3800 sine-cosine pairs "
+              f"take about {3800 * pair_ns:.0f} ns at {pair_ns:.2f} ns per pair.", "",
               "## Raker-76 against the hand-written C loop (bench/compare_core.py, interleaved)", "",
               "| contender | µs per sample |", "|---|---|",
               f"| fastomkl `predict_learn_one` (from Python) | "
@@ -150,7 +192,9 @@ def write(pairs, rff, l2_gbs, core, sleef_note, quick) -> None:
               f"| fastomkl `predict_learn` (stream) | {core['fastomkl_predict_learn_us']:.2f} |",
               f"| hand-written C loop (libmvec cos, sin) | {core['handwritten_c_us']:.2f} |", "",
               f"Ratio to the hand-written loop: {core['ratio_to_handwritten_c']:.2f} one sample at a "
-              f"time, {core['stream_ratio_to_handwritten_c']:.2f} over the stream.", ""]
+              f"time, {core['stream_ratio_to_handwritten_c']:.2f} over the stream (before the fused "
+              f"sine-cosine: 0.85 and 0.77, bench/results/core_comparison.md at {LIBMVEC_REVISION[:7]}, "
+              f"another run).", ""]
     out = HERE / "results" / "sincos.md"
     out.write_text("\n".join(lines))
     print("\n".join(lines))

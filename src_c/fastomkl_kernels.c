@@ -13,8 +13,9 @@ FASTOMKL_VARIANTS(FASTOMKL_DEFINE_SINCOS)
                                                                                                  \
 /* z[j + i] = scale cos p[i] and z[D + j + i] = scale sin p[i] for the L projections p of            \
  * frequencies j.. (those below D: the last vector may be partial).                                 \
- * The fused sine-cosine replaced libmvec's cos then sin loops on every variant, where it is faster \
- * (bench/results/sincos.md). */                                                                 \
+ * The fused sine-cosine replaced libmvec's cos then sin loops on every variant: it is faster on    \
+ * each (bench/results/sincos.md, Raker-76's 76 kernels: 8.3 against 11.7 us per sample on AVX-512, \
+ * 10.8 against 14.4 on AVX2 + FMA, 21.7 against 27.5 on SSE2; 1.7 against 3.4 cycles per pair). */ \
 TARGET __attribute__((always_inline)) static inline void                                         \
 fastomkl_rff_store_##SUFFIX(fastomkl_vec_##SUFFIX p, int j, int D, double scale, double *z)      \
 {                                                                                                \
