@@ -1,8 +1,8 @@
 /* Plain C kernels of fastomkl's hot loop.
  *
- * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py) so that sin/cos vectorise
- * through glibc's libmvec, once per instruction set (AVX-512, AVX2, SSE2) with the variant chosen
- * when the library loads (fastomkl_dispatch.h).  Callers validate their input: these functions
+ * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py), once per instruction set
+ * (AVX-512, AVX2, SSE2) with the variant chosen when the library loads (fastomkl_dispatch.h); the
+ * random features take sine and cosine from one fused vector routine (fastomkl_sincos.h).  Callers validate their input: these functions
  * assume finite values.
  */
 #ifndef FASTOMKL_KERNELS_H
@@ -16,6 +16,9 @@
 #define FASTOMKL_RFF_ALIGN 8     /* doubles in the widest vector (AVX-512) */
 void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                   double *z);
+
+/* s[i] = sin x[i] and c[i] = cos x[i] by the fused sine-cosine of fastomkl_rff (fastomkl_sincos.h). */
+void fastomkl_sincos_many(const double *x, long n, double *s, double *c);
 
 /* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
 double fastomkl_dot(const double *a, const double *b, int n);
