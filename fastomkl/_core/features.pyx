@@ -20,16 +20,23 @@ cdef extern from "fastomkl_kernels.h" nogil:
 cdef double MAX_FREQUENCY = 1e100
 
 
-def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] out):
-    """out[i, k] = z_k(X[i]) for every sample i and kernel k (validated by the caller)."""
+def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] out,
+                   bint prepared=True):
+    """out[i, k] = z_k(X[i]) for every sample i and kernel k (validated by the caller), by the
+    per-sample path the models take, or with ``prepared=False`` by each kernel's own transform
+    (what shares work across kernels must not change the features)."""
     cdef double[::1] work = np.zeros(max(bank.n_work, 1))      # this call's own: threads may
     cdef Py_ssize_t i                                           # transform with one bank at once
     cdef int k
     with nogil:
         for i in range(X.shape[0]):
-            bank.prepare(&X[i, 0], &work[0])
+            if prepared:
+                bank.prepare(&X[i, 0], &work[0])
             for k in range(bank.n_kernels):
-                bank.transform_prepared(&X[i, 0], &work[0], k, &out[i, k, 0])
+                if prepared:
+                    bank.transform_prepared(&X[i, 0], &work[0], k, &out[i, k, 0])
+                else:
+                    bank.transform(&X[i, 0], k, &out[i, k, 0])
 
 
 def _padded_rows(frequencies, int ld):
