@@ -26,12 +26,20 @@ class RandomFourierFeatures:
         Seeds the frequency draws.  A model built with the same seed, kernels and n_components
         draws exactly these frequencies.
     shared_draw : bool, default False
-        Draw one standard base for each kernel family and scale it by each kernel's bandwidth (as
-        the released code of Li & Liao does), instead of independent draws per kernel.
+        Draw one standard base B_f for each kernel family f (same kind and shape parameters, in
+        order of first use) and give kernel i the frequencies B_f / sigma_i (as the released
+        code of Li & Liao does), instead of independent draws per kernel.  A sample is then
+        projected once per family, B_f x, and each kernel's features are cos and sin of that
+        projection times 1/sigma_i: fewer multiply-adds and far less frequency storage.  Each
+        z_i stays an unbiased estimate of its kernel, but the features of different kernels of
+        one family are no longer independent, so their errors (and, in a model, the losses and
+        kernel weights estimated from them) are correlated across kernels.
 
     Attributes
     ----------
     frequencies_ : ndarray (n_kernels, n_components, n_features), read-only
+        Every kernel's frequencies (with ``shared_draw``, B_f * (1 / sigma_i); the features
+        scale the projection B_f x instead, equal up to rounding).
     n_features_in_ : int
     """
 
