@@ -178,11 +178,12 @@ TARGET static void fastomkl_rff_scaled_##SUFFIX(const double *p, int D, double f
 {                                                                                                \
     enum { L = VEC_BYTES / 8 };                                                                  \
     const int Dv = D - D % L;                                                                    \
+    double *sine = z + D;     /* indexed by j alone: with z[D + j] GCC keeps the loop scalar */  \
     /* Separate loops: GCC would fuse one loop into scalar sincos calls instead of libmvec's. */ \
     _Pragma("omp simd")                                                                          \
     for (int j = 0; j < Dv; ++j) z[j] = scale * cos(factor * p[j]);                              \
     _Pragma("omp simd")                                                                          \
-    for (int j = 0; j < Dv; ++j) z[D + j] = scale * sin(factor * p[j]);                          \
+    for (int j = 0; j < Dv; ++j) sine[j] = scale * sin(factor * p[j]);                           \
     if (Dv < D) {                                                                                \
         double c[L], s[L];                                                                       \
         _Pragma("omp simd")                                                                      \
@@ -190,7 +191,7 @@ TARGET static void fastomkl_rff_scaled_##SUFFIX(const double *p, int D, double f
         _Pragma("omp simd")                                                                      \
         for (int j = 0; j < L; ++j) s[j] = scale * sin(factor * p[Dv + j]);                      \
         memcpy(z + Dv, c, sizeof(double) * (D - Dv));                                            \
-        memcpy(z + D + Dv, s, sizeof(double) * (D - Dv));                                        \
+        memcpy(sine + Dv, s, sizeof(double) * (D - Dv));                                         \
     }                                                                                            \
 }
 
