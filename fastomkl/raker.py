@@ -49,7 +49,7 @@ _PARAMS_DOC = """
         Share one standard frequency draw per kernel family (same kind and shape parameters),
         kernel i using it scaled by 1/sigma_i, as paper 001's authors draw; False draws every
         kernel independently (paper 000).  Faster: each sample is projected once per family, not
-        once per kernel (1.1-1.35x per sample for the 76-kernel dictionary, see
+        once per kernel (about 1.3x fewer instructions per sample for the 76-kernel dictionary, see
         bench/results/shared_draw.md).  The trade-off: each kernel's features remain an unbiased
         random-feature approximation of its kernel, but the features of kernels of one family
         are functions of the same frequencies, so their errors, their losses and the kernel
