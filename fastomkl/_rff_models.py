@@ -7,8 +7,8 @@ from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES
 from fastomkl._core.features import RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
-from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_frequencies,
-                               draw_legacy_frequencies, legacy_bit_generator)
+from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_legacy_frequencies,
+                               feature_bank, legacy_bit_generator)
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
@@ -63,12 +63,13 @@ class RFFModelMixin:
             return np.random.RandomState(bit_generator), bit_generator
         return split_random_state(self.random_state)
 
-    def _rff_bank(self, config: dict, n_features: int, feature_rng) -> RFFBank:
+    def _rff_bank(self, config: dict, n_features: int, feature_rng):
+        """The model's features: RFFBank, or SharedDrawRFFBank under ``shared_draw=True``."""
         if config["rng_protocol"] == "legacy":
             return RFFBank(draw_legacy_frequencies(config["kernels"], config["n_components"],
                                                    n_features, feature_rng))
-        return RFFBank(draw_frequencies(config["kernels"], config["n_components"], n_features,
-                                        feature_rng, getattr(self, "shared_draw", False)))
+        return feature_bank(config["kernels"], config["n_components"], n_features, feature_rng,
+                            getattr(self, "shared_draw", False))
 
     @property
     def kernels_(self) -> list:

@@ -166,3 +166,55 @@ int fastomkl_isa_in_use(void)
     return 2;
 #endif
 }
+
+/* Shared frequency draws: the projection of a family's base draw once per sample, then each
+ * kernel's features from it, scaled.  Rows of W and of p are `ld` long (a multiple of
+ * FASTOMKL_RFF_ALIGN), so every vector either function touches is whole: no scalar epilogue. */
+#define DEFINE_SHARED_DRAW_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                    \
+                                                                                                 \
+/* p = W^T x, in blocks of up to 4 vectors of frequencies whose accumulators stay in registers   \
+ * for the whole pass over the d rows of W (independent chains, so the multiply-adds overlap). */ \
+TARGET static void fastomkl_rff_project_##SUFFIX(const double *W, const double *x, int d,        \
+                                                 int ld, double *p)                              \
+{                                                                                                \
+    typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
+    enum { L = VEC_BYTES / 8 };                                                                  \
+    for (int j0 = 0; j0 < ld; j0 += 4 * L) {                                                     \
+        const int nv = ld - j0 >= 4 * L ? 4 : (ld - j0) / L;                                     \
+        vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;                              \
+        for (int l = 0; l < d; ++l) {                                                            \
+            const double *w = W + (long)l * ld + j0;                                             \
+            const double xl = x[l];                                                              \
+            memcpy(&w0, w, sizeof w0);                                                           \
+            a0 += xl * w0;                                                                       \
+            if (nv > 1) { memcpy(&w1, w + L, sizeof w1); a1 += xl * w1; }                        \
+            if (nv > 2) { memcpy(&w2, w + 2 * L, sizeof w2); a2 += xl * w2; }                    \
+            if (nv > 3) { memcpy(&w3, w + 3 * L, sizeof w3); a3 += xl * w3; }                    \
+        }                                                                                        \
+        memcpy(p + j0, &a0, sizeof a0);                                                          \
+        if (nv > 1) memcpy(p + j0 + L, &a1, sizeof a1);                                          \
+        if (nv > 2) memcpy(p + j0 + 2 * L, &a2, sizeof a2);                                      \
+        if (nv > 3) memcpy(p + j0 + 3 * L, &a3, sizeof a3);                                      \
+    }                                                                                            \
+}                                                                                                \
+                                                                                                 \
+/* z = scale * [cos(factor p); sin(factor p)] over the first D projections, by the fused         \
+ * sine-cosine of the independent-draw kernel (p is padded: the last vector is read whole). */   \
+TARGET static void fastomkl_rff_scaled_##SUFFIX(const double *p, int D, double factor,          \
+                                                double scale, double *z)                         \
+{                                                                                                \
+    enum { L = VEC_BYTES / 8 };                                                                  \
+    fastomkl_vec_##SUFFIX v;                                                                     \
+    for (int j = 0; j < D; j += L) {                                                             \
+        memcpy(&v, p + j, sizeof v);                                                             \
+        fastomkl_rff_store_##SUFFIX(factor * v, j, D, scale, z);                                 \
+    }                                                                                            \
+}
+
+FASTOMKL_VARIANTS(DEFINE_SHARED_DRAW_KERNELS)
+
+FASTOMKL_DISPATCH(void, fastomkl_rff_project,
+                  (const double *W, const double *x, int d, int ld, double *p), (W, x, d, ld, p))
+FASTOMKL_DISPATCH(void, fastomkl_rff_scaled,
+                  (const double *p, int D, double factor, double scale, double *z),
+                  (p, D, factor, scale, z))

@@ -28,23 +28,39 @@ def public_classes() -> list[type]:
             if inspect.isclass(c) and issubclass(c, OnlineEstimator) and can_be_saved(c)]
 
 
-def small_model(cls):
+# Configurations whose state differs from the defaults' (shared frequency draws: one base per
+# kernel family), one per way the features are used: every kernel, a subset, one per round.
+VARIANTS = [(fastomkl.Raker, {"shared_draw": True}), (fastomkl.OMKLGF, {"shared_draw": True}),
+            (fastomkl.RFOKS, {"shared_draw": True})]
+
+
+def configurations() -> list[tuple[type, dict]]:
+    """(class, extra parameters): every public class with its small settings, then VARIANTS."""
+    return [(cls, {}) for cls in public_classes()] + VARIANTS
+
+
+def configuration_id(configuration) -> str:
+    cls, extra = configuration
+    return cls.__name__ + "".join(f"[{k}={v}]" for k, v in extra.items())
+
+
+def small_model(cls, **extra):
     names = cls._param_names()
     required = required_arguments(cls)
-    model = cls(**{k: v for k, v in SMALL.items() if k in names}, **required)
+    model = cls(**{k: v for k, v in SMALL.items() if k in names}, **required, **extra)
     try:
         model._check_params()
     except ValueError:              # a family with its own kernels (or graph constraints)
         model = cls(**{k: v for k, v in SMALL.items() if k in names and k != "kernels"},
-                    **required)
+                    **required, **extra)
     return model
 
 
-def fitted(cls, n: int = 12):
+def fitted(cls, n: int = 12, **extra):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (n, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0) if issubclass(cls, BinaryClassifier) else X[:, 0] ** 2
-    return small_model(cls).partial_fit(X, y), X
+    return small_model(cls, **extra).partial_fit(X, y), X
 
 
 def read(data: bytes) -> tuple[dict, dict]:

@@ -14,10 +14,11 @@ from fastomkl._core.features import isa_level
 
 HERE = Path(__file__).resolve().parent
 LEVELS = {"v4": 4, "v3": 3, "base": 2}
-# The tests comparing every compiled path with NumPy: features, OGD experts, graph feedback, the
-# packed VAW kernels and the meta-learners, and the features' sine-cosine.
+# The tests comparing every compiled path with NumPy: features (independent and shared draws), OGD
+# experts, graph feedback, the packed VAW kernels, the meta-learners and the features' sine-cosine.
 NUMPY_COMPARISONS = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
-                     "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py"]
+                     "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py",
+                     "test_shared_draw.py"]
 
 
 @pytest.mark.parametrize("isa", ["v4", "v3", "base"])

@@ -10,17 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastomkl
-from load_mutations import (EXTREME_FLOATS, EXTREME_INTS, edit_array, fitted, public_classes,
-                            read, saved, write, zip_bomb)
+from load_mutations import (EXTREME_FLOATS, EXTREME_INTS, configuration_id, configurations,
+                            edit_array, fitted, read, saved, write, zip_bomb)
 
-CLASSES = public_classes()
+CONFIGURATIONS = configurations()
 FUZZ = settings(max_examples=25, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.fixture(scope="module", params=CLASSES, ids=lambda c: c.__name__)
+@pytest.fixture(scope="module", params=CONFIGURATIONS, ids=configuration_id)
 def original(request):
-    model, X = fitted(request.param)
+    cls, extra = request.param
+    model, X = fitted(cls, **extra)
     return model, X, saved(model)
 
 

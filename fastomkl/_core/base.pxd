@@ -10,7 +10,8 @@
 #
 # Contract of a round, in the order the engine calls it:
 #   n = combiner.select(t, rng, active, weight)        random subset (or all) and importance weights
-#   for k in active: features.transform(x, k, z_k); preds[k] = experts.predict(k, x, z_k)
+#   features.prepare(x, work)
+#   for k in active: features.transform_prepared(x, work, k, z_k); preds[k] = experts.predict(k, x, z_k)
 #   y_hat = combiner.combine(active, n, preds)
 #   for j, k in enumerate(active): losses[k] = experts.learn(k, x, z_k, preds[k], y, t, weight[j])
 #   combiner.learn(t, active, n, preds, losses, y_hat, y)
@@ -116,6 +117,14 @@ cdef class FeatureBank(Component):
     cdef readonly int n_features     # input dimension d
     cdef readonly int n_outputs      # length of each z_k
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil
+    # The per-sample path every round takes: prepare(x, work) once, then transform_prepared for
+    # each kernel needed.  What the kernels of a sample share (the projections of a shared
+    # frequency draw) lives in the caller's `work`, n_work doubles, so a bank holds no per-sample
+    # state and threads never share it.  Defaults: no work, transform_prepared = transform.
+    cdef readonly int n_work
+    cdef void prepare(self, const double* x, double* work) noexcept nogil
+    cdef void transform_prepared(self, const double* x, double* work, int k,
+                                 double* z) noexcept nogil
 
 
 cdef class ExpertBank(Component):

@@ -103,6 +103,13 @@ cdef class FeatureBank(Component):
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         pass
 
+    cdef void prepare(self, const double* x, double* work) noexcept nogil:
+        pass
+
+    cdef void transform_prepared(self, const double* x, double* work, int k,
+                                 double* z) noexcept nogil:
+        self.transform(x, k, z)
+
 
 cdef class ExpertBank(Component):
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:

@@ -15,6 +15,7 @@ cdef class Engine:
     cdef double[::1] weight, preds, losses
     cdef double[:, ::1] z
     cdef Py_ssize_t z_stride             # features of kernel k start at z + k * z_stride
+    cdef double[::1] work                # the features' per-sample work (FeatureBank.prepare)
     cdef PyThread_type_lock lock         # one caller at a time: the scratch above is shared
     cdef int acquire(self) except -1
     cdef void release(self) noexcept

@@ -130,6 +130,7 @@ cdef class Engine:
         self.z = np.zeros((1 if experts.independent else features.n_kernels,
                            max(features.n_outputs, 1)))
         self.z_stride = 0 if experts.independent else self.z.shape[1]
+        self.work = np.zeros(max(features.n_work, 1))
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
@@ -153,10 +154,11 @@ cdef class Engine:
         cdef int n = self.combiner.select_predict(active)
         cdef int j, k
         cdef double* z
+        self.features.prepare(x, &self.work[0])
         for j in range(n):
             k = active[j]
             z = &self.z[0, 0] + k * self.z_stride
-            self.features.transform(x, k, z)
+            self.features.transform_prepared(x, &self.work[0], k, z)
             self.preds[k] = self.experts.predict(k, x, z)
         if self.standardize_target:
             return self.target[1] + self.target_scale() * self.combiner.combine(active, n,
@@ -190,10 +192,11 @@ cdef class Engine:
             self.target[1] += delta / self.target[0]
             self.target[2] += (delta * (y - self.target[1]) - self.target[2]) / self.target[0]
             y = (y - self.target[1]) / self.target_scale()
+        self.features.prepare(x, &self.work[0])
         for j in range(n):
             k = active[j]
             z = &self.z[0, 0] + k * self.z_stride
-            self.features.transform(x, k, z)
+            self.features.transform_prepared(x, &self.work[0], k, z)
             preds[k] = self.experts.predict(k, x, z)
             if finish_each:           # the combination below reads only the stored predictions
                 losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
@@ -338,7 +341,8 @@ cdef class Engine:
         """Bytes of per-round scratch (fixed at construction, independent of the stream)."""
         n = self.active.shape[0]
         return (n * sizeof(int) + 3 * n * sizeof(double)
-                + self.z.shape[0] * self.z.shape[1] * sizeof(double))
+                + self.z.shape[0] * self.z.shape[1] * sizeof(double)
+                + self.work.shape[0] * sizeof(double))
 
     @property
     def rng_state(self):
