@@ -116,8 +116,10 @@ class OMKR(_OMKRBase, OnlineEstimator):
     Parameters
     ----------
     kernels : list of Gaussian/Laplacian, default None (paper 000's 76 kernels)
-    eta : float, default 0.1
-        Functional step size (eta / sqrt(t) with the default schedule).
+    eta : "auto" or float, default "auto"
+        Functional step size.  "auto": AdaGrad-norm steps on targets standardised online (see
+        ``fastomkl.Raker``); a number is the paper's step, eta / sqrt(t) with the default
+        schedule (the paper's experiments: 0.1).
     eta_schedule : {"inv_sqrt", "constant"}
     beta : float, default 0.5
         Hedge factor: w_i <- w_i beta^{L_i}.
@@ -169,7 +171,7 @@ class OnlineKernelRegressor(OnlineEstimator):
     gamma : float, default 1.0
     degree : int, default 2
     coef0 : float, default 0.0
-    eta, eta_schedule : step size (default 0.1 / sqrt(t))
+    eta, eta_schedule : step size ("auto", as ``OMKR``; the baselines' setting: 0.1 / sqrt(t))
     loss : "squared" (default) or "absolute"
     random_state : unused (deterministic).
 
@@ -272,7 +274,8 @@ _RFOMKR_DOC = """
     ----------
     kernels : list of Kernel, default None (paper 000's 76 kernels)
     n_components : int, default 50
-    eta, eta_schedule : OGD step (default 0.1 / sqrt(t)); no regulariser
+    eta, eta_schedule : OGD step ("auto", as ``Raker``; the paper's setting: 0.1 / sqrt(t));
+        no regulariser
     beta : float, default 0.5
         Hedge factor w_i <- w_i beta^{L_i}, w_1 = 1/N.
     loss : str
