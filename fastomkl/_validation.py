@@ -38,11 +38,43 @@ MAX_ABS_INPUT = 1e150
 
 
 class NumericalWarning(RuntimeWarning):
-    """A model refused an update that would have made its state non-finite."""
+    """A model refused an update that would have made its state non-finite.
+
+    A learning call that refused updates warns once with this category; ``n_rejected_updates_``
+    counts the refusals.  Turn it into an error with ``warnings.simplefilter("error",
+    NumericalWarning)``, or silence it like any ``RuntimeWarning``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from fastomkl import NumericalWarning, Raker
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (50, 2))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", NumericalWarning)    # a refused update would raise here
+    ...     model = Raker(n_components=8, random_state=0).fit(X, X.sum(1))
+    >>> model.n_rejected_updates_, issubclass(NumericalWarning, RuntimeWarning)
+    (0, True)
+    """
 
 
 class NotFittedError(ValueError, AttributeError):
-    """Raised when a batch prediction is asked of a model that has seen no data."""
+    """Raised when a batch prediction is asked of a model that has seen no data.
+
+    A ``ValueError`` (and an ``AttributeError``, as scikit-learn's), so ``except ValueError``
+    catches it too.
+
+    Examples
+    --------
+    >>> from fastomkl import NotFittedError, VAW
+    >>> try:
+    ...     VAW().predict([[0.0, 1.0]])
+    ... except NotFittedError as exc:
+    ...     print(exc)
+    this VAW has seen no data yet: ...
+    >>> issubclass(NotFittedError, ValueError)
+    True
+    """
 
 
 # Integer parameters (sizes, counts, degrees) reach the compiled core as C ints unless a caller

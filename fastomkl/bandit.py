@@ -76,7 +76,7 @@ __all__ = ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS
 
 # Step-size rules of the compiled experts (fastomkl/_core/bandit.pxd).
 _STEP_FIXED, _STEP_ADAGRAD_NORM, _STEP_OKSPP, _STEP_ADAGRAD_U = 0, 1, 2, 3
-# G C_0 of the smooth losses (Assumption 1; G = 1 for the nu = 2 square loss, spec 3.2).
+# G C_0 of the smooth losses (Assumption 1; G = 1 for the nu = 2 square loss).
 _GC0 = {"squared": 4.0, "logistic": 1.0}
 _CLASSIFIER_U = 15.0        # the paper's radius for classification
 
@@ -588,68 +588,200 @@ _CLS = '"logistic" or "hinge"'
 class OKS(_OKSKernel, OnlineEstimator):
     __doc__ = _doc("OKS: Exp3 kernel selection with kernel-expansion OGD (Alg. 1), regression.",
                    _OKS_PARAMS, _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
-                   _EXPANSION_NOTE, losses=_REG)
+                   _EXPANSION_NOTE, losses=_REG) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, OKS
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = OKS(kernels, random_state=0).fit(X, y)
+    >>> int(model.selection_counts_.sum()), round(float(model.p_.sum()), 6), model.score(X, y) > 0.8
+    (300, 1.0, True)
+    """
 
 
 class OKSClassifier(_OKSKernel, BinaryClassifier):
     __doc__ = _doc("OKS for binary classification (labels map to -1/+1).", _OKS_PARAMS,
                    _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
-                   losses=_CLS)
+                   losses=_CLS) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, OKSClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = OKSClassifier(kernels, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class RFOKS(_OKSRF, OnlineEstimator):
     __doc__ = _doc("RF-OKS: OKS on random Fourier features (the paper's baseline), regression.",
-                   _OKS_PARAMS, _OKS_ATTRS, rf=_RF, losses=_REG)
+                   _OKS_PARAMS, _OKS_ATTRS, rf=_RF, losses=_REG) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFOKS
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFOKS(kernels, n_components=50, random_state=0).fit(X, y)
+    >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.8
+    (300, True)
+    """
 
 
 class RFOKSClassifier(_OKSRF, BinaryClassifier):
     __doc__ = _doc("RF-OKS for binary classification.", _OKS_PARAMS, _OKS_ATTRS, rf=_RF,
-                   losses=_CLS)
+                   losses=_CLS) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFOKSClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFOKSClassifier(kernels, n_components=50, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
     __doc__ = _doc("OKS++: data-adaptive kernel selection for smooth losses (section 3), "
                    "regression (square loss).", _OKSPP_PARAMS,
                    _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
-                   losses='"squared"')
+                   losses='"squared"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, OKSPlusPlus
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = OKSPlusPlus(kernels, random_state=0).fit(X, y)
+    >>> int(model.support_sizes_.sum()), model.score(X, y) > 0.3     # one kernel learns per round
+    (300, True)
+    """
 
 
 class OKSPlusPlusClassifier(_OKSPPKernel, BinaryClassifier):
     __doc__ = _doc("OKS++ for binary classification (logistic loss).", _OKSPP_PARAMS,
                    _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
-                   losses='"logistic"')
+                   losses='"logistic"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, OKSPlusPlusClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = OKSPlusPlusClassifier(kernels, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class RFOKSPlusPlus(_OKSPPRF, OnlineEstimator):
     __doc__ = _doc("RF-OKS++ (Alg. 3): OKS++ on random Fourier features, regression.",
-                   _OKSPP_PARAMS, _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"squared"')
+                   _OKSPP_PARAMS, _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"squared"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFOKSPlusPlus
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFOKSPlusPlus(kernels, n_components=50, random_state=0).fit(X, y)
+    >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
+    (300, True)
+    """
 
 
 class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
     __doc__ = _doc("RF-OKS++ for binary classification (logistic loss).", _OKSPP_PARAMS,
-                   _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"logistic"')
+                   _OKS_ATTRS, rf=_RF + _RF_CLIP, losses='"logistic"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFOKSPlusPlusClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFOKSPlusPlusClassifier(kernels, n_components=50, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class IOKS(_IOKSKernel, OnlineEstimator):
     __doc__ = _doc("IOKS: Tsallis-entropy OMD kernel selection (Alg. 2), regression.",
                    _IOKS_PARAMS, _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
-                   _EXPANSION_NOTE, losses=_REG)
+                   _EXPANSION_NOTE, losses=_REG) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, IOKS
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = IOKS(kernels, random_state=0).fit(X, y)
+    >>> model.eta_.shape, model.score(X, y) > 0.3
+    ((3,), True)
+    """
 
 
 class IOKSClassifier(_IOKSKernel, BinaryClassifier):
     __doc__ = _doc("IOKS for binary classification.", _IOKS_PARAMS,
                    _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
-                   losses=_CLS)
+                   losses=_CLS) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, IOKSClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = IOKSClassifier(kernels, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class RFIOKS(_IOKSRF, OnlineEstimator):
     __doc__ = _doc("RF-IOKS (Alg. 4): IOKS on random Fourier features, regression.",
-                   _IOKS_PARAMS, _IOKS_ATTRS, rf=_RF + _RF_CLIP, losses=_REG)
+                   _IOKS_PARAMS, _IOKS_ATTRS, rf=_RF + _RF_CLIP, losses=_REG) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFIOKS
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFIOKS(kernels, n_components=50, random_state=0).fit(X, y)
+    >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
+    (300, True)
+    """
 
 
 class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
     __doc__ = _doc("RF-IOKS for binary classification.", _IOKS_PARAMS, _IOKS_ATTRS,
-                   rf=_RF + _RF_CLIP, losses=_CLS)
+                   rf=_RF + _RF_CLIP, losses=_CLS) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, RFIOKSClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = RFIOKSClassifier(kernels, n_components=50, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 # -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
@@ -728,9 +860,31 @@ _LKM_DOC = """{title}
 class LKMBooks(_LKMBooksBase, OnlineEstimator):
     __doc__ = _LKM_DOC.format(title="LKMBooks (Li & Liao, MLJ 2022): budgeted multi-kernel "
                               "regression, the baseline of paper 001's Tables 5-10.",
-                              losses='"squared" or "absolute"')
+                              losses='"squared" or "absolute"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, LKMBooks
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = LKMBooks(kernels, B=50, random_state=0).fit(X, y)
+    >>> model.support_size_ <= 50, model.weights_.shape, model.score(X, y) > 0.8
+    (True, (3,), True)
+    """
 
 
 class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):
     __doc__ = _LKM_DOC.format(title="LKMBooks for binary classification (logistic loss).",
-                              losses='"logistic"')
+                              losses='"logistic"') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, LKMBooksClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
+    >>> model = LKMBooksClassifier(kernels, B=50, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """

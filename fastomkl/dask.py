@@ -121,7 +121,31 @@ def predict(model, X):
 
 
 def decision_function(model, X):
-    """Lazy dask array of ``model.decision_function`` over the row chunks of ``X`` (classifiers)."""
+    """Lazy dask array of ``model.decision_function`` over the row chunks of ``X`` (classifiers).
+
+    Parameters
+    ----------
+    model : fastomkl classifier
+        A trained model; it is shipped to the workers once.
+    X : dask array (n, d), one chunk along the columns
+
+    Returns
+    -------
+    dask array of float (n,)
+        Equal to ``model.decision_function(X.compute())``.
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> from fastomkl import RakerClassifier
+    >>> from fastomkl import dask as fd
+    >>> X = da.random.default_rng(0).uniform(-1, 1, (600, 3), chunks=(200, 3))
+    >>> first = X[:200].compute()
+    >>> model = RakerClassifier(n_components=10, random_state=0).fit(first, first[:, 0] > 0)
+    >>> scores = fd.decision_function(model, X)          # a lazy dask array
+    >>> scores.shape, bool(np.array_equal(scores[:200].compute(), model.decision_function(first)))
+    ((600,), True)
+    """
     return _apply("decision_function", model, X)
 
 
@@ -138,9 +162,28 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     read each shard's own data: use ``fastomkl.dsg.median_bandwidth`` of a sample) and is not
     modified.
 
+    Parameters
+    ----------
+    model : DoublySGDRegressor, DoublySGDClassifier or another doubly stochastic gradient model
+    X : dask array (n, d), one chunk along the columns
+    y : dask array (n,), chunked like the rows of X
+    n_shards : int, default 2
+    periods : int, default 1
+
     Returns
     -------
     (merged model, list of the shard models of the last period)
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np
+    >>> from fastomkl import DoublySGDRegressor
+    >>> from fastomkl import dask as fd
+    >>> X = da.random.default_rng(0).uniform(-1, 1, (800, 2), chunks=(100, 2))
+    >>> merged, shards = fd.fit_data_parallel(DoublySGDRegressor(bandwidth=0.5), X, X[:, 0] ** 2)
+    >>> x = X[:5].compute()
+    >>> bool(np.allclose(merged.predict(x), (shards[0].predict(x) + shards[1].predict(x)) / 2))
+    True
     """
     from fastomkl.dsg import _DoublySGD, merge, on_stream
     if not isinstance(model, _DoublySGD):

@@ -29,6 +29,25 @@ def load_dataset(name: str) -> Dataset:
     """Raw (unscaled) arrays of a shipped dataset: ``X, y = load_dataset("airfoil")``.
 
     Bias correction keeps its missing values as NaN; impute before learning.
+
+    Parameters
+    ----------
+    name : str
+        One of ``fastomkl.datasets.DATASETS``.
+
+    Returns
+    -------
+    Dataset
+        ``X``, ``y``, the ``columns`` of X, the name of the ``target`` and any ``extra`` arrays;
+        it unpacks as ``X, y``.
+
+    Examples
+    --------
+    >>> from fastomkl import load_dataset
+    >>> data = load_dataset("airfoil")
+    >>> X, y = data
+    >>> X.shape, y.shape, data.target
+    ((1503, 5), (1503,), 'scaled_sound_pressure_level_dB')
     """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; shipped datasets: {list(DATASETS)}")

@@ -41,6 +41,16 @@ class RandomFourierFeatures:
         Every kernel's frequencies (with ``shared_draw``, B_f * (1 / sigma_i); the features
         scale the projection B_f x instead, equal up to rounding).
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, RandomFourierFeatures
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (5, 3))
+    >>> rff = RandomFourierFeatures([Gaussian(1.0), Laplacian(2.0)], n_components=2000, random_state=0)
+    >>> Z = rff.fit(X).transform(X)                      # (n_samples, n_kernels, 2 n_components)
+    >>> Z.shape, bool(np.abs(Z[:, 0] @ Z[:, 0].T - Gaussian(1.0).gram(X)).max() < 0.1)
+    ((5, 2, 4000), True)
     """
 
     def __init__(self, kernels, n_components: int = 50, random_state=None, shared_draw: bool = False):

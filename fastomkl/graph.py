@@ -74,6 +74,30 @@ def kernel_divergence(k1: Kernel, k2: Kernel, dim: int = 1, method: str = "exact
     docstring).  ``"legacy_code"``: the released code's 1-D formulas (they are not eq. 27; ``dim``
     is ignored).  ``"legacy_nan"``: NaN, what the released code actually produced (its function has
     no return statement).
+
+    Parameters
+    ----------
+    k1, k2 : Gaussian or Laplacian
+    dim : int, default 1
+        Dimension of the integral (the number of input features).
+    method : {"exact", "legacy_code", "legacy_nan"}, default "exact"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import math
+    >>> from fastomkl import Gaussian, Laplacian
+    >>> from fastomkl.graph import kernel_divergence
+    >>> d = kernel_divergence(Gaussian(1.0), Gaussian(2.0))   # a = 1 and 4: I_11, I_22, I_12 above
+    >>> pi = math.pi
+    >>> math.isclose(d, math.sqrt(pi) + math.sqrt(4 * pi) - 2 * math.sqrt(8 * pi / 5))
+    True
+    >>> k = Gaussian(1.0)
+    >>> kernel_divergence(k, k), kernel_divergence(k, Laplacian(1.0), dim=3) > 0
+    (0.0, True)
     """
     if method not in DIVERGENCES:
         raise ValueError(f"method must be one of {DIVERGENCES}, got {method!r}")
@@ -92,7 +116,31 @@ def kernel_divergence(k1: Kernel, k2: Kernel, dim: int = 1, method: str = "exact
 def divergence_matrix(kernels, dim: int = 1, method: str = "exact") -> np.ndarray:
     """Delta[i, j] = kernel_divergence(kernels[i], kernels[j], dim, method), shape (N, N).
 
-    The exact divergence is computed for all pairs at once (vectorised closed form)."""
+    The exact divergence is computed for all pairs at once (vectorised closed form).
+
+    Parameters
+    ----------
+    kernels : list of Gaussian or Laplacian
+    dim : int, default 1
+    method : {"exact", "legacy_code", "legacy_nan"}, default "exact"
+
+    Returns
+    -------
+    ndarray of float, shape (N, N)
+        Symmetric, zero on the diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian
+    >>> from fastomkl.graph import divergence_matrix, kernel_divergence
+    >>> kernels = [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)]
+    >>> delta = divergence_matrix(kernels, dim=2)
+    >>> delta.shape, bool(np.allclose(delta, delta.T)), np.diag(delta).tolist()
+    ((3, 3), True, [0.0, 0.0, 0.0])
+    >>> bool(np.isclose(delta[0, 2], kernel_divergence(kernels[0], kernels[2], dim=2)))
+    True
+    """
     kernels = list(kernels)
     n = len(kernels)
     if method not in DIVERGENCES:
@@ -133,6 +181,31 @@ def similarity_graph(kernels, M: int, dim: int = 1, divergence: str = "exact",
     ``divergence="legacy_nan"`` gives N_out(i) = {i} and the first M - 1 other nodes).  Out-degree
     is exactly M, the self-loop included.  ``kernels`` may also be a precomputed (N, N) divergence
     matrix.
+
+    Parameters
+    ----------
+    kernels : list of Gaussian or Laplacian, or ndarray (N, N)
+    M : int
+        Out-degree, 1 <= M <= N.
+    dim : int, default 1
+    divergence : {"exact", "legacy_code", "legacy_nan"}, default "exact"
+    return_divergence : bool, default False
+        Return the divergence matrix as well.
+
+    Returns
+    -------
+    A : ndarray of bool, shape (N, N)
+    delta : ndarray of float, shape (N, N)
+        Only with ``return_divergence``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import paper001_dictionary
+    >>> from fastomkl.graph import similarity_graph
+    >>> A = similarity_graph(paper001_dictionary(), M=3)          # six Gaussian kernels
+    >>> A.shape, A.sum(1).tolist(), np.flatnonzero(A[0]).tolist()
+    ((6, 6), [3, 3, 3, 3, 3, 3], [0, 1, 5])
     """
     if isinstance(kernels, np.ndarray) and kernels.ndim == 2:
         delta = np.asarray(kernels, dtype=np.float64)
@@ -163,6 +236,24 @@ def dominating_set(adjacency, method: str = "chvatal") -> np.ndarray:
     ``"chvatal"``: Chvatal's greedy set cover, v* = argmax_v |N_out(v) & uncovered| over all nodes
     (ties: smallest index).  ``"legacy"``: the released code's variant, which only considers
     uncovered candidates.  Both return a sorted array of node indices that covers every node.
+
+    Parameters
+    ----------
+    adjacency : array-like of bool, shape (N, N)
+        A[v, w]: edge v -> w (self-loops are added).
+    method : {"chvatal", "legacy"}, default "chvatal"
+
+    Returns
+    -------
+    ndarray of intp
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.graph import dominating_set
+    >>> A = np.array([[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1]], dtype=bool)
+    >>> dominating_set(A).tolist()                   # node 0 covers 0 and 1, node 2 covers 2 and 3
+    [0, 2]
     """
     A = np.asarray(adjacency, dtype=bool).copy()
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -184,7 +275,26 @@ def dominating_set(adjacency, method: str = "chvatal") -> np.ndarray:
 
 
 def adjacency_to_csr(adjacency):
-    """(out_ptr, out_idx) of a boolean adjacency matrix, out-neighbours in increasing order."""
+    """(out_ptr, out_idx) of a boolean adjacency matrix, out-neighbours in increasing order.
+
+    Parameters
+    ----------
+    adjacency : array-like of bool, shape (N, N)
+
+    Returns
+    -------
+    out_ptr : ndarray of intc, shape (N + 1,)
+    out_idx : ndarray of intc
+        Node i's out-neighbours are ``out_idx[out_ptr[i]:out_ptr[i + 1]]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl.graph import adjacency_to_csr
+    >>> ptr, idx = adjacency_to_csr([[1, 1, 0], [0, 1, 0], [1, 0, 1]])
+    >>> ptr.tolist(), idx.tolist()
+    ([0, 2, 3, 5], [0, 1, 1, 0, 2])
+    """
     A = np.asarray(adjacency, dtype=bool)
     rows, cols = np.nonzero(A)
     ptr = np.searchsorted(rows, np.arange(A.shape[0] + 1)).astype(np.intc)

@@ -254,13 +254,37 @@ _GF_DOC = _COMMON_DOC.format(
 class OMKLGF(_GFBase, OnlineEstimator):
     __doc__ = ("OMKL-GF: online multi-kernel learning with bipartite graph feedback (regression)."
                "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".'))
+                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLGF
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> kernels = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = OMKLGF(kernels, n_components=20, M=2, J=2, random_state=0).fit(X, y)
+    >>> model.graph_.shape, model.weights_.shape, model.score(X, y) > 0.8
+    ((4, 2), (4,), True)
+    """)
 
 
 class OMKLGFClassifier(_GFBase, BinaryClassifier):
     __doc__ = ("OMKL-GF for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLGFClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = OMKLGFClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, M=1,
+    ...                          random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
@@ -407,13 +431,36 @@ _SFG_DOC = _COMMON_DOC.format(
 class OMKLSFG(_SFGBase, OnlineEstimator):
     __doc__ = ("OMKL-SFG: online multi-kernel learning with a similarity feedback graph "
                "(regression).\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".'))
+                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLSFG
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> kernels = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
+    >>> model = OMKLSFG(kernels, n_components=20, M=2, random_state=0).fit(X, np.sin(3 * X[:, 0]))
+    >>> model.weights_.shape, model.score(X, np.sin(3 * X[:, 0])) > 0.8
+    ((4,), True)
+    """)
 
 
 class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
     __doc__ = ("OMKL-SFG for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLSFGClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = OMKLSFGClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, M=2,
+    ...                           random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
@@ -524,13 +571,37 @@ _SFGR_DOC = _COMMON_DOC.format(
 class OMKLSFGR(_SFGRBase, OnlineEstimator):
     __doc__ = ("OMKL-SFG-R: OMKL with a refined similarity feedback graph, q >= beta "
                "(regression).\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".'))
+                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLSFGR
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> kernels = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = OMKLSFGR(kernels, n_components=20, M=2, top_k=2, random_state=0).fit(X, y)
+    >>> model.refined_graph_.shape, model.score(X, y) > 0.8
+    ((4, 4), True)
+    """)
 
 
 class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
     __doc__ = ("OMKL-SFG-R for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".'))
+                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKLSFGRClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = OMKLSFGRClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, M=2, top_k=1,
+    ...                            random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
     _losses = CLASSIFICATION_LOSSES
     _auto_rate = (0.1, SCHEDULES["inv_sqrt"])     # measured: its logistic losses want less
 

@@ -33,7 +33,27 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Kernel(ABC):
-    """A normalised shift-invariant kernel k(x, y) = k(x - y) with k(0) = 1."""
+    """A normalised shift-invariant kernel k(x, y) = k(x - y) with k(0) = 1.
+
+    The base of ``Gaussian``, ``Laplacian``, ``Cauchy`` and ``Matern``: calling a kernel gives
+    exact values, ``gram`` exact matrices, ``sample_frequencies`` draws from its spectral density
+    (what random Fourier features use).
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (> 0); its meaning for each kernel is in the table of ``fastomkl.kernels``.
+
+    Examples
+    --------
+    >>> from fastomkl import Gaussian, Kernel
+    >>> k = Gaussian(2.0)
+    >>> isinstance(k, Kernel), k.to_dict()
+    (True, {'kind': 'Gaussian', 'sigma': 2.0})
+    >>> k.gram([[0.0, 0.0], [1.0, 1.0]]).round(4)        # exp(-||x - y||^2 / (2 sigma^2))
+    array([[1.    , 0.7788],
+           [0.7788, 1.    ]])
+    """
 
     sigma: float
 
@@ -78,7 +98,23 @@ class Kernel(ABC):
 
 
 class Gaussian(Kernel):
-    """Gaussian kernel exp(-||x - y||^2 / (2 sigma^2)); frequencies ~ N(0, I / sigma^2)."""
+    """Gaussian kernel exp(-||x - y||^2 / (2 sigma^2)); frequencies ~ N(0, I / sigma^2).
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (> 0); ``from_variance``, ``from_gamma`` and ``from_precision`` convert the
+        other usual parameters.
+
+    Examples
+    --------
+    >>> from fastomkl import Gaussian
+    >>> k = Gaussian(1.0)
+    >>> round(float(k([0.0, 0.0], [1.0, 1.0])), 4)         # exp(-2 / 2)
+    0.3679
+    >>> Gaussian.from_gamma(0.5)                           # scikit-learn's exp(-gamma ||x - y||^2)
+    Gaussian(sigma=1)
+    """
 
     def _profile(self, delta):
         return np.exp(-np.sum(delta * delta, axis=-1) / (2.0 * self.sigma ** 2))
@@ -104,7 +140,22 @@ class Gaussian(Kernel):
 
 
 class Laplacian(Kernel):
-    """Laplacian kernel exp(-||x - y||_1 / sigma); frequencies i.i.d. Cauchy(0, 1/sigma)."""
+    """Laplacian kernel exp(-||x - y||_1 / sigma); frequencies i.i.d. Cauchy(0, 1/sigma).
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (> 0); ``from_gamma`` converts exp(-gamma ||x - y||_1).
+
+    Examples
+    --------
+    >>> from fastomkl import Laplacian
+    >>> k = Laplacian(2.0)
+    >>> round(float(k([0.0, 0.0], [1.0, 1.0])), 4)         # exp(-||x - y||_1 / sigma) = exp(-1)
+    0.3679
+    >>> Laplacian.from_gamma(0.5)
+    Laplacian(sigma=2)
+    """
 
     def _profile(self, delta):
         return np.exp(-np.sum(np.abs(delta), axis=-1) / self.sigma)
@@ -120,7 +171,19 @@ class Laplacian(Kernel):
 
 
 class Cauchy(Kernel):
-    """Cauchy kernel prod_l 1/(1 + (x_l - y_l)^2 / sigma^2); frequencies i.i.d. Laplace(0, 1/sigma)."""
+    """Cauchy kernel prod_l 1/(1 + (x_l - y_l)^2 / sigma^2); frequencies i.i.d. Laplace(0, 1/sigma).
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (> 0).
+
+    Examples
+    --------
+    >>> from fastomkl import Cauchy
+    >>> float(Cauchy(1.0)([0.0, 0.0], [1.0, 1.0]))         # 1 / (1 + 1) for each coordinate
+    0.25
+    """
 
     def _profile(self, delta):
         return np.prod(1.0 / (1.0 + (delta / self.sigma) ** 2), axis=-1)
@@ -136,6 +199,23 @@ class Matern(Kernel):
 
     Frequencies ~ multivariate Student t with 2 nu degrees of freedom and scale 1/sigma:
     w = g / sigma * sqrt(2 nu / u), g ~ N(0, I), u ~ chi^2(2 nu).
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (> 0).
+    nu : float, default 1.5
+        The smoothness (> 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Matern
+    >>> k = Matern(1.0, nu=0.5)                            # nu = 1/2: exp(-||x - y|| / sigma)
+    >>> bool(np.isclose(k([0.0, 0.0], [0.6, 0.8]), np.exp(-1.0)))
+    True
+    >>> Matern(0.5).sample_frequencies(3, 2, np.random.default_rng(0)).shape
+    (3, 2)
     """
 
     nu: float = 1.5
@@ -185,6 +265,17 @@ def paper000_dictionary() -> list[Kernel]:
 
     Gaussian k = 0..50: exp(-||delta||^2 / (2 a_k)) with a_k = 10^(-2 + 0.08 k) (a = sigma^2, from
     0.01 to 100).  Laplacian k = 0..24: exp(-||delta||_1 / b_k) with b_k = 10^(-2 + k/6).
+
+    Returns
+    -------
+    list of Kernel
+
+    Examples
+    --------
+    >>> from fastomkl import paper000_dictionary
+    >>> kernels = paper000_dictionary()
+    >>> len(kernels), kernels[0], kernels[-1]
+    (76, Gaussian(sigma=0.1), Laplacian(sigma=100))
     """
     gaussians = [Gaussian.from_variance(10.0 ** (-2.0 + 0.08 * k)) for k in range(51)]
     laplacians = [Laplacian(10.0 ** (-2.0 + k / 6.0)) for k in range(25)]
@@ -192,12 +283,34 @@ def paper000_dictionary() -> list[Kernel]:
 
 
 def paper003_dictionary() -> list[Kernel]:
-    """The 76 kernels of Rokhlin & Gurtovaya (VAW^2): the same grid as paper 000."""
+    """The 76 kernels of Rokhlin & Gurtovaya (VAW^2): the same grid as ``paper000_dictionary``.
+
+    Returns
+    -------
+    list of Kernel
+
+    Examples
+    --------
+    >>> from fastomkl import paper000_dictionary, paper003_dictionary
+    >>> paper003_dictionary() == paper000_dictionary()
+    True
+    """
     return paper000_dictionary()
 
 
 def paper001_dictionary() -> list[Kernel]:
-    """The six Gaussian kernels of Li & Liao (ECML-PKDD 2022): sigma = 2^-2, ..., 2^3."""
+    """The six Gaussian kernels of Li & Liao (ECML-PKDD 2022): sigma = 2^-2, ..., 2^3.
+
+    Returns
+    -------
+    list of Kernel
+
+    Examples
+    --------
+    >>> from fastomkl import paper001_dictionary
+    >>> [k.sigma for k in paper001_dictionary()]
+    [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+    """
     return [Gaussian(2.0 ** e) for e in range(-2, 4)]
 
 

@@ -116,18 +116,42 @@ class OMKR(_OMKRBase, OnlineEstimator):
     Parameters
     ----------
     kernels : list of Gaussian/Laplacian, default None (paper 000's 76 kernels)
-    eta : float, default 0.1
-        Functional step size (eta / sqrt(t) with the default schedule).
+    eta : "auto" or float, default "auto"
+        Functional step size.  "auto": AdaGrad-norm steps on targets standardised online (see
+        ``fastomkl.Raker``); a number is the paper's step, eta / sqrt(t) with the default
+        schedule (the paper's experiments: 0.1).
     eta_schedule : {"inv_sqrt", "constant"}
     beta : float, default 0.5
         Hedge factor: w_i <- w_i beta^{L_i}.
     loss : "squared" (default) or "absolute"
     random_state : unused (the model is deterministic); kept for a uniform interface.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKR
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> model = OMKR([Gaussian(0.5), Laplacian(1.0)]).fit(X, np.sin(3 * X[:, 0]))
+    >>> model.weights_.shape, model.score(X, np.sin(3 * X[:, 0])) > 0.8
+    ((2,), True)
     """)
 
 
 class OMKRClassifier(_OMKRBase, BinaryClassifier):
-    __doc__ = "OMKR for binary classification (logistic or hinge loss; labels map to -1/+1)."
+    __doc__ = """OMKR for binary classification (logistic or hinge loss; labels map to -1/+1).
+
+    Same parameters as ``OMKR``; ``loss`` is "logistic" (default) or "hinge".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, OMKRClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = OMKRClassifier([Gaussian(0.5), Laplacian(1.0)]).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="logistic",
@@ -147,9 +171,19 @@ class OnlineKernelRegressor(OnlineEstimator):
     gamma : float, default 1.0
     degree : int, default 2
     coef0 : float, default 0.0
-    eta, eta_schedule : step size (default 0.1 / sqrt(t))
+    eta, eta_schedule : step size ("auto", as ``OMKR``; the baselines' setting: 0.1 / sqrt(t))
     loss : "squared" (default) or "absolute"
     random_state : unused (deterministic).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import OnlineKernelRegressor
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> rbf = OnlineKernelRegressor(kernel="rbf", gamma=2.0).fit(X, np.sin(3 * X[:, 0]))
+    >>> poly = OnlineKernelRegressor(kernel="poly", degree=2).fit(X, X[:, 0] * X[:, 1])
+    >>> rbf.score(X, np.sin(3 * X[:, 0])) > 0.8, poly.score(X, X[:, 0] * X[:, 1]) > 0.8
+    (True, True)
     """
 
     def __init__(self, kernel="rbf", gamma=1.0, degree=2, coef0=0.0, eta="auto",
@@ -240,7 +274,8 @@ _RFOMKR_DOC = """
     ----------
     kernels : list of Kernel, default None (paper 000's 76 kernels)
     n_components : int, default 50
-    eta, eta_schedule : OGD step (default 0.1 / sqrt(t)); no regulariser
+    eta, eta_schedule : OGD step ("auto", as ``Raker``; the paper's setting: 0.1 / sqrt(t));
+        no regulariser
     beta : float, default 0.5
         Hedge factor w_i <- w_i beta^{L_i}, w_1 = 1/N.
     loss : str
@@ -256,11 +291,30 @@ _RFOMKR_DOC = """
 
 
 class RFOMKR(_RFOMKRBase, OnlineEstimator):
-    __doc__ = "RFOMKR: random-feature online multi-kernel regression." + _RFOMKR_DOC
+    __doc__ = "RFOMKR: random-feature online multi-kernel regression." + _RFOMKR_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, RFOMKR
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> model = RFOMKR([Gaussian(0.5), Laplacian(1.0)], n_components=20, random_state=0)
+    >>> model.fit(X, np.sin(3 * X[:, 0])).weights_.shape, model.score(X, np.sin(3 * X[:, 0])) > 0.8
+    ((2,), True)
+    """
 
 
 class RFOMKRClassifier(_RFOMKRBase, BinaryClassifier):
-    __doc__ = "RFOMKR for binary classification (labels map to -1/+1)." + _RFOMKR_DOC
+    __doc__ = "RFOMKR for binary classification (labels map to -1/+1)." + _RFOMKR_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, RFOMKRClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = RFOMKRClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,

@@ -107,6 +107,19 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
     ValueError
         The file is not a fastomkl model, is damaged or altered, fails a check, or does not match
         the key.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from fastomkl import VAW, load
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (50, 2))
+    >>> model = VAW(n_components=8, random_state=0).fit(X, X.sum(1))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     model.save(os.path.join(folder, "vaw.npz"))
+    ...     loaded = load(os.path.join(folder, "vaw.npz"))
+    >>> bool(np.array_equal(loaded.predict(X), model.predict(X)))
+    True
     """
     try:
         arrays = _read_archive(path, max_bytes)

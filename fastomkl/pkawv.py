@@ -175,12 +175,34 @@ _TAYLOR_DOC = """
 
 
 class TaylorAWV(_TaylorAWVBase, OnlineEstimator):
-    __doc__ = "PKAWV with Taylor features of the Gaussian kernel (regression).\n" + _TAYLOR_DOC
+    __doc__ = ("PKAWV with Taylor features of the Gaussian kernel (regression).\n" + _TAYLOR_DOC
+               + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import TaylorAWV
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = TaylorAWV(sigma=0.5, degree=6).fit(X, y)
+    >>> model.n_taylor_features_, model.coef_.shape, model.score(X, y) > 0.8
+    (28, (28,), True)
+    """)
 
 
 class TaylorAWVClassifier(_TaylorAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with Taylor features of the Gaussian kernel, as a binary classifier: it "
-               "learns the square loss on labels coded -1/+1 and predicts the sign.\n" + _TAYLOR_DOC)
+               "learns the square loss on labels coded -1/+1 and predicts the sign.\n" + _TAYLOR_DOC
+               + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import TaylorAWVClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = TaylorAWVClassifier(sigma=0.5, degree=4).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
 
 
 class _NystromAWVBase:
@@ -287,12 +309,32 @@ _NYSTROM_DOC = """
 
 
 class NystromAWV(_NystromAWVBase, OnlineEstimator):
-    __doc__ = "PKAWV with a KORS Nystrom dictionary (regression).\n" + _NYSTROM_DOC
+    __doc__ = "PKAWV with a KORS Nystrom dictionary (regression).\n" + _NYSTROM_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import NystromAWV
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = NystromAWV(sigma=0.5, lam=0.1, random_state=0).fit(X, y)
+    >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.8
+    (True, True)
+    """
 
 
 class NystromAWVClassifier(_NystromAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with a KORS Nystrom dictionary, as a binary classifier (square loss on "
-               "labels coded -1/+1, prediction by sign).\n" + _NYSTROM_DOC)
+               "labels coded -1/+1, prediction by sign).\n" + _NYSTROM_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import NystromAWVClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = NystromAWVClassifier(sigma=0.5, lam=0.1, random_state=0).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
 
 
 class _KernelAWVBase(_Deterministic):
@@ -336,12 +378,33 @@ _KERNEL_DOC = """
 
 
 class KernelAWV(_KernelAWVBase, OnlineEstimator):
-    __doc__ = "Exact Kernel-AWV / kernel ridge regression, online (regression).\n" + _KERNEL_DOC
+    __doc__ = ("Exact Kernel-AWV / kernel ridge regression, online (regression).\n" + _KERNEL_DOC
+               + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import KernelAWV
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = KernelAWV(sigma=0.5, lam=0.1).fit(X, y)
+    >>> model.score(X, y) > 0.8
+    True
+    """)
 
 
 class KernelAWVClassifier(_KernelAWVBase, BinaryClassifier):
     __doc__ = ("Exact Kernel-AWV / kernel ridge regression as a binary classifier (square loss "
-               "on labels coded -1/+1).\n" + _KERNEL_DOC)
+               "on labels coded -1/+1).\n" + _KERNEL_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import KernelAWVClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = KernelAWVClassifier(sigma=0.5, lam=0.1).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
 
 
 class _FOGDBase:
@@ -399,12 +462,33 @@ _FOGD_DOC = """
 
 
 class FOGD(_FOGDBase, OnlineEstimator):
-    __doc__ = "FOGD: online gradient descent on random Fourier features (regression).\n" + _FOGD_DOC
+    __doc__ = ("FOGD: online gradient descent on random Fourier features (regression).\n"
+               + _FOGD_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import FOGD
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = FOGD(sigma=0.5, n_components=50, random_state=0).fit(X, y)
+    >>> model.score(X, y) > 0.8
+    True
+    """)
 
 
 class FOGDClassifier(_FOGDBase, BinaryClassifier):
     __doc__ = ("FOGD as a binary classifier: the square loss on labels coded -1/+1, as the paper "
-               "ran it.\n" + _FOGD_DOC)
+               "ran it.\n" + _FOGD_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import FOGDClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = FOGDClassifier(sigma=0.5, n_components=50, random_state=0).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
     _standardize = False
 
 
@@ -478,12 +562,35 @@ class _BeforehandNystromAWVBase(_Deterministic):
 class BeforehandNystromAWV(_BeforehandNystromAWVBase, OnlineEstimator):
     __doc__ = ("PKAWV on a Nystrom subspace fixed in advance (Corollary 8 of the paper): the span "
                "of k(c_j, .) over given centres, e.g. ``kors_centres(X)`` when the inputs are "
-               "known beforehand (regression).\n" + _BEFOREHAND_DOC)
+               "known beforehand (regression).\n" + _BEFOREHAND_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import BeforehandNystromAWV
+    >>> from fastomkl.pkawv import kors_centres
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> centres = kors_centres(X, sigma=0.5, mu=0.1, random_state=0)   # inputs known beforehand
+    >>> model = BeforehandNystromAWV(centres, sigma=0.5, lam=0.1).fit(X, y)
+    >>> len(centres) < len(X), model.score(X, y) > 0.8
+    (True, True)
+    """)
 
 
 class BeforehandNystromAWVClassifier(_BeforehandNystromAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV on a Nystrom subspace fixed in advance, as a binary classifier (square loss "
-               "on labels coded -1/+1).\n" + _BEFOREHAND_DOC)
+               "on labels coded -1/+1).\n" + _BEFOREHAND_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import BeforehandNystromAWVClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> centres = X[:30]
+    >>> model = BeforehandNystromAWVClassifier(centres, sigma=0.5, lam=0.1).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
 
 
 _PROS_DOC = """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's second-order baseline: kernel
@@ -545,12 +652,33 @@ class _ProsNKonsBase:
 
 
 class ProsNKons(_ProsNKonsBase, OnlineEstimator):
-    __doc__ = _PROS_DOC
+    __doc__ = _PROS_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import ProsNKons
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = ProsNKons(sigma=0.5, random_state=0).fit(X, y)
+    >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.3
+    (True, True)
+    """
 
 
 class ProsNKonsClassifier(_ProsNKonsBase, BinaryClassifier):
     __doc__ = _PROS_DOC + """
-    As a binary classifier: the square loss on labels coded -1/+1 (as the paper ran it)."""
+    As a binary classifier: the square loss on labels coded -1/+1 (as the paper ran it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import ProsNKonsClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = ProsNKonsClassifier(sigma=0.5, random_state=0).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class _MappedEngine:
@@ -637,12 +765,36 @@ class _FixedEmbeddingAWVBase(_Deterministic):
 class FixedEmbeddingAWV(_FixedEmbeddingAWVBase, OnlineEstimator):
     __doc__ = ("PKAWV with a fixed embedding given by the user (Algorithm 1 of the paper): linear "
                "AWV (or ridge) on phi(x), for any feature map whose inner products approximate a "
-               "kernel." + _FIXED_EMBEDDING_DOC)
+               "kernel." + _FIXED_EMBEDDING_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import FixedEmbeddingAWV
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> def cubic(X):                                 # the monomials x_0^i x_1^j, i + j <= 3
+    ...     return np.stack([X[:, 0] ** i * X[:, 1] ** j
+    ...                      for i in range(4) for j in range(4 - i)], axis=1)
+    >>> model = FixedEmbeddingAWV(cubic, lam=0.1).fit(X, X[:, 0] ** 3 - X[:, 1])
+    >>> model.score(X, X[:, 0] ** 3 - X[:, 1]) > 0.8
+    True
+    """)
 
 
 class FixedEmbeddingAWVClassifier(_FixedEmbeddingAWVBase, BinaryClassifier):
     __doc__ = ("PKAWV with a fixed embedding given by the user, as a binary classifier (square "
-               "loss on labels coded -1/+1)." + _FIXED_EMBEDDING_DOC)
+               "loss on labels coded -1/+1)." + _FIXED_EMBEDDING_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import FixedEmbeddingAWVClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> def quadratic(X):
+    ...     return np.column_stack([np.ones(len(X)), X, X ** 2])
+    >>> model = FixedEmbeddingAWVClassifier(quadratic, lam=0.1).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
 
 
 class Mixture:

@@ -129,13 +129,33 @@ class _RakerBase(RFFModelMixin):
 
 class Raker(_RakerBase, OnlineEstimator):
     __doc__ = __doc__ + "\n    Regression.\n" + _PARAMS_DOC.replace(
-        "{loss_choices}", '"squared" (default) or "absolute".')
+        "{loss_choices}", '"squared" (default) or "absolute".') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, Raker
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> model = Raker([Gaussian(0.5), Laplacian(1.0)], n_components=20, random_state=0)
+    >>> y_hat = model.predict_learn(X, np.sin(3 * X[:, 0]))    # predict each sample, then learn it
+    >>> y_hat.shape, model.weights_.shape, model.score(X, np.sin(3 * X[:, 0])) > 0.8
+    ((300,), (2,), True)
+    """
 
 
 class RakerClassifier(_RakerBase, BinaryClassifier):
     __doc__ = (__doc__ + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
                "``predict*`` return labels, ``decision_function`` the scores.\n"
-               + _PARAMS_DOC.replace("{loss_choices}", '"logistic" (default) or "hinge".'))
+               + _PARAMS_DOC.replace("{loss_choices}", '"logistic" (default) or "hinge".') + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, RakerClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = RakerClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """)
     _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,

@@ -126,7 +126,23 @@ class _RiverWrapper:
 
 
 class RiverRegressor(_RiverWrapper, base.Regressor):
-    """A fastomkl regressor as a ``river.base.Regressor`` (see ``to_river``)."""
+    """A fastomkl regressor as a ``river.base.Regressor`` (see ``to_river``).
+
+    Parameters
+    ----------
+    model : fastomkl regressor
+        Learns through the wrapper (it is not copied).
+
+    Examples
+    --------
+    >>> from river import evaluate, metrics
+    >>> from fastomkl import Gaussian, Raker
+    >>> from fastomkl.river import RiverRegressor
+    >>> stream = [({"a": 0.1 * (t % 10), "b": 1.0}, 0.2 * (t % 10)) for t in range(100)]
+    >>> model = RiverRegressor(Raker([Gaussian(1.0)], n_components=8, random_state=0))
+    >>> evaluate.progressive_val_score(stream, model, metrics.MAE())
+    MAE: 0.2...
+    """
 
     _prediction_before_learning = 0.0
 
@@ -135,6 +151,21 @@ class RiverClassifier(_RiverWrapper, base.Classifier):
     """A fastomkl binary classifier as a ``river.base.Classifier`` (see ``to_river``).
 
     ``predict_proba_one`` is available when the model has ``predict_proba`` (logistic loss).
+
+    Parameters
+    ----------
+    model : fastomkl binary classifier
+        Learns through the wrapper (it is not copied).
+
+    Examples
+    --------
+    >>> from fastomkl import Gaussian, RakerClassifier
+    >>> from fastomkl.river import RiverClassifier
+    >>> model = RiverClassifier(RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0))
+    >>> for t in range(50):
+    ...     model.learn_one({"x": (t % 10) / 10}, "big" if t % 10 >= 5 else "small")
+    >>> model.predict_one({"x": 0.9}), sorted(model.predict_proba_one({"x": 0.9}))
+    ('big', ['big', 'small'])
     """
 
     def predict_proba_one(self, x) -> dict:

@@ -205,11 +205,31 @@ _VAW_DOC = """Vovk-Azoury-Warmuth regression on random Fourier features of one k
 
 
 class VAW(_VAWModel, OnlineEstimator):
-    __doc__ = _VAW_DOC
+    __doc__ = _VAW_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, VAW
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = VAW(Gaussian(0.5), n_components=20, random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.score(X, y) > 0.8
+    ((40,), True)
+    """
 
 
 class VAWClassifier(_VAWModel, BinaryClassifier):
-    __doc__ = _classifier(_VAW_DOC)
+    __doc__ = _classifier(_VAW_DOC) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, VAWClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = VAWClassifier(Gaussian(0.5), n_components=20, random_state=0).fit(X, y)
+    >>> model.classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 _CONCAT_DOC = """Concatenated VAW (Theorem 1 of the paper): one VAW over the features of all N
@@ -225,12 +245,33 @@ _CONCAT_DOC = """Concatenated VAW (Theorem 1 of the paper): one VAW over the fea
 
 
 class ConcatVAW(VAW):
-    __doc__ = _CONCAT_DOC
+    __doc__ = _CONCAT_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import ConcatVAW, Gaussian, Laplacian
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = ConcatVAW([Gaussian(0.5), Laplacian(1.0)], n_components=10, random_state=0)
+    >>> model.fit(X, y).coef_.shape, model.score(X, y) > 0.8
+    ((40,), True)
+    """
     _default_kernels = staticmethod(paper003_dictionary)
 
 
 class ConcatVAWClassifier(VAWClassifier):
-    __doc__ = _classifier(_CONCAT_DOC)
+    __doc__ = _classifier(_CONCAT_DOC) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import ConcatVAWClassifier, Gaussian, Laplacian
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = ConcatVAWClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=10,
+    ...                             random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
     _default_kernels = staticmethod(paper003_dictionary)
 
 
@@ -313,11 +354,31 @@ _VAW2_DOC = """VAW^2 (double VAW): one VAW expert per kernel, combined by a seco
 
 
 class VAW2(_VAW2Model, OnlineEstimator):
-    __doc__ = _VAW2_DOC
+    __doc__ = _VAW2_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAW2
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = VAW2([Gaussian(0.5), Laplacian(1.0)], n_components=10, random_state=0).fit(X, y)
+    >>> model.weights_.shape, model.experts_coef_.shape, model.score(X, y) > 0.8
+    ((2,), (2, 20), True)
+    """
 
 
 class VAW2Classifier(_VAW2Model, BinaryClassifier):
-    __doc__ = _classifier(_VAW2_DOC)
+    __doc__ = _classifier(_VAW2_DOC) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAW2Classifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = VAW2Classifier([Gaussian(0.5), Laplacian(1.0)], n_components=10, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class _VAWMetaModel(_VAWFamily):
@@ -429,11 +490,34 @@ _META_DOC = """VAW experts (one per kernel) under a chosen meta-learner.
 
 
 class VAWMeta(_VAWMetaModel, OnlineEstimator):
-    __doc__ = _META_DOC
+    __doc__ = _META_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAWMeta
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = VAWMeta([Gaussian(0.5), Laplacian(1.0)], meta="boa", n_components=10,
+    ...                 random_state=0)
+    >>> weights = model.fit(X, y).weights_                # BOA's convex weights
+    >>> weights.shape, round(float(weights.sum()), 6), model.score(X, y) > 0.8
+    ((2,), 1.0, True)
+    """
 
 
 class VAWMetaClassifier(_VAWMetaModel, BinaryClassifier):
-    __doc__ = _classifier(_META_DOC)
+    __doc__ = _classifier(_META_DOC) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAWMetaClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = VAWMetaClassifier([Gaussian(0.5), Laplacian(1.0)], meta="mlpoly", n_components=10,
+    ...                           random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """
 
 
 class _EWAPreset:
@@ -456,8 +540,28 @@ _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label r
 
 
 class VAWEWA(_EWAPreset, VAWMeta):
-    __doc__ = _EWA_DOC
+    __doc__ = _EWA_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAWEWA
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = VAWEWA([Gaussian(0.5), Laplacian(1.0)], n_components=10, random_state=0).fit(X, y)
+    >>> model.weights_.shape, round(float(model.weights_.sum()), 6), model.score(X, y) > 0.8
+    ((2,), 1.0, True)
+    """
 
 
 class VAWEWAClassifier(_EWAPreset, VAWMetaClassifier):
-    __doc__ = _classifier(_EWA_DOC)
+    __doc__ = _classifier(_EWA_DOC) + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian, Laplacian, VAWEWAClassifier
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
+    >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
+    >>> model = VAWEWAClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=10, random_state=0)
+    >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
+    (['inside', 'outside'], True)
+    """

@@ -1,4 +1,5 @@
-"""The shared API is documented (numpy style) on every public model, and its examples run."""
+"""Every public name is documented (numpy style) with an example, the shared API of every model
+too, and every example runs."""
 import doctest
 import importlib
 import inspect
@@ -15,12 +16,42 @@ SHARED_API = ["predict_one", "learn_one", "predict_learn_one", "predict", "parti
 OPTIONAL_API = ["decision_function", "decision_function_one", "predict_proba"]
 # The modules whose kernel-weight views this suite holds to the same standard.
 WEIGHTS_MODULES = {"fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr"}
-DOCTEST_MODULES = ["fastomkl._base", "fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr",
-                   "fastomkl.river"]
+# Every module holding a public name or a documented shared method (see
+# test_every_public_module_runs_its_examples); the optional extras are skipped without them.
+DOCTEST_MODULES = ["fastomkl._base", "fastomkl._validation", "fastomkl.kernels",
+                   "fastomkl.features", "fastomkl.persistence", "fastomkl.datasets",
+                   "fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr", "fastomkl.vaw",
+                   "fastomkl.bandit", "fastomkl.pkawv", "fastomkl.dsg", "fastomkl.graph",
+                   "fastomkl.river", "fastomkl.dask"]
+OPTIONAL_DEPENDENCY = {"fastomkl.river": "river", "fastomkl.dask": "dask"}
+# Modules whose own public functions and classes (their __all__) are documented like the package's.
+SUBMODULES = ["fastomkl.dask", "fastomkl.dsg", "fastomkl.graph", "fastomkl.river"]
 
 MODELS = [getattr(fastomkl, name) for name in fastomkl.__all__
           if inspect.isclass(getattr(fastomkl, name))
           and issubclass(getattr(fastomkl, name), OnlineEstimator)]
+
+
+def public_objects():
+    """(qualified name, object) of every public class and function: ``fastomkl.__all__`` and the
+    ``__all__`` of SUBMODULES (a submodule whose optional extra is not installed is left out)."""
+    found = {}
+    modules = [fastomkl]
+    for name in SUBMODULES:
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != OPTIONAL_DEPENDENCY.get(name):
+                raise
+    for module in modules:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                found.setdefault(obj, f"{module.__name__}.{name}")
+    return sorted((name, obj) for obj, name in found.items())
+
+
+PUBLIC = public_objects()
 
 
 def documented_members(cls):
@@ -78,12 +109,42 @@ def test_shared_api_has_numpy_docstrings(cls):
     assert not problems, problems
 
 
+def test_every_public_name_is_checked():
+    names = {name for name, _ in PUBLIC}
+    assert {f"fastomkl.{name}" for name in fastomkl.__all__ if name != "MAX_ABS_INPUT"} <= names
+    assert {"fastomkl.dsg.merge", "fastomkl.dsg.on_stream", "fastomkl.graph.similarity_graph",
+            "fastomkl.graph.dominating_set", "fastomkl.river.to_river",
+            "fastomkl.dask.fit_data_parallel"} <= names
+
+
+def test_a_missing_example_is_reported():
+    def undocumented():
+        """Does nothing."""
+
+    with pytest.raises(AssertionError, match="undocumented: no Examples section"):
+        test_public_name_has_an_example("undocumented", undocumented)
+
+
+@pytest.mark.parametrize("name, obj", PUBLIC, ids=[name for name, _ in PUBLIC])
+def test_public_name_has_an_example(name, obj):
+    doc = inspect.getdoc(obj) or ""
+    assert section(doc, "Examples") and ">>> " in doc, f"{name}: no Examples section with code"
+
+
+def test_every_public_module_runs_its_examples():
+    homes = {obj.__module__ for _, obj in PUBLIC} | {
+        member.__module__ for cls in MODELS for _, member in documented_members(cls)}
+    assert homes <= set(DOCTEST_MODULES), sorted(homes - set(DOCTEST_MODULES))
+
+
 @pytest.mark.parametrize("module", DOCTEST_MODULES)
 def test_examples_run(module):
+    if module in OPTIONAL_DEPENDENCY:
+        pytest.importorskip(OPTIONAL_DEPENDENCY[module])
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    tests = finder.find(importlib.import_module(module))
-    for test in tests:
-        runner.run(test)
+    report = []
+    for test in finder.find(importlib.import_module(module)):
+        runner.run(test, out=report.append)
     result = runner.summarize(verbose=False)
-    assert result.attempted > 0 and result.failed == 0, result
+    assert result.attempted > 0 and result.failed == 0, "".join(report)

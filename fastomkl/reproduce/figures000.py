@@ -1,4 +1,4 @@
-"""Figures 1-6 of Ghari & Shen (JMLR 2023), drawn from the runs behind Tables 1-5 (spec 000 §7.6).
+"""Figures 1-6 of Ghari & Shen (JMLR 2023), drawn from the runs behind Tables 1-5.
 
 * Figures 1-2: the two feedback graphs, from the library's own code (a fitted ``OMKLGF``'s
   bipartite graph; ``fastomkl.graph.similarity_graph`` and ``dominating_set`` for Alg. 4).

@@ -1,5 +1,4 @@
-"""Figures 1-2 of Rokhlin & Gurtovaya (double VAW), drawn from the runs behind Table 2 (spec 003
-§10.7).
+"""Figures 1-2 of Rokhlin & Gurtovaya (double VAW), drawn from the runs behind Table 2.
 
 * Figure 1: MSE over the iterations of Raker, OMKL-GF, VAW-Aggr, VAW-EWA, VAW-ML-Prod and VAW²
   (ridge mode, mean over the seeds), with the notebooks' colours and first plotted iteration.  By

@@ -7,9 +7,9 @@
     fastomkl reproduce 000 --table 1 --quick    # 2 draws, first 1000 samples (CI)
     fastomkl reproduce 000 --table 1 2 3 4 5 --out DIR   # every table and Figures 1-6 into DIR
 
-Protocol (spec 000 §7): one prequential pass in file order; MSE(T) = mean squared error of the
-predictions made before each label, y scaled into [0, 1] (reported x 1e-3); x divided by its largest
-row norm; Bias: 21 predictors, column means imputed (the 27 missing targets too); Naval: the 15 measurements, target lever
+Protocol (the paper's experiments): one prequential pass in file order; MSE(T) = mean squared
+error of the predictions made before each label, y scaled into [0, 1] (reported x 1e-3); x divided
+by its largest row norm; Bias: 21 predictors, column means imputed (the 27 missing targets too); Naval: the 15 measurements, target lever
 position.  76 kernels (paper000_dictionary), D = 50, every rate 0.1 / sqrt(t), lambda = 1e-3,
 M = 10, J = 2, 20 draws of the random features (shared by every random-feature model of a draw, as
 in the released code); OMKR, RBF-1 and POLY-2 are deterministic and run once.  The paper's
@@ -84,7 +84,7 @@ SWEEP_TABLES = {  # table -> algorithm, dataset -> (MSE per M, time per M)
 
 
 def load_paper_dataset(name: str, legacy: bool = False):
-    """(X, y) of a dataset with the paper's preprocessing (spec 000 §7.2)."""
+    """(X, y) of a dataset with the paper's preprocessing (see the module docstring)."""
     X, y = load_dataset(name)
     if name == "naval":
         X = X[:, :15]

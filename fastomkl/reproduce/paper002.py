@@ -5,7 +5,7 @@ for adversarial large scale problems" (NeurIPS 2019): ``fastomkl reproduce 002 [
     fastomkl reproduce 002 --quick              # 0.2 s budgets, 500 samples, 6 adversarial rounds
     fastomkl reproduce 002 --budget 120         # a longer wall-clock budget per learner
 
-**Figure 3** (adversarial regret, App. G; spec 002 §7.7): n = 80 rounds, d = 5, (x_t, y_t) in
+**Figure 3** (adversarial regret, the paper's Appendix G): n = 80 rounds, d = 5, (x_t, y_t) in
 [-1, 1]^5 x [-1, 1], one adversarial sequence per learner.  At round t a greedy adversary chooses
 (x_t, y_t) to maximise the learner's regret against the regularised best function in hindsight,
 
@@ -19,7 +19,7 @@ start of the round, so the search leaves the learner untouched; then the learner
 (x_t, y_t).  Learners: Kernel-AWV (exact), PKAWV-Taylor M = 2, 3, 4, PKAWV-Nystrom (KORS),
 Pros-N-KONS and FOGD (D = 1000, eta = 1 / sqrt(80)), all in the AWV form where it exists.
 
-**Figures 2 and 4** (average loss and cumulative time against t, §7.4 and the checklist §7.9): one
+**Figures 2 and 4** (average loss and cumulative time against t): one
 pass in file order, x min-max scaled to [-1, 1]^d and, for regression, y to [-1, 1]; square loss
 (regression) or classification error (classification, labels +-1, learnt with the square loss);
 every learner runs under the same wall-clock budget (``--budget`` seconds, 60 by default: the
@@ -85,7 +85,7 @@ def min_max(A: np.ndarray) -> np.ndarray:
 
 
 def stream(name: str, n: int | None = None):
-    """(X, y) of a data set scaled as in the paper (§7.3), in file order (magic04: seeded random
+    """(X, y) of a data set scaled as in the paper, in file order (magic04: seeded random
     order, see SHUFFLED), first n rows."""
     X, y = load_dataset(name)
     if name in SHUFFLED:
@@ -258,7 +258,7 @@ def common_horizon(curves, name, learners) -> int:
 
 
 def checks(curves, name, learners) -> list:
-    """The qualitative outcomes of §7.9 on one data set, each with the numbers it rests on."""
+    """The paper's qualitative outcomes on one data set, each with the numbers it rests on."""
     lines = []
     t0 = common_horizon(curves, name, [lr for lr in ("KRR", "Taylor M=2", "FOGD")
                                        if (name, lr) in curves])
