@@ -75,8 +75,8 @@ def a9a_rows(n):
         return np.asarray(data["X"][:n], dtype=np.float64), np.asarray(data["y"][:n], float)
 
 
-def iteration_on(X, y, blocks, repeats):
-    """Seconds of one iteration after `blocks` blocks: NumPy, fastomkl float64 and float32."""
+def trained(X, y, blocks):
+    """fastomkl float64 and float32 models and the NumPy model after `blocks` batches."""
     models = [DoublySGDClassifier(bandwidth=1.0, batch_size=B, block_size=R, random_state=0,
                                   dtype=dtype) for dtype in ("float64", "float32")]
     reference = NumpyDSG(1.0)
@@ -85,6 +85,11 @@ def iteration_on(X, y, blocks, repeats):
         for model in models:
             model.partial_fit(X[rows], y[rows])
         reference.learn(X[rows], y[rows])
+    return models, reference
+
+
+def iteration_times(models, reference, X, y, blocks, repeats):
+    """Seconds of one iteration on batch `blocks`: NumPy, then each fastomkl model."""
     last = slice(blocks * B, (blocks + 1) * B)
 
     def step(engine):
@@ -119,39 +124,18 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(B * (blocks + 1), D)) / np.sqrt(D)
     y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.05, 1.0, -1.0)
-    bandwidth = 1.0
     command = "python bench/bench_dsg.py" + (" --quick" if args.quick else "")
     lines = ["# DSG benchmark", "", f"Command: `{command}`",
              "", f"Machine: {platform.machine()}, Python {platform.python_version()}, "
              f"one BLAS thread; medians of {repeats} repeats; B = {B}, r = {R}, d = {D}.", ""]
     with threadpool_limits(1):
-        model, single = (DoublySGDClassifier(bandwidth=bandwidth, batch_size=B, block_size=R,
-                                             random_state=0, dtype=dtype)
-                         for dtype in ("float64", "float32"))
-        reference = NumpyDSG(bandwidth)
-        for t in range(blocks):
-            rows = slice(t * B, (t + 1) * B)
-            model.partial_fit(X[rows], y[rows])
-            single.partial_fit(X[rows], y[rows])
-            reference.learn(X[rows], y[rows])
+        (model, single), reference = trained(X, y, blocks)
         last = slice(blocks * B, (blocks + 1) * B)
         agreement = np.mean(np.sign(model.decision_function(X)) == np.sign(reference.decision(X)))
         single_gap = np.max(np.abs(single.decision_function(X) - model.decision_function(X)))
         scale = np.max(np.abs(model.decision_function(X)))
-
-        def step(estimator):
-            engine = estimator._engine
-            engine.learn_batch(X[last], y[last], engine.decision(X[last], averaged=False))
-            engine.n_blocks -= 1            # undo: the same t for every repeat
-            engine.next_index -= 1
-            engine.iterations -= 1
-            engine.t -= B
-
-        def numpy_step():
-            reference.learn(X[last], y[last])
-            reference.alphas.pop()
-
-        step_numpy = median_time(numpy_step, repeats)
+        step_numpy, step_fast, step_single = iteration_times((model, single), reference, X, y,
+                                                             blocks, repeats)
         # The floor of any implementation that projects with BLAS: one iteration's blocks + 1
         # projections of the batch (B x d times d x r), nothing else.
         W64 = reference.block(0)[0]
@@ -161,8 +145,6 @@ def main(argv=None) -> int:
                                        for _ in range(blocks + 1)], repeats)
         floor32 = median_time(lambda: [np.dot(X32, W32, out=out32)
                                        for _ in range(blocks + 1)], repeats)
-        step_fast = median_time(lambda: step(model), repeats)
-        step_single = median_time(lambda: step(single), repeats)
         test = X[:2048]
         model.n_jobs = 1
         predict_1 = median_time(lambda: model.decision_function(test), repeats)
@@ -174,7 +156,8 @@ def main(argv=None) -> int:
         predict_2 = median_time(lambda: model.decision_function(test), repeats)
         same_bits = np.array_equal(model.decision_function(test), one_thread)
         a9a = a9a_rows(B * (blocks + 1))
-        sparse = None if a9a is None else iteration_on(*a9a, blocks, repeats)
+        sparse = None if a9a is None else iteration_times(*trained(*a9a, blocks), *a9a, blocks,
+                                                          repeats)
     state = model._engine.get_state()
     lines += [
         f"## One iteration after t = {blocks} blocks", "",

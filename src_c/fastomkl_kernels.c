@@ -37,6 +37,28 @@ fastomkl_rff_store_##SUFFIX(fastomkl_vec_##SUFFIX p, int j, int D, double scale,
     }                                                                                            \
 }                                                                                                \
                                                                                                  \
+/* The projections W^T x of up to 4 vectors of frequencies from j0 (nv of them), whose           \
+ * accumulators stay in registers for the whole pass over the d rows of W (independent chains, so \
+ * the multiply-adds overlap).  W's rows are `ld` long, zero-padded to whole vectors. */          \
+typedef struct { fastomkl_vec_##SUFFIX a[4]; } fastomkl_block_##SUFFIX;                          \
+TARGET __attribute__((always_inline)) static inline fastomkl_block_##SUFFIX                      \
+fastomkl_project_block_##SUFFIX(const double *W, const double *x, int d, int ld, int j0, int nv) \
+{                                                                                                \
+    typedef fastomkl_vec_##SUFFIX vec;                                                           \
+    enum { L = VEC_BYTES / 8 };                                                                  \
+    vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;                                  \
+    for (int l = 0; l < d; ++l) {                                                                \
+        const double *w = W + (long)l * ld + j0;                                                 \
+        const double xl = x[l];                                                                  \
+        memcpy(&w0, w, sizeof w0);                                                               \
+        a0 += xl * w0;                                                                           \
+        if (nv > 1) { memcpy(&w1, w + L, sizeof w1); a1 += xl * w1; }                            \
+        if (nv > 2) { memcpy(&w2, w + 2 * L, sizeof w2); a2 += xl * w2; }                        \
+        if (nv > 3) { memcpy(&w3, w + 3 * L, sizeof w3); a3 += xl * w3; }                        \
+    }                                                                                            \
+    return (fastomkl_block_##SUFFIX){{a0, a1, a2, a3}};                                          \
+}                                                                                                \
+                                                                                                 \
 /* proj = W^T x in blocks of up to 4 vectors of frequencies, whose accumulators stay in registers  \
  * for the whole pass over the d rows of W (independent chains, so the multiply-adds overlap),     \
  * then go from those registers straight into the sine-cosine.  W's rows are `ld` >= D long,        \
@@ -48,20 +70,11 @@ TARGET static void fastomkl_rff_##SUFFIX(const double *W, const double *x, int d
     enum { L = VEC_BYTES / 8 };                                                                  \
     for (int j0 = 0; j0 < D; j0 += 4 * L) {                                                      \
         const int nv = D - j0 >= 4 * L ? 4 : (D - j0 + L - 1) / L;                               \
-        vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;                              \
-        for (int l = 0; l < d; ++l) {                                                            \
-            const double *w = W + (long)l * ld + j0;                                             \
-            const double xl = x[l];                                                              \
-            memcpy(&w0, w, sizeof w0);                                                           \
-            a0 += xl * w0;                                                                       \
-            if (nv > 1) { memcpy(&w1, w + L, sizeof w1); a1 += xl * w1; }                        \
-            if (nv > 2) { memcpy(&w2, w + 2 * L, sizeof w2); a2 += xl * w2; }                    \
-            if (nv > 3) { memcpy(&w3, w + 3 * L, sizeof w3); a3 += xl * w3; }                    \
-        }                                                                                        \
-        fastomkl_rff_store_##SUFFIX(a0, j0, D, scale, z);                                        \
-        if (nv > 1) fastomkl_rff_store_##SUFFIX(a1, j0 + L, D, scale, z);                        \
-        if (nv > 2) fastomkl_rff_store_##SUFFIX(a2, j0 + 2 * L, D, scale, z);                    \
-        if (nv > 3) fastomkl_rff_store_##SUFFIX(a3, j0 + 3 * L, D, scale, z);                    \
+        const fastomkl_block_##SUFFIX p = fastomkl_project_block_##SUFFIX(W, x, d, ld, j0, nv);   \
+        fastomkl_rff_store_##SUFFIX(p.a[0], j0, D, scale, z);                                    \
+        if (nv > 1) fastomkl_rff_store_##SUFFIX(p.a[1], j0 + L, D, scale, z);                    \
+        if (nv > 2) fastomkl_rff_store_##SUFFIX(p.a[2], j0 + 2 * L, D, scale, z);                \
+        if (nv > 3) fastomkl_rff_store_##SUFFIX(p.a[3], j0 + 3 * L, D, scale, z);                \
     }                                                                                            \
 }                                                                                                \
                                                                                                  \
@@ -172,29 +185,18 @@ int fastomkl_isa_in_use(void)
  * FASTOMKL_RFF_ALIGN), so every vector either function touches is whole: no scalar epilogue. */
 #define DEFINE_SHARED_DRAW_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                    \
                                                                                                  \
-/* p = W^T x, in blocks of up to 4 vectors of frequencies whose accumulators stay in registers   \
- * for the whole pass over the d rows of W (independent chains, so the multiply-adds overlap). */ \
+/* p = W^T x, block by block (see fastomkl_project_block). */                                    \
 TARGET static void fastomkl_rff_project_##SUFFIX(const double *W, const double *x, int d,        \
                                                  int ld, double *p)                              \
 {                                                                                                \
-    typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
     enum { L = VEC_BYTES / 8 };                                                                  \
     for (int j0 = 0; j0 < ld; j0 += 4 * L) {                                                     \
         const int nv = ld - j0 >= 4 * L ? 4 : (ld - j0) / L;                                     \
-        vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;                              \
-        for (int l = 0; l < d; ++l) {                                                            \
-            const double *w = W + (long)l * ld + j0;                                             \
-            const double xl = x[l];                                                              \
-            memcpy(&w0, w, sizeof w0);                                                           \
-            a0 += xl * w0;                                                                       \
-            if (nv > 1) { memcpy(&w1, w + L, sizeof w1); a1 += xl * w1; }                        \
-            if (nv > 2) { memcpy(&w2, w + 2 * L, sizeof w2); a2 += xl * w2; }                    \
-            if (nv > 3) { memcpy(&w3, w + 3 * L, sizeof w3); a3 += xl * w3; }                    \
-        }                                                                                        \
-        memcpy(p + j0, &a0, sizeof a0);                                                          \
-        if (nv > 1) memcpy(p + j0 + L, &a1, sizeof a1);                                          \
-        if (nv > 2) memcpy(p + j0 + 2 * L, &a2, sizeof a2);                                      \
-        if (nv > 3) memcpy(p + j0 + 3 * L, &a3, sizeof a3);                                      \
+        const fastomkl_block_##SUFFIX b = fastomkl_project_block_##SUFFIX(W, x, d, ld, j0, nv);   \
+        memcpy(p + j0, &b.a[0], sizeof b.a[0]);                                                  \
+        if (nv > 1) memcpy(p + j0 + L, &b.a[1], sizeof b.a[1]);                                  \
+        if (nv > 2) memcpy(p + j0 + 2 * L, &b.a[2], sizeof b.a[2]);                              \
+        if (nv > 3) memcpy(p + j0 + 3 * L, &b.a[3], sizeof b.a[3]);                              \
     }                                                                                            \
 }                                                                                                \
                                                                                                  \
