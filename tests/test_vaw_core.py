@@ -87,7 +87,7 @@ def test_centred_experts_learn_the_labels_minus_their_running_mean(mode):
     assert single._engine.experts.offsets[0] == pytest.approx(y.mean(), rel=1e-12)
     model = VAW2(KERNELS, n_components=8, mode=mode, lam_meta=1.3, random_state=5)
     pred = model.predict_learn(X, y)
-    E = ref.vaw_experts(model.features_.transform(X), y, 1.0, mode, center=True)
+    E = ref.vaw_experts(model.features_.transform(X), y, model.lam, mode, center=True)
     np.testing.assert_allclose(pred, ref.meta_vaw(E, y, 1.3, mode, center=True), rtol=1e-9)
     # and it helps: without the intercept the same models start far off
     plain = VAW(Gaussian(0.5), n_components=10, mode=mode, center=False, random_state=3)
