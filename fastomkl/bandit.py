@@ -62,7 +62,7 @@ import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, BudgetedExpansion,
-                                   BudgetMixture, Exp3Sampler, ScaledRFFBank, TsallisSampler)
+                                   BudgetMixture, Exp3Sampler, TsallisSampler)
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import ExpansionEngine, NullFeatures
 from fastomkl._rff_models import RFFModelMixin, check_loss
@@ -363,16 +363,7 @@ class _RandomFeatures(RFFModelMixin):
         return config
 
     def _representation(self, config, n_features, feature_rng):
-        kernels = config["kernels"]
-        families = {tuple((k, v) for k, v in kernel.to_dict().items() if k != "sigma")
-                    for kernel in kernels}
-        if self.shared_draw and len(families) == 1:     # one matrix for every kernel
-            first = kernels[0]
-            base = first.sample_frequencies(config["n_components"], n_features,
-                                            feature_rng) * first.sigma
-            bank = ScaledRFFBank(base, [k.sigma for k in kernels])
-        else:
-            bank = self._rff_bank(config, n_features, feature_rng)
+        bank = self._rff_bank(config, n_features, feature_rng)
         D = bank.n_components
         experts = BanditRFFExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["rule"],
                                    config["scale"], config["radius"], config["gc0"],

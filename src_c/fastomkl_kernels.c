@@ -11,16 +11,20 @@ FASTOMKL_VARIANTS(FASTOMKL_DEFINE_SINCOS)
  * fastomkl_dispatch.h).  Compiled with -ffast-math: callers pass finite values only. */
 #define DEFINE_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                                \
                                                                                                  \
-/* z[j + i] = scale cos p[i] and z[D + j + i] = scale sin p[i] for the L projections p of            \
- * frequencies j.. (those below D: the last vector may be partial).                                 \
- * The fused sine-cosine replaced libmvec's cos then sin loops on every variant: it is faster on    \
- * each (bench/results/sincos.md, Raker-76's 76 kernels: 8.3 against 11.7 us per sample on AVX-512, \
- * 10.8 against 14.4 on AVX2 + FMA, 21.7 against 27.5 on SSE2; 1.7 against 3.4 cycles per pair). */ \
+/* z[j + i] = scale cos p[i] and z[D + j + i] = scale sin p[i] for the L projections p of        \
+ * frequencies j.. (those below D: the last vector may be partial).  The fused sine-cosine      \
+ * replaced libmvec's cos then sin loops on every variant: it is faster on each                 \
+ * (bench/results/sincos.md, Raker-76's 76 kernels: 8.3 against 11.7 us per sample on AVX-512,  \
+ * 10.8 against 14.4 on AVX2 + FMA, 21.7 against 27.5 on SSE2; 1.7 against 3.4 cycles per pair). \
+ */                                                                                              \
 TARGET __attribute__((always_inline)) static inline void                                         \
 fastomkl_rff_store_##SUFFIX(fastomkl_vec_##SUFFIX p, int j, int D, double scale, double *z)      \
 {                                                                                                \
     enum { L = VEC_BYTES / 8 };                                                                  \
     fastomkl_vec_##SUFFIX s, c;                                                                  \
+    /* p as computed (factor * projection): fast-math may not fold the factor into the            \
+     * reduction differently in each caller, so every path gives a kernel the same features */    \
+    FASTOMKL_OPAQUE(p);                                                                          \
     fastomkl_sincos_##SUFFIX(p, &s, &c);                                                         \
     s *= scale;                                                                                  \
     c *= scale;                                                                                  \
@@ -59,23 +63,41 @@ fastomkl_project_block_##SUFFIX(const double *W, const double *x, int d, int ld,
     return (fastomkl_block_##SUFFIX){{a0, a1, a2, a3}};                                          \
 }                                                                                                \
                                                                                                  \
-/* proj = W^T x in blocks of up to 4 vectors of frequencies, whose accumulators stay in registers  \
- * for the whole pass over the d rows of W (independent chains, so the multiply-adds overlap),     \
- * then go from those registers straight into the sine-cosine.  W's rows are `ld` >= D long,        \
- * zero-padded to whole vectors, so the last block reads whole vectors too. */                   \
-TARGET static void fastomkl_rff_##SUFFIX(const double *W, const double *x, int d, int D, int ld, \
-                                         double scale, double *z)                                \
+/* z = scale [cos(factor p); sin(factor p)], p = W^T x, in blocks of up to 4 vectors of           \
+ * frequencies whose accumulators stay in registers for the whole pass over the d rows of W         \
+ * (independent chains, so the multiply-adds overlap) and then go from those registers straight     \
+ * into the sine-cosine.  W's rows are `ld` >= D long, zero-padded to whole vectors, so the last    \
+ * block reads whole vectors too.  With `keep`, the projections are also stored there (whole        \
+ * vectors, D rounded up), for kernels that scale the same projection differently. */               \
+TARGET __attribute__((always_inline)) static inline void                                         \
+fastomkl_rff_keep_##SUFFIX(fastomkl_vec_##SUFFIX p, int j, int D, double factor, double scale,   \
+                           double *keep, double *z)                                              \
 {                                                                                                \
-    typedef fastomkl_vec_##SUFFIX vec;                                                           \
+    if (keep)                                                                                    \
+        memcpy(keep + j, &p, sizeof p);                                                          \
+    fastomkl_rff_store_##SUFFIX(factor * p, j, D, scale, z);                                     \
+}                                                                                                \
+                                                                                                 \
+TARGET __attribute__((always_inline)) static inline void                                         \
+fastomkl_rff_from_##SUFFIX(const double *W, const double *x, int d, int D, int ld, double factor, \
+                           double scale, double *keep, double *z)                                \
+{                                                                                                \
     enum { L = VEC_BYTES / 8 };                                                                  \
     for (int j0 = 0; j0 < D; j0 += 4 * L) {                                                      \
         const int nv = D - j0 >= 4 * L ? 4 : (D - j0 + L - 1) / L;                               \
         const fastomkl_block_##SUFFIX p = fastomkl_project_block_##SUFFIX(W, x, d, ld, j0, nv);   \
-        fastomkl_rff_store_##SUFFIX(p.a[0], j0, D, scale, z);                                    \
-        if (nv > 1) fastomkl_rff_store_##SUFFIX(p.a[1], j0 + L, D, scale, z);                    \
-        if (nv > 2) fastomkl_rff_store_##SUFFIX(p.a[2], j0 + 2 * L, D, scale, z);                \
-        if (nv > 3) fastomkl_rff_store_##SUFFIX(p.a[3], j0 + 3 * L, D, scale, z);                \
+        /* constant indices: p stays in registers */                                             \
+        fastomkl_rff_keep_##SUFFIX(p.a[0], j0, D, factor, scale, keep, z);                      \
+        if (nv > 1) fastomkl_rff_keep_##SUFFIX(p.a[1], j0 + L, D, factor, scale, keep, z);      \
+        if (nv > 2) fastomkl_rff_keep_##SUFFIX(p.a[2], j0 + 2 * L, D, factor, scale, keep, z);  \
+        if (nv > 3) fastomkl_rff_keep_##SUFFIX(p.a[3], j0 + 3 * L, D, factor, scale, keep, z);  \
     }                                                                                            \
+}                                                                                                \
+                                                                                                 \
+TARGET static void fastomkl_rff_##SUFFIX(const double *W, const double *x, int d, int D, int ld, \
+                                         double scale, double *z)                                \
+{                                                                                                \
+    fastomkl_rff_from_##SUFFIX(W, x, d, D, ld, 1.0, scale, NULL, z);                             \
 }                                                                                                \
                                                                                                  \
 /* s[i] = sin x[i], c[i] = cos x[i]: the fused sine-cosine over an array (tests, benchmarks). */   \
@@ -185,19 +207,13 @@ int fastomkl_isa_in_use(void)
  * FASTOMKL_RFF_ALIGN), so every vector either function touches is whole: no scalar epilogue. */
 #define DEFINE_SHARED_DRAW_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                    \
                                                                                                  \
-/* p = W^T x, block by block (see fastomkl_project_block). */                                    \
-TARGET static void fastomkl_rff_project_##SUFFIX(const double *W, const double *x, int d,        \
-                                                 int ld, double *p)                              \
+/* The first kernel of a family in a sample: its features from the projection in registers, which \
+ * is kept in p (if not NULL) for the family's other kernels (fastomkl_rff_scaled). */             \
+TARGET static void fastomkl_rff_project_scaled_##SUFFIX(const double *W, const double *x, int d,  \
+                                                        int D, int ld, double factor,            \
+                                                        double scale, double *p, double *z)      \
 {                                                                                                \
-    enum { L = VEC_BYTES / 8 };                                                                  \
-    for (int j0 = 0; j0 < ld; j0 += 4 * L) {                                                     \
-        const int nv = ld - j0 >= 4 * L ? 4 : (ld - j0) / L;                                     \
-        const fastomkl_block_##SUFFIX b = fastomkl_project_block_##SUFFIX(W, x, d, ld, j0, nv);   \
-        memcpy(p + j0, &b.a[0], sizeof b.a[0]);                                                  \
-        if (nv > 1) memcpy(p + j0 + L, &b.a[1], sizeof b.a[1]);                                  \
-        if (nv > 2) memcpy(p + j0 + 2 * L, &b.a[2], sizeof b.a[2]);                              \
-        if (nv > 3) memcpy(p + j0 + 3 * L, &b.a[3], sizeof b.a[3]);                              \
-    }                                                                                            \
+    fastomkl_rff_from_##SUFFIX(W, x, d, D, ld, factor, scale, p, z);                             \
 }                                                                                                \
                                                                                                  \
 /* z = scale * [cos(factor p); sin(factor p)] over the first D projections, by the fused         \
@@ -215,8 +231,10 @@ TARGET static void fastomkl_rff_scaled_##SUFFIX(const double *p, int D, double f
 
 FASTOMKL_VARIANTS(DEFINE_SHARED_DRAW_KERNELS)
 
-FASTOMKL_DISPATCH(void, fastomkl_rff_project,
-                  (const double *W, const double *x, int d, int ld, double *p), (W, x, d, ld, p))
+FASTOMKL_DISPATCH(void, fastomkl_rff_project_scaled,
+                  (const double *W, const double *x, int d, int D, int ld, double factor,
+                   double scale, double *p, double *z),
+                  (W, x, d, D, ld, factor, scale, p, z))
 FASTOMKL_DISPATCH(void, fastomkl_rff_scaled,
                   (const double *p, int D, double factor, double scale, double *z),
                   (p, D, factor, scale, z))

@@ -31,11 +31,12 @@ void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, 
 int fastomkl_isa_in_use(void);
 
 /* Shared frequency draws (one base per kernel family, each kernel a scale of it):
- *   fastomkl_rff_project: p = W^T x for W laid out as in fastomkl_rff; p gets all ld values
- *     (the padding's projections are 0).
+ *   fastomkl_rff_project_scaled: z = scale [cos(factor W^T x); sin(factor W^T x)] for W laid
+ *     out as in fastomkl_rff, and p = W^T x (if p is not NULL: D rounded up to whole vectors).
  *   fastomkl_rff_scaled: z[j] = scale*cos(factor*p[j]), z[D+j] = scale*sin(factor*p[j]), j < D,
  *     reading p up to D rounded up to FASTOMKL_RFF_ALIGN (finite values).  */
-void fastomkl_rff_project(const double *W, const double *x, int d, int ld, double *p);
+void fastomkl_rff_project_scaled(const double *W, const double *x, int d, int D, int ld,
+                                 double factor, double scale, double *p, double *z);
 void fastomkl_rff_scaled(const double *p, int D, double factor, double scale, double *z);
 
 #endif

@@ -287,11 +287,11 @@ def test_selection_frequencies_match_p(data):
 
 
 def test_scaled_bank_equals_the_bank_of_scaled_frequencies(data):
-    from fastomkl._core.bandit import ScaledRFFBank
-    from fastomkl._core.features import transform_many
+    from fastomkl._core.features import SharedDrawRFFBank, transform_many
     freqs, X, _, _ = data
     base = freqs[0] * SIGMAS[0]
-    scaled = ScaledRFFBank(base, SIGMAS)
+    scaled = SharedDrawRFFBank(base[None], np.zeros(len(SIGMAS), dtype=np.int64),
+                               1.0 / np.asarray(SIGMAS))
     np.testing.assert_allclose(scaled.frequencies, freqs, rtol=1e-15)
     got, want = np.empty((T, K, 2 * D)), np.empty((T, K, 2 * D))
     transform_many(scaled, X, got)

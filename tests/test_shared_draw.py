@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fastomkl
-from fastomkl import Cauchy, Gaussian, Laplacian, Matern, Raker, RandomFourierFeatures
+from fastomkl import RFOKS, Cauchy, Gaussian, Laplacian, Matern, Raker, RandomFourierFeatures
 from fastomkl._base import BinaryClassifier
 from fastomkl._core.features import SharedDrawRFFBank, transform_many
 from load_mutations import public_classes, small_model
@@ -42,10 +42,10 @@ def test_features_equal_numpy(n_components, n_features):
     np.testing.assert_array_equal(scale, [1.0 / k.sigma for k in KERNELS])
     assert base.shape == (5, n_features, n_components)
     np.testing.assert_allclose(Z, numpy_features(base, family, scale, X), rtol=0, atol=1e-12)
-    # each kernel on its own (no shared projection) computes the same features
+    # each kernel on its own (no shared projection) computes the same features, to the bit
     alone = np.empty_like(Z)
     transform_many(f.bank_, X, alone, prepared=False)
-    np.testing.assert_allclose(alone, Z, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(alone, Z)
 
 
 def test_frequencies_view_and_kernel_estimates():
@@ -208,6 +208,30 @@ def test_files_with_per_kernel_frequencies_load_when_they_are_one_draw_per_famil
     short = dict(legacy, **{"features.weights": legacy["features.weights"][:, :, :4]})
     with pytest.raises(ValueError, match="'weights' must be finite float64"):
         Raker(KERNELS, n_components=5, shared_draw=True)._engine_for(3).set_state(short)
+
+
+def test_files_holding_the_one_shared_draw_load_for_kernels_of_one_family():
+    """The bandit models' earlier files stored the one draw of a single family ('weights',
+    (1, n_features, n_components)); they load as that family's base.  A one-kernel file is
+    ambiguous (draw or frequencies) unless sigma is 1, and is refused."""
+    gaussians = [Gaussian(s) for s in (0.5, 1.0, 2.0)]
+    X = np.random.default_rng(4).uniform(-1, 1, (40, 3))
+    model = RFOKS(gaussians, n_components=6, shared_draw=True, random_state=1).fit(X, X[:, 0])
+    state = model._engine.get_state()
+    old = {name: a for name, a in state.items() if not name.startswith("features.")}
+    old["features.weights"] = state["features.base"].copy()
+    fresh = RFOKS(gaussians, n_components=6, shared_draw=True, random_state=7)
+    engine = fresh._engine_for(3)
+    engine.set_state(old)
+    np.testing.assert_array_equal(engine.get_state()["features.base"], state["features.base"])
+    np.testing.assert_array_equal(fresh.predict(X), model.predict(X))
+    single = RFOKS([Gaussian(0.5)], n_components=6, shared_draw=True, random_state=1)
+    single.fit(X, X[:, 0])
+    state = single._engine.get_state()
+    one = {name: a for name, a in state.items() if not name.startswith("features.")}
+    one["features.weights"] = state["features.base"].copy()
+    with pytest.raises(ValueError, match="refit the model"):
+        RFOKS([Gaussian(0.5)], n_components=6, shared_draw=True)._engine_for(3).set_state(one)
 
 
 def test_constructor_checks():

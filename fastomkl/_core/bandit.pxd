@@ -1,5 +1,4 @@
 from fastomkl._core.base cimport Combiner, ExpertBank, FullInformation, bitgen_t
-from fastomkl._core.features cimport RFFBank
 
 # Step-size rules of the bandit experts (the sampled kernel's step lambda_{t,k}):
 cdef enum:
@@ -12,13 +11,6 @@ cdef enum:
 cdef int tsallis_normalise(const double* q, const double* eta, const double* ctilde, int K,
                            double alpha, double tol, int max_iter, bint newton, bint renormalize,
                            double* b, double* q_out, double* mu_out) noexcept nogil
-
-
-cdef class ScaledRFFBank(RFFBank):
-    # One frequency matrix u shared by every kernel, kernel k using u / sigma_k: z_k(x) is computed
-    # as the features of u at x / sigma_k, so one (d, D) matrix serves (and stays in cache for)
-    # all kernels.
-    cdef readonly double[::1] inv_sigma
 
 
 cdef class BanditExperts(ExpertBank):

@@ -36,15 +36,9 @@ from fastomkl._core.base cimport (Combiner, ExpertBank, FullInformation, bitgen_
                                   LOSS_ABSOLUTE, loss_value, loss_derivative,
                                   LOSS_LOGISTIC)
 from libc.math cimport sqrt, pow, exp, log, fabs, cbrt, isfinite, INFINITY, NAN
-from libc.stdlib cimport malloc, free
-from fastomkl._core.features cimport RFFBank
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double *a, const double *b, int n)
-
-cdef extern from "fastomkl_kernels.h" nogil:
-    void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
-                      double *z)
 
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
@@ -245,51 +239,6 @@ def solve_tsallis(q, eta, ctilde, double alpha=8.0, double tol=1e-5, int max_ite
 
 
 # ------------------------------------------------------------------------------------------------
-cdef enum: STACK_FEATURES = 1024      # inputs up to this width are scaled in a stack buffer
-
-
-cdef class ScaledRFFBank(RFFBank):
-    """Random Fourier features of kernels that share one draw u (D, d), kernel k using u / sigma_k.
-
-    z_k(x) = [cos(u (x / sigma_k)); sin(u (x / sigma_k))] / sqrt(D): one stored matrix, so a model
-    that evaluates one kernel per round keeps it in cache whatever the number of kernels.  The
-    public ``frequencies`` are u / sigma_k, shape (n_kernels, n_components, n_features).
-    """
-
-    def __init__(self, base, sigmas):
-        base = np.asarray(base, dtype=np.float64)
-        if base.ndim != 2:
-            raise ValueError("base must have shape (n_components, n_features)")
-        RFFBank.__init__(self, base[None])
-        sigmas = np.ascontiguousarray(sigmas, dtype=np.float64)
-        self.inv_sigma = 1.0 / sigmas
-        self.n_kernels = sigmas.shape[0]
-
-    @property
-    def frequencies(self):
-        base = np.asarray(self.weights)[0, :, :self.n_components].T
-        view = base[None] * np.asarray(self.inv_sigma)[:, None, None]
-        view.flags.writeable = False
-        return view
-
-    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        cdef double stack[STACK_FEATURES]
-        cdef double* xs = stack
-        cdef int j, d = self.n_features
-        if d > STACK_FEATURES:
-            xs = <double*>malloc(d * sizeof(double))
-            if xs == NULL:                      # out of memory: the kernel predicts 0
-                for j in range(2 * self.n_components):
-                    z[j] = 0.0
-                return
-        for j in range(d):
-            xs[j] = x[j] * self.inv_sigma[k]
-        fastomkl_rff(&self.weights[0, 0, 0], xs, d, self.n_components, self.weights.shape[2],
-                     self.scale, z)
-        if xs != stack:
-            free(xs)
-
-
 cdef class BanditExperts(ExpertBank):
     """Step-size rules and the projection radius common to the bandit experts.
 

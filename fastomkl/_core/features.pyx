@@ -5,14 +5,14 @@ from fastomkl._core.base import require
 
 from fastomkl._core.base cimport FeatureBank
 from libc.math cimport sqrt
-from libc.stdlib cimport malloc, free
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
     enum: FASTOMKL_RFF_ALIGN
     void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                       double *z)
-    void fastomkl_rff_project(const double *W, const double *x, int d, int ld, double *p)
+    void fastomkl_rff_project_scaled(const double *W, const double *x, int d, int D, int ld,
+                                     double factor, double scale, double *p, double *z)
     void fastomkl_rff_scaled(const double *p, int D, double factor, double scale, double *z)
 
 
@@ -149,17 +149,26 @@ cdef class SharedDrawRFFBank(FeatureBank):
         FeatureBank.set_state(self, self._upgraded(state))
 
     def _upgraded(self, state):
-        """`state`, or the state of a file that stored every kernel's frequencies ('weights',
-        (n_kernels, n_features, n_components)) re-expressed as one base per family, provided
-        they are one draw per family scaled by this bank's scales (up to rounding)."""
+        """`state`, or the state of an older file re-expressed as one base per family: files
+        that stored 'weights' (n, n_features, n_components), either every kernel's frequencies
+        (n = n_kernels; accepted if they are one draw per family scaled by this bank's scales, up
+        to rounding) or, for kernels of one family, the one shared draw itself (n = 1)."""
         if set(state) != {"weights"}:
             return state
         weights = np.asarray(state["weights"])
-        shape = (self.n_kernels, self.n_features, self.n_components)
-        if weights.dtype != np.float64 or weights.shape != shape or not np.isfinite(weights).all():
+        shapes = {(n, self.n_features, self.n_components) for n in (self.n_kernels, 1)
+                  if n == self.n_kernels or self.n_families == 1}
+        if weights.dtype != np.float64 or weights.shape not in shapes \
+                or not np.isfinite(weights).all():
             raise ValueError(f"{type(self).__name__} state 'weights' must be finite float64 of "
-                             f"shape {shape}")
+                             f"shape {' or '.join(map(str, sorted(shapes)))}")
         family, scale = np.asarray(self.family), np.asarray(self.scale)
+        if self.n_kernels == 1:
+            # one array, either the draw or the frequencies: the same only when sigma is 1
+            require(scale[0] == 1.0, self, "a one-kernel 'weights' entry of an older file may be "
+                    "the shared draw or the kernel's frequencies; refit the model")
+        elif weights.shape[0] == 1:
+            return {"base": weights.copy(), "family": family.copy(), "scale": scale.copy()}
         first = np.array([np.flatnonzero(family == f)[0] for f in range(self.n_families)])
         base = weights[first] / scale[first, None, None]
         expected = base[family] * scale[:, None, None]
@@ -178,21 +187,17 @@ cdef class SharedDrawRFFBank(FeatureBank):
         cdef int f = <int>self.family[k]
         cdef double* p = work + f * self.ld
         cdef double* done = work + self.n_families * self.ld + f
-        if done[0] == 0.0:
-            fastomkl_rff_project(&self.base[f, 0, 0], x, self.n_features, self.ld, p)
+        if done[0] == 0.0:           # the family's first kernel in this sample projects
+            fastomkl_rff_project_scaled(&self.base[f, 0, 0], x, self.n_features,
+                                        self.n_components, self.ld, self.scale[k], self.norm, p,
+                                        z)
             done[0] = 1.0
-        fastomkl_rff_scaled(p, self.n_components, self.scale[k], self.norm, z)
+        else:
+            fastomkl_rff_scaled(p, self.n_components, self.scale[k], self.norm, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        cdef double* p = <double*>malloc(self.ld * sizeof(double))
-        cdef int j
-        if p == NULL:                    # out of memory: the kernel's features are 0
-            for j in range(self.n_outputs):
-                z[j] = 0.0
-            return
-        fastomkl_rff_project(&self.base[self.family[k], 0, 0], x, self.n_features, self.ld, p)
-        fastomkl_rff_scaled(p, self.n_components, self.scale[k], self.norm, z)
-        free(p)
+        fastomkl_rff_project_scaled(&self.base[self.family[k], 0, 0], x, self.n_features,
+                                    self.n_components, self.ld, self.scale[k], self.norm, NULL, z)
 
 
 cdef class ConcatenatedFeatures(FeatureBank):
