@@ -85,18 +85,22 @@ cdef int fill_block(int kind, int matern_df, double inv_bandwidth, uint64_t seed
     return 0
 
 
-cdef inline bint is_sparse(const double* x, int d) noexcept nogil:
-    """At most a quarter of the row's entries are nonzero (then the sparse sum is cheaper)."""
-    cdef int j, nonzero = 0
-    for j in range(d):
-        nonzero += x[j] != 0.0
-    return 4 * nonzero <= d
+cdef void mark_sparse(const double* X, int n, int d, unsigned char* sparse) noexcept nogil:
+    """sparse[i] = 1 where at most a quarter of row i's entries are nonzero (then summing the
+    rows of W they select is cheaper than a dense product); once per call, not per block."""
+    cdef int i, j, nonzero
+    for i in range(n):
+        nonzero = 0
+        for j in range(d):
+            nonzero += X[<long>i * d + j] != 0.0
+        sparse[i] = 4 * nonzero <= d
 
 
-cdef void block_features(const double* X, const float* X32, int n, int d, int r,
-                         const double* W, const float* W32, const double* b, double* Z,
-                         float* Z32) noexcept nogil:
-    """Z (n, r) row-major = sqrt(2/r) cos(X W + b), X (n, d) row-major.
+cdef void block_features(const double* X, const unsigned char* sparse, const float* X32, int n,
+                         int d, int r, const double* W, const float* W32, const double* b,
+                         double* Z, float* Z32) noexcept nogil:
+    """Z (n, r) row-major = sqrt(2/r) cos(X W + b), X (n, d) row-major, `sparse` its rows' marks
+    (``mark_sparse``).
 
     In single precision when X32 is not NULL: the projection (sgemm) and the cosine in float32
     from X32 and W32 (float copies of X and W), the features written as doubles into Z, through
@@ -110,12 +114,12 @@ cdef void block_features(const double* X, const float* X32, int n, int d, int r,
         # select; runs of the other rows go to dgemm.  Either way a row's features depend on
         # that row alone, so predictions regenerate the learnt features bit for bit.
         while i < n:
-            if is_sparse(X + <long>i * d, d):
+            if sparse[i]:
                 fastomkl_dsg_project_sparse(Z + <long>i * r, X + <long>i * d, d, W, r)
                 i += 1
                 continue
             run = 1
-            while i + run < n and not is_sparse(X + <long>(i + run) * d, d):
+            while i + run < n and not sparse[i + run]:
                 run += 1
             dgemm(b"N", b"N", &r, &run, &d, &one, <double*>W, &r, <double*>(X + <long>i * d), &d,
                   &zero, Z + <long>i * r, &r)
@@ -145,6 +149,7 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
     cdef double* W = <double*>malloc(d * r * sizeof(double))
     cdef double* b = <double*>malloc(r * sizeof(double))
     cdef double* Z = <double*>malloc(rows * r * sizeof(double))
+    cdef unsigned char* sparse = <unsigned char*>malloc(n)
     cdef float* X32 = NULL
     cdef float* W32 = NULL
     cdef float* Z32 = NULL
@@ -155,11 +160,13 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
         X32 = <float*>malloc(<long>n * d * sizeof(float))
         W32 = <float*>malloc(<long>d * r * sizeof(float))
         Z32 = <float*>malloc(<long>rows * r * sizeof(float))
-    if W == NULL or b == NULL or Z == NULL or (single and (X32 == NULL or W32 == NULL
-                                                            or Z32 == NULL)):
+    if W == NULL or b == NULL or Z == NULL or sparse == NULL \
+            or (single and (X32 == NULL or W32 == NULL or Z32 == NULL)):
         status = -1
     elif single:
         to_float(X, <long>n * d, X32)
+    else:
+        mark_sparse(X, n, d, sparse)
     blk = lo
     while status == 0 and blk < hi:
         status = fill_block(kind, matern_df, inv_bandwidth, seed, <uint64_t>streams[blk],
@@ -169,14 +176,14 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
         start = 0
         while status == 0 and start < n:
             m = n - start if n - start < rows else rows
-            block_features(X + start * d, X32 + start * d if single else NULL, m, d, r, W, W32,
-                           b, Z, Z32)
+            block_features(X + start * d, sparse + start, X32 + start * d if single else NULL,
+                           m, d, r, W, W32, b, Z, Z32)
             # out^T (C, m) += scale * coef_blk^T (C, r) @ Z^T (r, m)
             dgemm(b"N", b"N", &C, &m, &r, &scale, <double*>(coef + blk * r * C), &C, Z, &r,
                   &one, out + start * C, &C)
             start += m
         blk += 1
-    free(W); free(b); free(Z); free(X32); free(W32); free(Z32)
+    free(W); free(b); free(Z); free(sparse); free(X32); free(W32); free(Z32)
     return status
 
 
@@ -209,17 +216,21 @@ def features(const double[:, ::1] X, const double[:, ::1] W, const double[::1] b
     Z = np.empty((n, r))
     cdef double[:, ::1] Zv = Z
     cdef float[:, ::1] X32, W32, Z32
+    cdef unsigned char[::1] sparse
     if n > 0 and r > 0 and d > 0:
         if single:
             X32 = np.asarray(X, dtype=np.float32)
             W32 = np.asarray(W, dtype=np.float32)
             Z32 = np.empty((n, r), dtype=np.float32)
             with nogil:
-                block_features(&X[0, 0], &X32[0, 0], n, d, r, &W[0, 0], &W32[0, 0], &b[0],
+                block_features(&X[0, 0], NULL, &X32[0, 0], n, d, r, &W[0, 0], &W32[0, 0], &b[0],
                                &Zv[0, 0], &Z32[0, 0])
         else:
+            sparse = np.empty(n, dtype=np.uint8)
             with nogil:
-                block_features(&X[0, 0], NULL, n, d, r, &W[0, 0], NULL, &b[0], &Zv[0, 0], NULL)
+                mark_sparse(&X[0, 0], n, d, &sparse[0])
+                block_features(&X[0, 0], &sparse[0], NULL, n, d, r, &W[0, 0], NULL, &b[0],
+                               &Zv[0, 0], NULL)
     return Z
 
 
