@@ -5,8 +5,9 @@
 Contenders, per prequential sample (predict, then learn the label):
 * Raker with paper 000's 76 kernels, D = 50, on the first 15 Naval features (d = 15):
   fastomkl from Python one sample at a time (``predict_learn_one``), fastomkl over the stream
-  (``predict_learn``, loop in C), the straightforward vectorised NumPy step (tests/reference.py),
-  and a hand-written C loop (bench/handwritten_raker.c) on the same frequencies and data.
+  (``predict_learn``, loop in C), both again with ``dtype="float32"``, the straightforward
+  vectorised NumPy step (tests/reference.py), and a hand-written C loop
+  (bench/handwritten_raker.c) on the same frequencies and data.
 * One Gaussian kernel, D = 50: fastomkl, the NumPy step, and what a user would otherwise write:
   river ``RBFSampler | LinearRegression`` and scikit-learn ``RBFSampler`` + ``SGDRegressor.partial_fit``
   (both with 100 random features, the width of fastomkl's [cos; sin] map of 50 frequencies).
@@ -96,10 +97,17 @@ def raker76(T: int, T_numpy: int, repeats: int) -> dict:
     model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     model.learn_one(X[0], y[0])
     stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
+    single = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
+                            random_state=0, dtype="float32")
+    single.learn_one(X[0], y[0])
+    single_stream = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
+                                   random_state=0, dtype="float32")
     ref = NumpyRaker(model.features_.frequencies_)
     contenders = {
         "one": timed(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T),
         "stream": timed(lambda: stream_model.predict_learn(X, y), T),
+        "one32": timed(lambda: [single.predict_learn_one(x, t) for x, t in zip(X, y)], T),
+        "stream32": timed(lambda: single_stream.predict_learn(X, y), T),
         "numpy": timed(lambda: [ref.predict_learn_one(x, t) for x, t in
                                 zip(X[:T_numpy], y[:T_numpy])], T_numpy)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +122,12 @@ def raker76(T: int, T_numpy: int, repeats: int) -> dict:
             "handwritten_c_us": None if hand is None else hand * 1e6,
             "speedup_vs_numpy": med["numpy"] / one,
             "ratio_to_handwritten_c": None if hand is None else one / hand,
-            "stream_ratio_to_handwritten_c": None if hand is None else stream / hand}
+            "stream_ratio_to_handwritten_c": None if hand is None else stream / hand,
+            "float32_predict_learn_one_us": med["one32"] * 1e6,
+            "float32_predict_learn_us": med["stream32"] * 1e6,
+            "float32_ratio_to_handwritten_c": None if hand is None else med["one32"] / hand,
+            "float32_stream_ratio_to_handwritten_c":
+                None if hand is None else med["stream32"] / hand}
 
 
 def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
@@ -222,7 +235,14 @@ def write(results: dict, quick: bool) -> None:
         f"{fmt(r['speedup_vs_numpy'])}× |",
         f"| hand-written C loop, same frequencies | {fmt(r['handwritten_c_us'])} | "
         f"ratio to it: {fmt(r['ratio_to_handwritten_c'])} (stream: "
-        f"{fmt(r['stream_ratio_to_handwritten_c'])}) |", "",
+        f"{fmt(r['stream_ratio_to_handwritten_c'])}) |",
+        f"| fastomkl float32 `predict_learn_one` | {fmt(r['float32_predict_learn_one_us'])} | "
+        f"ratio to the C loop: {fmt(r['float32_ratio_to_handwritten_c'])} |",
+        f"| fastomkl float32 `predict_learn` (stream) | {fmt(r['float32_predict_learn_us'])} | "
+        f"ratio to the C loop: {fmt(r['float32_stream_ratio_to_handwritten_c'])} |", "",
+        "The hand-written C loop is float64 (bench/handwritten_raker.c); float32 rows: "
+        "`dtype=\"float32\"` (float32 frequencies, float projection and sine-cosine, float64 "
+        "features, weights and sums).", "",
         f"## {g['config']}", "",
         "| contender | µs per sample | fastomkl is faster by |", "|---|---|---|",
         f"| fastomkl `predict_learn_one` | {fmt(g['fastomkl_predict_learn_one_us'])} | |",

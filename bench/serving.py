@@ -3,7 +3,8 @@
     python bench/serving.py [--calls 100000]
 
 For a 1-kernel and a 76-kernel Raker (paper 000's dictionary, D = 50, the first 15 Naval features,
-as in bench/compare_core.py), each call timed alone with ``time.perf_counter_ns``:
+as in bench/compare_core.py), in float64 and in float32 (``dtype="float32"``), each call timed alone
+with ``time.perf_counter_ns``:
 
 * ``model.predict_one(x)`` and ``model.predict_learn_one(x, y)``: what a service calls;
 * ``engine.predict_one(x)`` / ``engine.predict_learn_one(x, y)``: the compiled step behind them,
@@ -69,8 +70,9 @@ def row(name: str, ns: np.ndarray) -> str:
     return f"| {name} | {p50:.2f} | {p99:.2f} | {p999:.2f} | {p99 / p50:.2f} |"
 
 
-def measure(label: str, kernels, X, y, calls: int) -> list[str]:
-    model = fastomkl.Raker(kernels, n_components=50, random_state=0).fit(X[:1000], y[:1000])
+def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
+    model = fastomkl.Raker(kernels, n_components=50, random_state=0,
+                           dtype=dtype).fit(X[:1000], y[:1000])
     engine = model._engine
     reps = -(-calls // len(y))
     xs = [np.ascontiguousarray(x) for x in np.tile(X, (reps, 1))[:calls]]
@@ -109,10 +111,11 @@ def main() -> None:
              f"`python bench/serving.py --calls {args.calls}` on {platform.machine()}, Python "
              f"{platform.python_version()}, NumPy {np.__version__}; one thread; a shared machine "
              "(other processes run beside it).", ""]
-    lines += measure("Raker, 1 Gaussian kernel, D = 50, d = 15", [fastomkl.Gaussian(1.0)], X, y,
-                     args.calls)
-    lines += measure("Raker, 76 kernels (paper 000), D = 50, d = 15",
-                     fastomkl.paper000_dictionary(), X, y, args.calls)
+    for dtype in ("float64", "float32"):
+        lines += measure(f"Raker, 1 Gaussian kernel, D = 50, d = 15, {dtype}",
+                         [fastomkl.Gaussian(1.0)], X, y, args.calls, dtype)
+        lines += measure(f"Raker, 76 kernels (paper 000), D = 50, d = 15, {dtype}",
+                         fastomkl.paper000_dictionary(), X, y, args.calls, dtype)
     text = "\n".join(lines) + "\n"
     (HERE / "results" / "serving.md").write_text(text)
     print(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES
-from fastomkl._core.features import RFFBank
+from fastomkl._core.features import DTYPES, RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
 from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_legacy_frequencies,
@@ -12,6 +12,23 @@ from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
+
+# The ``dtype`` parameter of every random-feature model, as their docstrings state it.
+DTYPE_DOC = """
+    dtype : "float64" or "float32", default "float64"
+        Storage of the random frequencies.  "float32" halves their memory and the bytes each
+        sample's projection reads, and computes the projections and their sines and cosines in
+        float (rounded to nearest from the same draws); the features, the weights and every sum
+        stay float64, so predictions agree with the float64 model of the same seed to about
+        1e-6 relative (bench/results/float32.md).  Saved and loaded with the model."""
+
+
+def with_dtype_doc(doc: str) -> str:
+    """`doc` with DTYPE_DOC inserted before its ``rng_protocol`` (or ``random_state``) entry."""
+    for anchor in ("\n    rng_protocol :", "\n    random_state :"):
+        if anchor in doc:
+            return doc.replace(anchor, DTYPE_DOC + anchor, 1)
+    raise ValueError("no rng_protocol or random_state entry to place dtype before")
 RNG_PROTOCOLS = ("default", "legacy")
 CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
@@ -35,6 +52,7 @@ class RFFModelMixin:
             "kernels": self.kernels_,
             "n_components": check_int(self.n_components, "n_components", 1),
             "rng_protocol": check_choice(self.rng_protocol, "rng_protocol", RNG_PROTOCOLS),
+            "dtype": check_choice(getattr(self, "dtype", "float64"), "dtype", DTYPES),
         }
         if config["rng_protocol"] == "legacy":
             check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0,
@@ -64,12 +82,13 @@ class RFFModelMixin:
         return split_random_state(self.random_state)
 
     def _rff_bank(self, config: dict, n_features: int, feature_rng):
-        """The model's features: RFFBank, or SharedDrawRFFBank under ``shared_draw=True``."""
+        """The model's features: RFFBank, or SharedDrawRFFBank under ``shared_draw=True``, with
+        frequencies stored in the model's dtype."""
         if config["rng_protocol"] == "legacy":
             return RFFBank(draw_legacy_frequencies(config["kernels"], config["n_components"],
-                                                   n_features, feature_rng))
+                                                   n_features, feature_rng), config["dtype"])
         return feature_bank(config["kernels"], config["n_components"], n_features, feature_rng,
-                            getattr(self, "shared_draw", False))
+                            getattr(self, "shared_draw", False), config["dtype"])
 
     @property
     def kernels_(self) -> list:

@@ -65,7 +65,7 @@ from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, Bud
                                    BudgetMixture, Exp3Sampler, TsallisSampler)
 from fastomkl._core.engine import Engine
 from fastomkl._core.expansion import ExpansionEngine, NullFeatures
-from fastomkl._rff_models import RFFModelMixin, check_loss
+from fastomkl._rff_models import DTYPE_DOC, RFFModelMixin, check_loss
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, paper001_dictionary
 
@@ -388,7 +388,7 @@ _RF = """
         Random frequencies D per kernel (2D weights), the paper's setting.
     shared_draw : bool, default True
         One standard draw scaled by 1/sigma_i for every kernel (the released code); False draws
-        each kernel independently (Alg. 3 as written)."""
+        each kernel independently (Alg. 3 as written).""" + DTYPE_DOC
 _RF_CLIP = """
     rf_clip_scale : {"D", "2D"}, default "D"
         Box |w_j| <= U / sqrt(D) (released code, ||w||_2 <= sqrt(2) U) or U / sqrt(2D)."""
@@ -487,7 +487,7 @@ class _OKSKernel(_Expansion, _OKSRule):
 class _OKSRF(_RandomFeatures, _OKSRule):
     def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True, T=None,
                  step="auto", ell_max="auto", eta="auto", predict_with="argmax",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
@@ -498,6 +498,7 @@ class _OKSRF(_RandomFeatures, _OKSRule):
         self.eta = eta
         self.predict_with = predict_with
         self.random_state = random_state
+        self.dtype = dtype
 
 
 class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
@@ -516,7 +517,7 @@ class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
 class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
     def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
                  rf_clip_scale="D", U=None, eta="auto", q_update="ftrl", legacy_tem1_bug=False,
-                 predict_with="argmax", random_state=None):
+                 predict_with="argmax", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
@@ -528,6 +529,7 @@ class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
         self.legacy_tem1_bug = legacy_tem1_bug
         self.predict_with = predict_with
         self.random_state = random_state
+        self.dtype = dtype
 
 
 class _IOKSKernel(_Expansion, _IOKSRule):
@@ -553,7 +555,7 @@ class _IOKSRF(_RandomFeatures, _IOKSRule):
     def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
                  rf_clip_scale="D", T=None, U=None, ell_max="auto", eta_const=8.0,
                  solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
-                 predict_with="argmax", random_state=None):
+                 predict_with="argmax", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
@@ -570,6 +572,7 @@ class _IOKSRF(_RandomFeatures, _IOKSRule):
         self.clip_c = clip_c
         self.predict_with = predict_with
         self.random_state = random_state
+        self.dtype = dtype
 
 
 _REG = '"squared" or "absolute"'

@@ -65,7 +65,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  PAPER_EXPLORATION, check_rate)
+                                  PAPER_EXPLORATION, check_rate, with_dtype_doc)
 from fastomkl._validation import check_choice, check_float, check_int
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -140,6 +140,7 @@ _COMMON_DOC = """
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws and, on a separate stream, the per-round sampling (one stream,
         in that order, under ``rng_protocol="legacy"``)."""
+_COMMON_DOC = with_dtype_doc(_COMMON_DOC)
 
 
 class _GraphRFFBase(RFFModelMixin):
@@ -189,7 +190,7 @@ class _GFBase(_GraphRFFBase):
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -209,6 +210,7 @@ class _GFBase(_GraphRFFBase):
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._common_config()
@@ -291,11 +293,11 @@ class OMKLGFClassifier(_GFBase, BinaryClassifier):
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="logistic", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         super().__init__(kernels, n_components, M, J, eta, eta_schedule, eta_hedge, eta_e, lam,
                          loss, q, freeze_graph_after, q_floor, legacy_sampler,
                          regularizer_after_update, predict_with, shared_draw, rng_protocol,
-                         random_state)
+                         random_state, dtype)
 
 
 # -- OMKL-SFG and OMKL-SFG-R ---------------------------------------------------------------------
@@ -357,7 +359,7 @@ class _SFGBase(_SimilarityBase):
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -381,6 +383,7 @@ class _SFGBase(_SimilarityBase):
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
@@ -468,11 +471,11 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
                  divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
                  exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
                          loss, divergence, graph_dim, dominating, exploit_after, exploit, q_floor,
                          p_floor, legacy_sampler, regularizer_after_update, predict_with,
-                         shared_draw, rng_protocol, random_state)
+                         shared_draw, rng_protocol, random_state, dtype)
 
 
 class _SFGRBase(_SimilarityBase):
@@ -484,7 +487,7 @@ class _SFGRBase(_SimilarityBase):
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
                  exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
@@ -512,6 +515,7 @@ class _SFGRBase(_SimilarityBase):
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
@@ -611,9 +615,9 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
                  refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
                  exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
                          loss, beta, top_k, divergence, graph_dim, refine_scope, refine_rule,
                          predict_set, freeze_graph_after, exploit_after, q_floor, p_floor,
                          legacy_sampler, regularizer_after_update, predict_with, shared_draw,
-                         rng_protocol, random_state)
+                         rng_protocol, random_state, dtype)

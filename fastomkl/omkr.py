@@ -29,7 +29,7 @@ from fastomkl._core.expansion import KernelExpansionExperts, NullFeatures
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import DiscountHedge
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_loss, check_steps)
+                                  check_loss, check_steps, with_dtype_doc)
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, Laplacian, paper000_dictionary
 
@@ -219,7 +219,7 @@ class _RFOMKRBase(RFFModelMixin):
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
                  loss="squared", normalize=True, shared_draw=False, rng_protocol="default",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -230,6 +230,7 @@ class _RFOMKRBase(RFFModelMixin):
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._check_rff_params()
@@ -288,6 +289,7 @@ _RFOMKR_DOC = """
         and Laplacian kernels) and then, continuing, the per-round draws.
     random_state : None, int, SeedSequence or Generator
 """
+_RFOMKR_DOC = with_dtype_doc(_RFOMKR_DOC)
 
 
 class RFOMKR(_RFOMKRBase, OnlineEstimator):
@@ -319,6 +321,6 @@ class RFOMKRClassifier(_RFOMKRBase, BinaryClassifier):
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
                  loss="logistic", normalize=True, shared_draw=False, rng_protocol="default",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         super().__init__(kernels, n_components, eta, eta_schedule, beta, loss, normalize,
-                         shared_draw, rng_protocol, random_state)
+                         shared_draw, rng_protocol, random_state, dtype)

@@ -45,7 +45,7 @@ VERSION = 2
 MAX_BYTES = 1 << 30            # default bound on the memory the arrays of a file may take
 _MAX_HEADER_BYTES = 1 << 22    # the JSON header (its parameters hold at most a kernel list)
 _MAX_MEMBERS = 4096
-_DTYPES = {np.dtype(t) for t in ("<f8", "<i8", "<i4", "|u1", "|b1")}
+_DTYPES = {np.dtype(t) for t in ("<f8", "<f4", "<i8", "<i4", "|u1", "|b1")}
 # A model's engine may allocate what its parameters imply (the random frequencies are drawn, not
 # stored): allow that up to this many times the elements its file holds, plus a fixed allowance.
 _IMPLIED_FACTOR = 8

@@ -16,7 +16,8 @@ from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
-from fastomkl._rff_models import CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
+                                  with_dtype_doc)
 
 __all__ = ["Raker", "RakerClassifier"]
 
@@ -72,6 +73,7 @@ _PARAMS_DOC = """
     n_samples_seen_ : int
     n_features_in_ : int
 """
+_PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 
 class _RakerBase(RFFModelMixin):
@@ -79,7 +81,7 @@ class _RakerBase(RFFModelMixin):
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="squared", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -91,6 +93,7 @@ class _RakerBase(RFFModelMixin):
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         return self._check_ogd_params()
@@ -160,9 +163,9 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="logistic", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 rng_protocol="default", random_state=None):
+                 rng_protocol="default", random_state=None, dtype="float64"):
         super().__init__(kernels, n_components, eta, eta_schedule, lam, loss, eta_hedge,
-                         regularizer_after_update, shared_draw, rng_protocol, random_state)
+                         regularizer_after_update, shared_draw, rng_protocol, random_state, dtype)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the logistic link of the scores; logistic loss only.

@@ -58,7 +58,7 @@ from fastomkl._core.features import ConcatenatedFeatures
 from fastomkl._core.meta import AA, BOA, EWA, MLPoly, MLProd, Single, VAWCombiner
 from fastomkl._core.base import SCHEDULES
 from fastomkl._core.vaw import VAWExperts
-from fastomkl._rff_models import RFFModelMixin
+from fastomkl._rff_models import RFFModelMixin, with_dtype_doc
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, paper003_dictionary
 
@@ -145,6 +145,7 @@ _COMMON_DOC = """
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws.
 """
+_COMMON_DOC = with_dtype_doc(_COMMON_DOC)
 
 
 _CLASSIFIER_DOC = """
@@ -164,7 +165,7 @@ class _VAWModel(_VAWFamily):
     _default_kernels = staticmethod(lambda: [Gaussian(1.0)])
 
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 refresh_every=0, rng_protocol="default", random_state=None):
+                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
@@ -173,6 +174,7 @@ class _VAWModel(_VAWFamily):
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         return self._check_vaw_params()
@@ -278,7 +280,7 @@ class ConcatVAWClassifier(VAWClassifier):
 class _VAW2Model(_VAWFamily):
     def __init__(self, kernels=None, n_components=50, lam=0.01, mode="vaw", center=True,
                  lam_meta="auto", truncate=None, refresh_every=0, rng_protocol="default",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
@@ -289,6 +291,7 @@ class _VAW2Model(_VAWFamily):
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._check_vaw_params()
@@ -392,7 +395,7 @@ class VAW2Classifier(_VAW2Model, BinaryClassifier):
 class _VAWMetaModel(_VAWFamily):
     def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw", center=True,
                  label_range=None, eta=None, refresh_every=0, rng_protocol="default",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         self.kernels = kernels
         self.meta = meta
         self.n_components = n_components
@@ -404,6 +407,7 @@ class _VAWMetaModel(_VAWFamily):
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_params(self) -> dict:
         config = self._check_vaw_params()
@@ -533,9 +537,9 @@ class _EWAPreset:
 
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
                  label_range=None, eta=None, refresh_every=0, rng_protocol="default",
-                 random_state=None):
+                 random_state=None, dtype="float64"):
         _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, center, label_range,
-                               eta, refresh_every, rng_protocol, random_state)
+                               eta, refresh_every, rng_protocol, random_state, dtype)
 
 
 _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label range, combined by

@@ -2,7 +2,8 @@
  *
  * Compiled on their own with -O3 -ffast-math -fopenmp-simd (see setup.py), once per instruction set
  * (AVX-512, AVX2, SSE2) with the variant chosen when the library loads (fastomkl_dispatch.h); the
- * random features take sine and cosine from one fused vector routine (fastomkl_sincos.h).  Callers validate their input: these functions
+ * random features take sine and cosine from one fused vector routine (fastomkl_sincos.h), in
+ * double or, for float32 frequencies, in float.  Callers validate their input: these functions
  * assume finite values.
  */
 #ifndef FASTOMKL_KERNELS_H
@@ -17,8 +18,15 @@
 void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                   double *z);
 
+/* The same for float32 frequencies (ld a multiple of FASTOMKL_RFF_ALIGN_F32): the projection and
+ * the sine-cosine in float (fastomkl_sincos.h's float twin), z widened to double. */
+#define FASTOMKL_RFF_ALIGN_F32 16     /* floats in the widest vector */
+void fastomkl_rff_f32(const float *W, const double *x, int d, int D, int ld, double scale,
+                      double *z);
+
 /* s[i] = sin x[i] and c[i] = cos x[i] by the fused sine-cosine of fastomkl_rff (fastomkl_sincos.h). */
 void fastomkl_sincos_many(const double *x, long n, double *s, double *c);
+void fastomkl_sincos_many_f32(const float *x, long n, float *s, float *c);
 
 /* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
 double fastomkl_dot(const double *a, const double *b, int n);
@@ -38,5 +46,8 @@ int fastomkl_isa_in_use(void);
 void fastomkl_rff_project_scaled(const double *W, const double *x, int d, int D, int ld,
                                  double factor, double scale, double *p, double *z);
 void fastomkl_rff_scaled(const double *p, int D, double factor, double scale, double *z);
+void fastomkl_rff_project_scaled_f32(const float *W, const double *x, int d, int D, int ld,
+                                     double factor, double scale, float *p, double *z);
+void fastomkl_rff_scaled_f32(const float *p, int D, double factor, double scale, double *z);
 
 #endif

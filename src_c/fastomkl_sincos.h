@@ -51,11 +51,31 @@ static inline int fastomkl_any_above_64(__m512d ax, double limit)
 {
     return _mm512_cmp_pd_mask(ax, _mm512_set1_pd(limit), _CMP_GT_OQ) != 0;
 }
+__attribute__((always_inline, unused))
+static inline int fastomkl_any_above_f32_16(__m128 ax, float limit)
+{
+    return _mm_movemask_ps(_mm_cmpgt_ps(ax, _mm_set1_ps(limit))) != 0;
+}
+__attribute__((target("avx"), always_inline, unused))
+static inline int fastomkl_any_above_f32_32(__m256 ax, float limit)
+{
+    return _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(limit), _CMP_GT_OQ)) != 0;
+}
+__attribute__((target("avx512f"), always_inline, unused))
+static inline int fastomkl_any_above_f32_64(__m512 ax, float limit)
+{
+    return _mm512_cmp_ps_mask(ax, _mm512_set1_ps(limit), _CMP_GT_OQ) != 0;
+}
 #else
 typedef double fastomkl_pair __attribute__((vector_size(16)));
 static inline int fastomkl_any_above_16(fastomkl_pair ax, double limit)
 {
     return ax[0] > limit || ax[1] > limit;
+}
+typedef float fastomkl_quad __attribute__((vector_size(16)));
+static inline int fastomkl_any_above_f32_16(fastomkl_quad ax, float limit)
+{
+    return ax[0] > limit || ax[1] > limit || ax[2] > limit || ax[3] > limit;
 }
 #endif
 
@@ -103,6 +123,61 @@ fastomkl_sincos_##SUFFIX(fastomkl_vec_##SUFFIX x, fastomkl_vec_##SUFFIX *sin_x, 
     if (__builtin_expect(fastomkl_any_above_##VEC_BYTES(ax, FASTOMKL_SINCOS_LIMIT), 0)) {          \
         sx = fastomkl_wide_lanes_##SUFFIX(x, sx, sin);                                             \
         cx = fastomkl_wide_lanes_##SUFFIX(x, cx, cos);                                             \
+    }                                                                                              \
+    *sin_x = sx;                                                                                   \
+    *cos_x = cx;                                                                                   \
+}
+
+
+/* The float32 twin, for models that store their frequencies in float32: the same scheme with
+ * float constants.  pi/2 = P1 + P2 + P3 with P1 and P2 holding 8 and 11 significant bits, so k P1
+ * and k P2 are exact for |k| < 2^13 (Cody-Waite as in Cephes' sinf); polynomials of degree 7 (sin)
+ * and 8 (cos) on [-pi/4, pi/4] with Cephes' sinf/cosf coefficients.  Error: about 1 ulp of float,
+ * below the rounding of the float32 projection that feeds it.  Lanes with |x| > 8192 (where
+ * |k| P2 could be inexact) are recomputed by glibc's double sin and cos and rounded to float.
+ */
+#define FASTOMKL_SINCOS_F32_LIMIT 8192.0f
+#define FASTOMKL_DEFINE_SINCOS_F32(SUFFIX, TARGET, VEC_BYTES)                                      \
+typedef float fastomkl_vec_f32_##SUFFIX __attribute__((vector_size(VEC_BYTES)));                   \
+typedef unsigned int fastomkl_bits_f32_##SUFFIX __attribute__((vector_size(VEC_BYTES)));           \
+                                                                                                   \
+TARGET __attribute__((cold, noinline, unused)) static fastomkl_vec_f32_##SUFFIX                    \
+fastomkl_wide_lanes_f32_##SUFFIX(fastomkl_vec_f32_##SUFFIX x, fastomkl_vec_f32_##SUFFIX y,         \
+                                 double f(double))                                                 \
+{                                                                                                  \
+    for (int i = 0; i < VEC_BYTES / 4; ++i)                                                        \
+        if (!(fabsf(x[i]) <= FASTOMKL_SINCOS_F32_LIMIT))                                           \
+            y[i] = (float)f((double)x[i]);                                                         \
+    return y;                                                                                      \
+}                                                                                                  \
+                                                                                                   \
+TARGET __attribute__((always_inline, unused)) static inline void                                   \
+fastomkl_sincos_f32_##SUFFIX(fastomkl_vec_f32_##SUFFIX x, fastomkl_vec_f32_##SUFFIX *sin_x,        \
+                             fastomkl_vec_f32_##SUFFIX *cos_x)                                     \
+{                                                                                                  \
+    typedef fastomkl_vec_f32_##SUFFIX vec;                                                         \
+    typedef fastomkl_bits_f32_##SUFFIX bits;                                                       \
+    vec t = x * 0.636619772367581343f + 0x1.8p23f;        /* low bits of t: k */                   \
+    FASTOMKL_OPAQUE(t);                                                                            \
+    const vec k = t - 0x1.8p23f;                                                                   \
+    vec r = x - k * 1.5703125f;                           /* exact */                              \
+    FASTOMKL_OPAQUE(r);                                                                            \
+    r = r - k * 4.837512969970703125e-4f;                 /* k P2 exact */                         \
+    FASTOMKL_OPAQUE(r);                                                                            \
+    r = r - k * 7.54978995489188216e-8f;                                                           \
+    const vec z = r * r;                                                                           \
+    const vec s = r + r * z * (-1.6666654611e-1f + z * (8.3321608736e-3f                           \
+                    + z * -1.9515295891e-4f));                                                     \
+    const vec c = 1.0f - 0.5f * z + z * z * (4.166664568298827e-2f                                 \
+                    + z * (-1.388731625493765e-3f + z * 2.443315711809948e-5f));                   \
+    const bits q = (bits)t, odd = -(q & 1);                                                        \
+    const bits sb = (bits)s, cb = (bits)c;                                                         \
+    vec sx = (vec)(((sb & ~odd) | (cb & odd)) ^ ((q & 2) << 30));                                  \
+    vec cx = (vec)(((cb & ~odd) | (sb & odd)) ^ (((q + 1) & 2) << 30));                            \
+    const vec ax = (vec)((bits)x & ~(1U << 31));                                                   \
+    if (__builtin_expect(fastomkl_any_above_f32_##VEC_BYTES(ax, FASTOMKL_SINCOS_F32_LIMIT), 0)) {  \
+        sx = fastomkl_wide_lanes_f32_##SUFFIX(x, sx, sin);                                         \
+        cx = fastomkl_wide_lanes_f32_##SUFFIX(x, cx, cos);                                         \
     }                                                                                              \
     *sin_x = sx;                                                                                   \
     *cos_x = cx;                                                                                   \

@@ -31,7 +31,8 @@ def public_classes() -> list[type]:
 # Configurations whose state differs from the defaults' (shared frequency draws: one base per
 # kernel family), one per way the features are used: every kernel, a subset, one per round.
 VARIANTS = [(fastomkl.Raker, {"shared_draw": True}), (fastomkl.OMKLGF, {"shared_draw": True}),
-            (fastomkl.RFOKS, {"shared_draw": True})]
+            (fastomkl.RFOKS, {"shared_draw": True}), (fastomkl.Raker, {"dtype": "float32"}),
+            (fastomkl.RFOKS, {"dtype": "float32"}), (fastomkl.VAW2, {"dtype": "float32"})]
 
 
 def configurations() -> list[tuple[type, dict]]:

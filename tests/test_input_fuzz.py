@@ -38,9 +38,13 @@ def small(cls, **extra):
     return model
 
 
+# float32 models compute in float until an input could overflow it: every one is tried too
+FLOAT32 = [cls for cls in ESTIMATORS if "dtype" in inspect.signature(cls).parameters]
 FACTORIES = [lambda cls=cls: small(cls) for cls in ESTIMATORS] + [
-    lambda: OnlineKernelRegressor(kernel="poly", degree=3, coef0=1.0)]
-NAMES = [cls.__name__ for cls in ESTIMATORS] + ["OnlineKernelRegressor-poly"]
+    lambda: OnlineKernelRegressor(kernel="poly", degree=3, coef0=1.0)] + [
+    lambda cls=cls: small(cls, dtype="float32") for cls in FLOAT32]
+NAMES = ([cls.__name__ for cls in ESTIMATORS] + ["OnlineKernelRegressor-poly"]
+         + [cls.__name__ + "-float32" for cls in FLOAT32])
 EXTREME_CASES = [pytest.param(factory, id=name) for factory, name in zip(FACTORIES, NAMES)]
 
 _rng = np.random.default_rng(0)

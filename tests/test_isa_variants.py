@@ -18,7 +18,7 @@ LEVELS = {"v4": 4, "v3": 3, "base": 2}
 # experts, graph feedback, the packed VAW kernels, the meta-learners and the features' sine-cosine.
 NUMPY_COMPARISONS = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
                      "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py",
-                     "test_shared_draw.py"]
+                     "test_shared_draw.py", "test_float32.py"]
 
 
 @pytest.mark.parametrize("isa", ["v4", "v3", "base"])

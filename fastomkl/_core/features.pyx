@@ -4,16 +4,26 @@ import numpy as np
 from fastomkl._core.base import require
 
 from fastomkl._core.base cimport FeatureBank
-from libc.math cimport sqrt
+from libc.math cimport cos, fabs, sin, sqrt
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
     enum: FASTOMKL_RFF_ALIGN
+    enum: FASTOMKL_RFF_ALIGN_F32
     void fastomkl_rff(const double *W, const double *x, int d, int D, int ld, double scale,
                       double *z)
     void fastomkl_rff_project_scaled(const double *W, const double *x, int d, int D, int ld,
                                      double factor, double scale, double *p, double *z)
     void fastomkl_rff_scaled(const double *p, int D, double factor, double scale, double *z)
+    void fastomkl_rff_f32(const float *W, const double *x, int d, int D, int ld, double scale,
+                          double *z)
+    void fastomkl_rff_project_scaled_f32(const float *W, const double *x, int d, int D, int ld,
+                                         double factor, double scale, float *p, double *z)
+    void fastomkl_rff_scaled_f32(const float *p, int D, double factor, double scale, double *z)
+
+# The element types a bank may store its frequencies in: float32 halves the bytes a sample's
+# projection reads and computes projections and sines in float (features and sums stay float64).
+DTYPES = ("float64", "float32")
 
 
 # The largest |frequency| a state may hold: W x stays finite for every accepted x (|x_j| <= 1e150).
@@ -39,51 +49,138 @@ def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] o
                     bank.transform(&X[i, 0], k, &out[i, k, 0])
 
 
-def _padded_rows(frequencies, int ld):
-    """(n, n_components, n_features) frequencies stored (n, n_features, ld), rows zero-padded."""
+def _padded_rows(frequencies, int ld, dtype):
+    """(n, n_components, n_features) frequencies stored (n, n_features, ld) in `dtype` (rounded
+    to nearest), rows zero-padded."""
     n, n_components, n_features = frequencies.shape
-    padded = np.zeros((n, n_features, ld))
+    padded = np.zeros((n, n_features, ld), dtype=dtype)
     padded[:, :, :n_components] = frequencies.transpose(0, 2, 1)
     return padded
 
 
-cdef int _row_length(int n_components):
+cdef int _row_length(int n_components, bint single):
     """n_components rounded up to whole vectors of the widest instruction set."""
-    return (n_components + FASTOMKL_RFF_ALIGN - 1) // FASTOMKL_RFF_ALIGN * FASTOMKL_RFF_ALIGN
+    cdef int align = FASTOMKL_RFF_ALIGN_F32 if single else FASTOMKL_RFF_ALIGN
+    return (n_components + align - 1) // align * align
+
+
+# A float32 projection sum_l x_l w_l and its scaled angles stay far from float's overflow (3.4e38)
+# while max|x| * max|w| * d stays below this; a sample beyond it takes the exact path below.
+cdef double FLOAT_SAFE = 1e37
+
+
+cdef double _float_safe_x(padded, double max_factor):
+    """The largest max|x_j| for which the float path cannot overflow on these frequencies."""
+    cdef double bound = float(np.abs(padded).max(initial=0.0)) * max_factor * padded.shape[1]
+    return FLOAT_SAFE / bound if bound > 0.0 else np.inf
+
+
+cdef inline bint _fits_float(const double* x, int d, double limit) noexcept nogil:
+    cdef int l
+    for l in range(d):
+        if not fabs(x[l]) <= limit:
+            return False
+    return True
+
+
+cdef void _rff_float32_exact(const float* W, const double* x, int d, int D, int ld,
+                             double factor, double scale, double* z) noexcept nogil:
+    """z as the float32 kernels define it, for a sample whose float projection could overflow:
+    the projection of the stored frequencies in double and libm's sine and cosine (rare inputs
+    only; |x_j| up to 1e150 is accepted)."""
+    cdef int j, l
+    cdef double p
+    for j in range(D):
+        p = 0.0
+        for l in range(d):
+            p += <double>W[<long>l * ld + j] * x[l]
+        p *= factor
+        z[j] = scale * cos(p)
+        z[D + j] = scale * sin(p)
+
+
+def _check_dtype(dtype):
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
+    return dtype == "float32"
 
 
 cdef class RFFBank(FeatureBank):
     """z_k(x) = [cos(W_k x); sin(W_k x)] / sqrt(D) for each kernel k (no phase)."""
 
-    def __init__(self, frequencies):
-        """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws."""
+    def __init__(self, frequencies, dtype="float64"):
+        """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws, stored
+        in `dtype` ("float64", or "float32": rounded to nearest)."""
+        self.single = _check_dtype(dtype)
         frequencies = np.asarray(frequencies, dtype=np.float64)
         if frequencies.ndim != 3:
             raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
         self.n_kernels, self.n_components, self.n_features = frequencies.shape
-        self.weights = _padded_rows(frequencies, _row_length(self.n_components))
+        padded = _padded_rows(frequencies, _row_length(self.n_components, self.single), dtype)
+        if self.single:
+            self.w32 = padded
+            self.n_work = 1             # whether the sample fits the float path
+        else:
+            self.w64 = padded
         self.n_outputs = 2 * self.n_components
         self.scale = 1.0 / sqrt(<double>self.n_components)
+        self._state_restored()
+
+    def _state_restored(self):
+        if self.single:
+            self.float_safe_x = _float_safe_x(np.asarray(self.w32), 1.0)
+
+    @property
+    def dtype(self):
+        """The element type of the stored frequencies: "float64" or "float32"."""
+        return DTYPES[self.single]
+
+    cdef _padded(self):
+        if self.single:
+            return np.asarray(self.w32)
+        return np.asarray(self.w64)
 
     @property
     def frequencies(self):
         """A read-only view (n_kernels, n_components, n_features) of the frequencies."""
-        view = np.asarray(self.weights)[:, :, :self.n_components].transpose(0, 2, 1)
+        view = self._padded()[:, :, :self.n_components].transpose(0, 2, 1)
         view.flags.writeable = False
         return view
 
     def _state_arrays(self):
         # Without the padding, so a saved state does not depend on the storage layout.
-        return {"weights": np.asarray(self.weights)[:, :, :self.n_components]}
+        return {"weights": self._padded()[:, :, :self.n_components]}
 
     def _check_semantics(self, state):
         # |frequency| <= 1e100 keeps W x finite for every accepted x (|x_j| <= 1e150).
-        require(np.abs(state["weights"]).max(initial=0.0) <= MAX_FREQUENCY, self,
+        require(float(np.abs(state["weights"]).max(initial=0.0)) <= MAX_FREQUENCY, self,
                 "frequencies must lie within +-1e100")
 
+    cdef void prepare(self, const double* x, double* work) noexcept nogil:
+        if self.single:
+            work[0] = _fits_float(x, self.n_features, self.float_safe_x)
+
+    cdef void transform_prepared(self, const double* x, double* work, int k,
+                                 double* z) noexcept nogil:
+        if self.single:
+            self.transform_float(x, k, work[0] != 0.0, z)
+        else:
+            self.transform(x, k, z)
+
+    cdef void transform_float(self, const double* x, int k, bint fits, double* z) noexcept nogil:
+        if fits:
+            fastomkl_rff_f32(&self.w32[k, 0, 0], x, self.n_features, self.n_components,
+                             self.w32.shape[2], self.scale, z)
+        else:
+            _rff_float32_exact(&self.w32[k, 0, 0], x, self.n_features, self.n_components,
+                               self.w32.shape[2], 1.0, self.scale, z)
+
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        fastomkl_rff(&self.weights[k, 0, 0], x, self.n_features, self.n_components,
-                     self.weights.shape[2], self.scale, z)
+        if self.single:
+            self.transform_float(x, k, _fits_float(x, self.n_features, self.float_safe_x), z)
+        else:
+            fastomkl_rff(&self.w64[k, 0, 0], x, self.n_features, self.n_components,
+                         self.w64.shape[2], self.scale, z)
 
 
 cdef class SharedDrawRFFBank(FeatureBank):
@@ -95,10 +192,11 @@ cdef class SharedDrawRFFBank(FeatureBank):
     (``prepare`` / ``transform_prepared``); each kernel then pays only for its sines and cosines.
     """
 
-    def __init__(self, base, family, scale):
-        """`base`: (n_families, n_components, n_features) draws; `family`: (n_kernels,) index of
-        each kernel's base; `scale`: (n_kernels,) positive factor of each kernel (1 / sigma_k
-        for a standard base draw)."""
+    def __init__(self, base, family, scale, dtype="float64"):
+        """`base`: (n_families, n_components, n_features) draws, stored in `dtype` ("float64" or
+        "float32"); `family`: (n_kernels,) index of each kernel's base; `scale`: (n_kernels,)
+        positive factor of each kernel (1 / sigma_k for a standard base draw)."""
+        self.single = _check_dtype(dtype)
         base = np.asarray(base, dtype=np.float64)
         family = np.asarray(family)
         scale = np.asarray(scale, dtype=np.float64)
@@ -108,31 +206,55 @@ cdef class SharedDrawRFFBank(FeatureBank):
             raise ValueError("family (integers) and scale must be vectors of one length")
         self.n_families, self.n_components, self.n_features = base.shape
         self.n_kernels = family.shape[0]
-        self.ld = _row_length(self.n_components)
-        self.base = _padded_rows(base, self.ld)
+        self.ld = _row_length(self.n_components, self.single)
+        padded = _padded_rows(base, self.ld, dtype)
+        if self.single:
+            self.b32 = padded
+        else:
+            self.b64 = padded
         self.family = family.astype(np.int64)
         self.scale = np.array(scale)
         self.n_outputs = 2 * self.n_components
         self.norm = 1.0 / sqrt(<double>self.n_components)
-        self.n_work = self.n_families * (self.ld + 1)
+        # the projections (in doubles' room, rounded up), then the flags, then whether the
+        # sample fits the float path
+        self.flags = (self.n_families * self.ld * padded.itemsize + 7) // 8
+        self.n_work = self.flags + self.n_families + 1
         self._check_semantics(self._state_arrays())
+        self._state_restored()
+
+    def _state_restored(self):
+        if self.single:
+            self.float_safe_x = _float_safe_x(np.asarray(self.b32),
+                                              float(np.asarray(self.scale).max(initial=0.0)))
+
+    @property
+    def dtype(self):
+        """The element type of the stored base draws: "float64" or "float32"."""
+        return DTYPES[self.single]
+
+    cdef _padded(self):
+        if self.single:
+            return np.asarray(self.b32)
+        return np.asarray(self.b64)
 
     @property
     def frequencies(self):
         """A read-only array (n_kernels, n_components, n_features) of each kernel's frequencies
-        scale[k] * base[family[k]]."""
-        base = np.asarray(self.base)[:, :, :self.n_components].transpose(0, 2, 1)
+        scale[k] * base[family[k]] (in float64)."""
+        base = self._padded()[:, :, :self.n_components].transpose(0, 2, 1)
         view = base[np.asarray(self.family)] * np.asarray(self.scale)[:, None, None]
         view.flags.writeable = False
         return view
 
     def _state_arrays(self):
         # Without the padding, so a saved state does not depend on the storage layout.
-        return {"base": np.asarray(self.base)[:, :, :self.n_components],
+        return {"base": self._padded()[:, :, :self.n_components],
                 "family": np.asarray(self.family), "scale": np.asarray(self.scale)}
 
     def _check_semantics(self, state):
-        family, scale, base = state["family"], state["scale"], np.abs(state["base"])
+        family, scale = state["family"], state["scale"]
+        base = np.abs(state["base"]).astype(np.float64)
         require(np.all((family >= 0) & (family < self.n_families)), self,
                 f"family indices must lie in [0, {self.n_families})")
         require(np.all(scale > 0), self, "scales must be positive")
@@ -180,24 +302,46 @@ cdef class SharedDrawRFFBank(FeatureBank):
     cdef void prepare(self, const double* x, double* work) noexcept nogil:
         cdef int f
         for f in range(self.n_families):            # no projection computed yet
-            work[self.n_families * self.ld + f] = 0.0
+            work[self.flags + f] = 0.0
+        work[self.flags + self.n_families] = (not self.single
+                                              or _fits_float(x, self.n_features,
+                                                             self.float_safe_x))
 
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
         cdef int f = <int>self.family[k]
-        cdef double* p = work + f * self.ld
-        cdef double* done = work + self.n_families * self.ld + f
-        if done[0] == 0.0:           # the family's first kernel in this sample projects
-            fastomkl_rff_project_scaled(&self.base[f, 0, 0], x, self.n_features,
-                                        self.n_components, self.ld, self.scale[k], self.norm, p,
-                                        z)
+        cdef double* done = work + self.flags + f
+        if work[self.flags + self.n_families] == 0.0:     # float32, and the float path could
+            self.project(x, f, self.scale[k], NULL, z)    # overflow: exact per kernel
+        elif done[0] == 0.0:         # the family's first kernel in this sample projects
+            self.project(x, f, self.scale[k], work, z)
             done[0] = 1.0
+        elif self.single:
+            fastomkl_rff_scaled_f32(<float*>work + f * self.ld, self.n_components, self.scale[k],
+                                    self.norm, z)
         else:
-            fastomkl_rff_scaled(p, self.n_components, self.scale[k], self.norm, z)
+            fastomkl_rff_scaled(work + f * self.ld, self.n_components, self.scale[k], self.norm,
+                                z)
+
+    cdef void project(self, const double* x, int f, double factor, double* work,
+                             double* z) noexcept nogil:
+        """z of a kernel of family f with scale `factor`; its projection kept in `work` if not
+        NULL."""
+        if self.single and not _fits_float(x, self.n_features, self.float_safe_x):
+            _rff_float32_exact(&self.b32[f, 0, 0], x, self.n_features, self.n_components,
+                               self.ld, factor, self.norm, z)
+        elif self.single:
+            fastomkl_rff_project_scaled_f32(&self.b32[f, 0, 0], x, self.n_features,
+                                            self.n_components, self.ld, factor, self.norm,
+                                            NULL if work == NULL else <float*>work + f * self.ld,
+                                            z)
+        else:
+            fastomkl_rff_project_scaled(&self.b64[f, 0, 0], x, self.n_features,
+                                        self.n_components, self.ld, factor, self.norm,
+                                        NULL if work == NULL else work + f * self.ld, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        fastomkl_rff_project_scaled(&self.base[self.family[k], 0, 0], x, self.n_features,
-                                    self.n_components, self.ld, self.scale[k], self.norm, NULL, z)
+        self.project(x, <int>self.family[k], self.scale[k], NULL, z)
 
 
 cdef class ConcatenatedFeatures(FeatureBank):
@@ -243,6 +387,7 @@ cdef class ConcatenatedFeatures(FeatureBank):
 cdef extern from "fastomkl_kernels.h" nogil:
     int fastomkl_isa_in_use()
     void fastomkl_sincos_many(const double *x, long n, double *s, double *c)
+    void fastomkl_sincos_many_f32(const float *x, long n, float *s, float *c)
 
 
 def isa_level():
@@ -250,23 +395,38 @@ def isa_level():
     return fastomkl_isa_in_use()
 
 
-def _sincos(x):
+def _sincos(x, dtype="float64"):
     """(sin x, cos x) elementwise by the random-feature kernel's vector sine-cosine (for tests).
 
     Parameters
     ----------
-    x : array_like of float64, any shape
+    x : array_like, any shape
+    dtype : {"float64", "float32"}
+        The routine of float64 banks, or that of float32 banks (x rounded to float32).
 
     Returns
     -------
-    s, c : ndarray
+    s, c : ndarray of `dtype`
         Arrays of x's shape.
     """
+    if _check_dtype(dtype):
+        return _sincos_f32(x)
     cdef const double[::1] xs = np.ascontiguousarray(x, dtype=np.float64).ravel()
     s, c = np.empty(xs.shape[0]), np.empty(xs.shape[0])
     cdef double[::1] sv = s, cv = c
     if xs.shape[0]:
         with nogil:
             fastomkl_sincos_many(&xs[0], xs.shape[0], &sv[0], &cv[0])
+    shape = np.shape(x)
+    return s.reshape(shape), c.reshape(shape)
+
+
+def _sincos_f32(x):
+    cdef const float[::1] xs = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    s, c = np.empty(xs.shape[0], dtype=np.float32), np.empty(xs.shape[0], dtype=np.float32)
+    cdef float[::1] sv = s, cv = c
+    if xs.shape[0]:
+        with nogil:
+            fastomkl_sincos_many_f32(&xs[0], xs.shape[0], &sv[0], &cv[0])
     shape = np.shape(x)
     return s.reshape(shape), c.reshape(shape)

@@ -1,0 +1,106 @@
+"""How far a float32 model is from the float64 model of the same seed, on every shipped data set.
+
+    python bench/bench_float32.py [--rows 4000]
+
+For each data set (rows in a seeded random order, x scaled to the unit ball, regression y to [0, 1],
+as bench/defaults.py) and each model with its defaults, the float64 and the ``dtype="float32"``
+model of one seed run the same prequential pass.  Reported:
+
+* agreement: max |y_hat32 - y_hat64| / rms(y_hat64) over the pass (regression predictions; for
+  classifiers the decision function on all rows after the pass);
+* the prequential error of each and their ratio (the acceptance figure: within 0.5%);
+* for the models that draw at random each round (OMKL-GF's graph, RF-OKS++'s kernel), float
+  rounding flips a draw sooner or later and the two runs follow different sample paths: the table
+  then shows the ratio between two float64 seeds beside it, the spread those paths have anyway.
+
+Results: bench/results/float32.md.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import fastomkl as fo  # noqa: E402
+from defaults import CLASSIFICATION, REGRESSION, load  # noqa: E402
+
+PAPER001 = [fo.Gaussian(s) for s in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)]
+MODELS = [  # (label, regressor, classifier, parameters, draws at random each round)
+    ("Raker-76", fo.Raker, fo.RakerClassifier, {}, False),
+    ("Raker-76, shared draw", fo.Raker, fo.RakerClassifier, {"shared_draw": True}, False),
+    ("VAW2-76", fo.VAW2, fo.VAW2Classifier, {}, False),
+    ("OMKL-GF-76", fo.OMKLGF, fo.OMKLGFClassifier, {}, True),
+    ("RF-OKS++ (6 Gaussians, D = 400)", fo.RFOKSPlusPlus, fo.RFOKSPlusPlusClassifier,
+     {"kernels": PAPER001}, True),
+]
+
+
+def run(model, X, y, classify: bool):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fo.NumericalWarning)
+        pred = model.predict_learn(X, y)
+        out = model.decision_function(X) if classify else pred
+    error = np.mean(pred != y) if classify else np.mean((pred - y) ** 2)
+    return float(error), np.asarray(out, dtype=np.float64)
+
+
+def measure(rows: int) -> list[dict]:
+    results = []
+    for name in REGRESSION + CLASSIFICATION:
+        classify = name in CLASSIFICATION
+        X, y = load(name, rows, 0, False)
+        for label, reg, clf, params, random_rounds in MODELS:
+            cls = clf if classify else reg
+            err64, out64 = run(cls(random_state=0, **params), X, y, classify)
+            start = time.perf_counter()
+            err32, out32 = run(cls(random_state=0, dtype="float32", **params), X, y, classify)
+            seconds = time.perf_counter() - start
+            other = (run(cls(random_state=1, **params), X, y, classify)[0] / err64
+                     if random_rounds else None)
+            agreement = np.abs(out32 - out64).max() / np.sqrt(np.mean(out64 ** 2))
+            results.append({"data": name, "model": label, "err64": err64, "err32": err32,
+                            "ratio": err32 / err64, "agreement": float(agreement),
+                            "seed_ratio": other, "seconds32": seconds})
+            print(f"{name:16s} {label:32s} ratio {err32 / err64:.5f} agreement {agreement:.1e}",
+                  flush=True)
+    return results
+
+
+def write(results: list[dict], rows: int) -> None:
+    lines = ["# float32 against float64, same seed", "",
+             f"`python bench/bench_float32.py --rows {rows}` on {platform.machine()}, Python "
+             f"{platform.python_version()}, NumPy {np.__version__}.  Prequential error: MSE on y "
+             "in [0, 1] (regression) or error rate (classification).  Agreement: "
+             "max |out32 - out64| / rms(out64).", ""]
+    for label, *_, random_rounds in MODELS:
+        lines += [f"## {label}", "",
+                  "| data | error, float64 | error, float32 | ratio | agreement |"
+                  + (" float64 seed 1 / seed 0 |" if random_rounds else ""),
+                  "|---|---|---|---|---|" + ("---|" if random_rounds else "")]
+        for r in (r for r in results if r["model"] == label):
+            lines.append(f"| {r['data']} | {r['err64']:.5g} | {r['err32']:.5g} | "
+                         f"{r['ratio']:.4f} | {r['agreement']:.1e} |"
+                         + (f" {r['seed_ratio']:.4f} |" if random_rounds else ""))
+        worst = max(abs(r["ratio"] - 1) for r in results if r["model"] == label)
+        lines += ["", f"Largest error change: {worst:.2%}.", ""]
+    (HERE / "results" / "float32.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=4000)
+    args = parser.parse_args()
+    write(measure(args.rows), args.rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""dtype="float32" random features: the float sine-cosine, the float projection, and the models.
+
+A float32 bank stores the float64 draws rounded to nearest, rounds x to float, projects and takes
+sines and cosines in float, and widens the features to float64.  Each test checks it against a
+float64 NumPy computation on the same rounded frequencies, with an error bound derived from float
+rounding (u = 2^-24), or against the float64 model of the same seed.
+tests/test_isa_variants.py runs this file again under every instruction-set variant.
+"""
+import inspect
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import fastomkl
+from fastomkl import Gaussian, Laplacian
+from fastomkl._core.features import RFFBank, SharedDrawRFFBank, _sincos, transform_many
+from fastomkl._base import OnlineEstimator
+from reference import NumpyRaker
+
+U = 2.0 ** -24               # float's unit roundoff
+LIMIT = 8192.0               # beyond it, lanes are recomputed in double (src_c/fastomkl_sincos.h)
+RF_ESTIMATORS = [getattr(fastomkl, name) for name in fastomkl.__all__
+                 if isinstance(getattr(fastomkl, name), type)
+                 and issubclass(getattr(fastomkl, name), OnlineEstimator)
+                 and hasattr(getattr(fastomkl, name)(), "shared_draw")]
+
+
+def float_edge_cases():
+    k = np.arange(-3000, 3001)
+    near_zeros = np.concatenate([k * (np.pi / 4), (np.arange(1, 200) * 37.0) * (np.pi / 2)])
+    one_side = np.concatenate([[LIMIT, np.nextafter(np.float32(LIMIT), np.float32(0)),
+                                np.nextafter(np.float32(LIMIT), np.float32(np.inf)), 1e5, 1e20,
+                                3.4e38, 0.0, 1e-30, 1e-8, 1e-3], near_zeros])
+    return np.concatenate([one_side, -one_side]).astype(np.float32)
+
+
+def assert_float_close(x, got, want):
+    """Within 2 ulp of float, or 2e-10 absolute where the function is within 1e-3 of a zero (the
+    reduction's absolute error, |k| times the rounding of the last part of pi/2)."""
+    err = np.abs(got.astype(np.float64) - want)
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    bad = (err > 2 * ulp) & ~((np.abs(want) < 1e-3) & (err <= 2e-10))
+    assert not bad.any(), f"x = {x[bad][:5]}: got {got[bad][:5]}, want {want[bad][:5]}"
+
+
+@pytest.mark.parametrize("points", ["uniform", "edges"])
+def test_float_sincos_against_double(points):
+    x = (np.random.default_rng(0).uniform(-2e3, 2e3, 10 ** 6).astype(np.float32)
+         if points == "uniform" else float_edge_cases())
+    s, c = _sincos(x, "float32")
+    assert s.dtype == c.dtype == np.float32
+    assert_float_close(x, s, np.sin(x.astype(np.float64)))
+    assert_float_close(x, c, np.cos(x.astype(np.float64)))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 15, 16, 17, 33])
+def test_float_sincos_every_length(n):
+    x = np.linspace(-7.0, 11.0, n).astype(np.float32)
+    s, c = _sincos(x, "float32")
+    assert s.shape == (n,)
+    assert_float_close(x, s, np.sin(x.astype(np.float64)))
+    assert_float_close(x, c, np.cos(x.astype(np.float64)))
+
+
+def float_features(W, X, factor=1.0):
+    """(features of the float32-rounded W and X computed in double, the error bound of the float
+    path): the projection's rounding is at most d u sum_l |x_l w_l| (recursive summation of
+    rounded products), the factor's and the sine-cosine's a few u more."""
+    W32 = W.astype(np.float32).astype(np.float64)             # (n, D, d)
+    X32 = X.astype(np.float32).astype(np.float64)
+    d, D = W.shape[2], W.shape[1]
+    angle = factor * np.einsum("kjl,il->ikj", W32, X32)
+    spread = factor * np.einsum("kjl,il->ikj", np.abs(W32), np.abs(X32))
+    bound = ((d + 2) * U * spread + 3 * U * np.abs(angle) + 4 * U) / np.sqrt(D)
+    want = np.concatenate([np.cos(angle), np.sin(angle)], axis=2) / np.sqrt(D)
+    return want, np.concatenate([bound, bound], axis=2)
+
+
+@pytest.mark.parametrize("D", [1, 15, 16, 50, 65])
+def test_float32_bank_against_numpy(D):
+    rng = np.random.default_rng(D)
+    W, X = rng.normal(size=(3, D, 7)) * 3.0, rng.uniform(-1, 1, (40, 7))
+    bank = RFFBank(W, "float32")
+    out = np.empty((40, 3, 2 * D))
+    transform_many(bank, X, out)
+    want, bound = float_features(W, X)
+    assert np.all(np.abs(out - want) <= bound)
+    assert bank.dtype == "float32" and bank.frequencies.dtype == np.float32
+    np.testing.assert_array_equal(bank.frequencies, W.astype(np.float32))
+
+
+def test_float32_shared_draw_against_numpy_and_its_own_direct_path():
+    rng = np.random.default_rng(7)
+    base, X = rng.normal(size=(2, 50, 6)), rng.uniform(-1, 1, (30, 6))
+    family, scale = np.array([0, 1, 0, 1, 0]), np.array([4.0, 0.5, 1.0, 2.0, 0.25])
+    bank = SharedDrawRFFBank(base, family, scale, dtype="float32")
+    prepared, direct = np.empty((30, 5, 100)), np.empty((30, 5, 100))
+    transform_many(bank, X, prepared)
+    transform_many(bank, X, direct, prepared=False)
+    np.testing.assert_array_equal(prepared, direct)      # one kernel, the same bits on every path
+    for k in range(5):
+        want, bound = float_features(base[family[k]][None], X, np.float32(scale[k]))
+        assert np.all(np.abs(prepared[:, k] - want[:, 0]) <= 2 * bound[:, 0])
+
+
+def test_inputs_that_could_overflow_float_take_the_double_path():
+    """|x| up to 1e150 is accepted: the float path would overflow (3.4e38), so such a sample is
+    projected in double from the float32 frequencies (d = 1: one exact product, as in NumPy)."""
+    D = 20
+    w = np.geomspace(1e-3, 1e3, D) * np.where(np.arange(D) % 2 == 0, -1.0, 1.0)
+    for bank in (RFFBank(w.reshape(1, D, 1), "float32"),
+                 SharedDrawRFFBank(w.reshape(1, D, 1), np.array([0]), np.array([1.0]),
+                                   dtype="float32")):
+        X = np.array([[1e36], [1e150], [-3e38], [0.5]])
+        out = np.empty((4, 1, 2 * D))
+        transform_many(bank, X, out)
+        proj = X * w.astype(np.float32).astype(np.float64)
+        want = np.concatenate([np.cos(proj), np.sin(proj)], axis=1) / np.sqrt(D)
+        assert np.all(np.isfinite(out))
+        np.testing.assert_allclose(out[:3, 0], want[:3], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(out[3, 0], want[3], rtol=0, atol=1e-6)
+
+
+def naval(n=400):
+    X, y = fastomkl.load_dataset("naval")
+    from fastomkl.datasets import scale_to_unit_ball, scale_to_unit_interval
+    order = np.random.default_rng(0).permutation(len(y))[:n]
+    return scale_to_unit_ball(X[order]), scale_to_unit_interval(y)[order]
+
+
+def test_float32_raker_against_the_numpy_step_on_its_frequencies():
+    X, y = naval(300)
+    kernels = [Gaussian(s) for s in (0.3, 1.0, 3.0)] + [Laplacian(1.0)]
+    model = fastomkl.Raker(kernels, n_components=30, random_state=0, dtype="float32")
+    model.learn_one(X[0], y[0])
+    ref = NumpyRaker(model.features_.frequencies_, eta="auto")
+    ref.predict_learn_one(X[0], y[0])
+    got = np.array([model.predict_learn_one(x, t) for x, t in zip(X[1:], y[1:])])
+    want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X[1:], y[1:])])
+    assert np.abs(got - want).max() <= 1e-5 * np.sqrt(np.mean(want ** 2))
+
+
+@pytest.mark.parametrize("shared_draw", [False, True])
+def test_float32_model_agrees_with_float64(shared_draw):
+    """The acceptance figure on a shipped data set: predictions within 1e-5 of the float64
+    model's scale, the prequential MSE within 0.5%."""
+    X, y = naval(600)
+    models = {dt: fastomkl.Raker(n_components=50, random_state=3, dtype=dt,
+                                 shared_draw=shared_draw) for dt in ("float64", "float32")}
+    pred = {dt: m.predict_learn(X, y) for dt, m in models.items()}
+    a, b = pred["float64"], pred["float32"]
+    assert np.abs(a - b).max() <= 1e-5 * np.sqrt(np.mean(a ** 2))
+    mse64, mse32 = np.mean((a - y) ** 2), np.mean((b - y) ** 2)
+    assert abs(mse32 / mse64 - 1) < 5e-3
+
+
+@pytest.mark.parametrize("cls", RF_ESTIMATORS, ids=lambda c: c.__name__)
+def test_every_random_feature_model_runs_in_float32_and_keeps_it_through_save(cls):
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (40, 3))
+    y = X[:, 0] > 0 if hasattr(cls, "predict_proba") or "Classifier" in cls.__name__ \
+        else np.sin(3 * X[:, 0])
+    params = dict(kernels=[Gaussian(0.5), Gaussian(2.0)], n_components=8, random_state=0,
+                  dtype="float32")
+    if "M" in inspect.signature(cls).parameters:
+        params["M"] = 2
+    model = cls(**params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastomkl.NumericalWarning)
+        model.fit(X, y)
+    assert model.features_.dtype == "float32"
+    stored = [v.dtype for k, v in model._fitted_engine().get_state().items()
+              if k in ("features.weights", "features.base", "features.inner_weights",
+                       "features.inner_base")]
+    assert stored == [np.float32]
+    out = io.BytesIO()
+    model.save(out)
+    loaded = fastomkl.load(io.BytesIO(out.getvalue()))
+    assert loaded.dtype == "float32"
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_a_float64_state_does_not_load_into_a_float32_model():
+    X, y = naval(50)
+    a = fastomkl.Raker(n_components=8, random_state=0).fit(X, y)
+    b = fastomkl.Raker(n_components=8, random_state=0, dtype="float32").fit(X, y)
+    before = b._fitted_engine().get_state()
+    with pytest.raises(ValueError, match="float32"):
+        b._fitted_engine().set_state(a._fitted_engine().get_state())
+    after = b._fitted_engine().get_state()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.parametrize("dtype", ["float16", np.float32, "double", None])
+def test_an_unknown_dtype_is_refused_by_name(dtype):
+    X, y = naval(20)
+    model = fastomkl.Raker(n_components=4, dtype=dtype)
+    with pytest.raises(ValueError, match="dtype"):
+        model.fit(X, y)
+    assert not hasattr(model, "n_features_in_")
+    with pytest.raises(ValueError, match="dtype"):
+        fastomkl.RandomFourierFeatures([Gaussian(1.0)], dtype=dtype).fit(X)
