@@ -209,6 +209,28 @@ TARGET static double fastomkl_dot_##SUFFIX(const double *a, const double *b, int
     return s;                                                                                    \
 }                                                                                                \
                                                                                                  \
+/* a . b, and b . b in *bb, in one pass over b (an expert's prediction and its features' norm). */\
+TARGET static double fastomkl_dot_sqnorm_##SUFFIX(const double *a, const double *b, int n,     \
+                                                  double *bb)                                    \
+{                                                                                                \
+    typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
+    enum { L = VEC_BYTES / 8 };                                                                  \
+    vec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0}, a0, a1, b0, b1;                                  \
+    int j = 0;                                                                                   \
+    for (; j + 2 * L <= n; j += 2 * L) {                                                         \
+        memcpy(&a0, a + j, sizeof a0); memcpy(&b0, b + j, sizeof b0);                            \
+        memcpy(&a1, a + j + L, sizeof a1); memcpy(&b1, b + j + L, sizeof b1);                    \
+        s0 += a0 * b0; s1 += a1 * b1; q0 += b0 * b0; q1 += b1 * b1;                              \
+    }                                                                                            \
+    s0 += s1;                                                                                    \
+    q0 += q1;                                                                                    \
+    double s = 0.0, q = 0.0;                                                                     \
+    for (int l = 0; l < L; ++l) { s += s0[l]; q += q0[l]; }                                      \
+    for (; j < n; ++j) { s += a[j] * b[j]; q += b[j] * b[j]; }                                   \
+    *bb = q;                                                                                     \
+    return s;                                                                                    \
+}                                                                                                \
+                                                                                                 \
 TARGET static void fastomkl_shrink_axpy_##SUFFIX(double *theta, const double *z, int n,          \
                                                  double shrink, double g, double *norm_before,   \
                                                  double *norm_after)                             \
@@ -242,6 +264,8 @@ TARGET static void fastomkl_shrink_axpy_##SUFFIX(double *theta, const double *z,
 FASTOMKL_VARIANTS(DEFINE_KERNELS)
 
 FASTOMKL_DISPATCH(double, fastomkl_dot, (const double *a, const double *b, int n), (a, b, n))
+FASTOMKL_DISPATCH(double, fastomkl_dot_sqnorm, (const double *a, const double *b, int n, double *bb),
+                  (a, b, n, bb))
 FASTOMKL_DISPATCH(void, fastomkl_shrink_axpy,
                   (double *theta, const double *z, int n, double shrink, double g,
                    double *norm_before, double *norm_after),

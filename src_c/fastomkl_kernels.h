@@ -31,6 +31,9 @@ void fastomkl_sincos_many_f32(const float *x, long n, float *s, float *c);
 /* sum_j a[j] b[j] (vectorised: the summation order differs from a sequential loop). */
 double fastomkl_dot(const double *a, const double *b, int n);
 
+/* a . b, with b . b stored in *bb (one pass over b). */
+double fastomkl_dot_sqnorm(const double *a, const double *b, int n, double *bb);
+
 /* theta <- shrink * theta - g * z, with ||theta||^2 before and after the step. */
 void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
                           double *norm_before, double *norm_after);

@@ -5,6 +5,7 @@ cdef class OGDExperts(ExpertBank):
     # loss(theta_k . z_k, y) + lam * ||theta_k||^2, each step scaled by the importance weight.
     cdef readonly double[:, ::1] theta
     cdef double[::1] sqnorm           # ||theta_k||^2, derived (bounds the next update cheaply)
+    cdef double[::1] zz               # scratch: ||z_k||^2 of expert k's last prediction
     cdef readonly double[::1] grad_sq # AdaGrad-norm accumulators (eta_kind ADAGRAD)
     cdef readonly int dim
     cdef readonly int loss

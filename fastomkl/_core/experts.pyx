@@ -10,7 +10,7 @@ from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_ste
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
-    double fastomkl_dot(const double *a, const double *b, int n)
+    double fastomkl_dot_sqnorm(const double *a, const double *b, int n, double *bb)
     void fastomkl_shrink_axpy(double *theta, const double *z, int n, double shrink, double g,
                               double *norm_before, double *norm_after)
 
@@ -43,6 +43,7 @@ cdef class OGDExperts(ExpertBank):
         self.regularizer_after_update = regularizer_after_update
         self.theta = np.zeros((n_experts, dim))
         self.sqnorm = np.zeros(n_experts)
+        self.zz = np.zeros(n_experts)
         self.grad_sq = np.zeros(n_experts if eta_kind == SCHEDULE_ADAGRAD else 0)
 
     def _state_arrays(self):
@@ -61,12 +62,13 @@ cdef class OGDExperts(ExpertBank):
         np.asarray(self.sqnorm)[:] = np.einsum("kj,kj->k", self.theta, self.theta)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        return fastomkl_dot(&self.theta[k, 0], z, self.dim)
+        # ||z||^2 in the same pass, for the learn() that follows on the same z
+        return fastomkl_dot_sqnorm(&self.theta[k, 0], z, self.dim, &self.zz[k])
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
         cdef double d = loss_derivative(self.loss, f, y)
-        cdef double zz = fastomkl_dot(z, z, self.dim)
+        cdef double zz = self.zz[k]
         cdef double step, shrink, g, bound, norm_before, norm_after, grad_sq
         if self.eta.kind == SCHEDULE_ADAGRAD:
             grad_sq = self.grad_sq[k]
