@@ -59,15 +59,22 @@ def measure(rows: int) -> list[dict]:
         X, y = load(name, rows, 0, False)
         for label, reg, clf, params, random_rounds in MODELS:
             cls = clf if classify else reg
-            err64, out64 = run(cls(random_state=0, **params), X, y, classify)
+            model64 = cls(random_state=0, **params)
+            err64, out64 = run(model64, X, y, classify)
+            frequencies = model64.features_.frequencies_
+            angle = np.abs(np.einsum("kjl,il->ikj", frequencies, X[:500])).max()
             start = time.perf_counter()
             err32, out32 = run(cls(random_state=0, dtype="float32", **params), X, y, classify)
             seconds = time.perf_counter() - start
             other = (run(cls(random_state=1, **params), X, y, classify)[0] / err64
                      if random_rounds else None)
-            agreement = np.abs(out32 - out64).max() / np.sqrt(np.mean(out64 ** 2))
+            gap = np.abs(out32 - out64) / np.sqrt(np.mean(out64 ** 2))
+            agreement = gap.max()
             results.append({"data": name, "model": label, "err64": err64, "err32": err32,
                             "ratio": err32 / err64, "agreement": float(agreement),
+                            "agreement_median": float(np.median(gap)),
+                            "agreement_p99": float(np.quantile(gap, 0.99)),
+                            "largest_angle": float(angle),
                             "seed_ratio": other, "seconds32": seconds})
             print(f"{name:16s} {label:32s} ratio {err32 / err64:.5f} agreement {agreement:.1e}",
                   flush=True)
@@ -79,15 +86,24 @@ def write(results: list[dict], rows: int) -> None:
              f"`python bench/bench_float32.py --rows {rows}` on {platform.machine()}, Python "
              f"{platform.python_version()}, NumPy {np.__version__}.  Prequential error: MSE on y "
              "in [0, 1] (regression) or error rate (classification).  Agreement: "
-             "max |out32 - out64| / rms(out64).", ""]
+             "|out32 - out64| / rms(out64) over the pass (median, 99th percentile, max).  "
+             "Largest |w·x|: the largest angle any kernel's features reach on the first 500 rows.",
+             "", "Rounding a frequency to float32 moves its angle w·x by up to |w·x| 2^-24 whatever "
+             "the arithmetic after it, so a kernel whose angles reach 10^4-10^5 (paper 000's "
+             "narrowest kernels: Laplacian, sigma = 0.01, Cauchy-distributed frequencies) gets "
+             "features that differ by 10^-3 from the float64 model's: that, not the float "
+             "projection or sine-cosine, sets the largest gaps below.  Such kernels' features are "
+             "noise at either precision; the prequential errors show it does not matter.", ""]
     for label, *_, random_rounds in MODELS:
         lines += [f"## {label}", "",
-                  "| data | error, float64 | error, float32 | ratio | agreement |"
-                  + (" float64 seed 1 / seed 0 |" if random_rounds else ""),
-                  "|---|---|---|---|---|" + ("---|" if random_rounds else "")]
+                  "| data | error, float64 | error, float32 | ratio | agreement: median / p99 / "
+                  "max | largest \\|w·x\\| |" + (" float64 seed 1 / seed 0 |" if random_rounds else ""),
+                  "|---|---|---|---|---|---|" + ("---|" if random_rounds else "")]
         for r in (r for r in results if r["model"] == label):
             lines.append(f"| {r['data']} | {r['err64']:.5g} | {r['err32']:.5g} | "
-                         f"{r['ratio']:.4f} | {r['agreement']:.1e} |"
+                         f"{r['ratio']:.4f} | {r['agreement_median']:.0e} / "
+                         f"{r['agreement_p99']:.0e} / {r['agreement']:.0e} | "
+                         f"{r['largest_angle']:.0f} |"
                          + (f" {r['seed_ratio']:.4f} |" if random_rounds else ""))
         worst = max(abs(r["ratio"] - 1) for r in results if r["model"] == label)
         lines += ["", f"Largest error change: {worst:.2%}.", ""]
