@@ -6,7 +6,8 @@ Counts the Raker step (76 kernels, D = 50, d = 15, Naval data) three ways, each 
 between a run over 2T and one over T samples, so start-up costs cancel:
 * fastomkl ``predict_learn`` (the loop in C),
 * fastomkl ``predict_learn_one`` called from Python for every sample,
-* the hand-written C loop of bench/handwritten_raker.c on the same frequencies and data.
+* the hand-written C loop of bench/handwritten_raker.c on the same frequencies and data;
+and ``predict_learn`` once more with ``dtype="float32"``.
 Valgrind emulates up to AVX2, so the library runs its AVX2 clone and the C loop is built for
 x86-64-v3.  Writes bench/results/core_instructions.md.
 """
@@ -31,8 +32,9 @@ import os; os.environ["OPENBLAS_NUM_THREADS"] = "1"     # no spinning BLAS threa
 import sys, numpy as np, fastomkl
 from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval
 X, y = load_dataset("naval"); X = scale_to_unit_ball(X[:, :15]); y = scale_to_unit_interval(y)
-n, mode = int(sys.argv[1]), sys.argv[2]
-model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
+n, mode, dtype = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0,
+                       dtype=dtype)
 model.learn_one(X[0], y[0])
 if mode == "stream":
     model.predict_learn(X[1:n + 1], y[1:n + 1])
@@ -52,8 +54,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         driver = Path(tmp) / "driver.py"
         driver.write_text(DRIVER)
-        stream = per_sample(lambda n: [sys.executable, str(driver), str(n), "stream"])
-        one = per_sample(lambda n: [sys.executable, str(driver), str(n), "one"])
+        stream = per_sample(lambda n: [sys.executable, str(driver), str(n), "stream", "float64"])
+        one = per_sample(lambda n: [sys.executable, str(driver), str(n), "one", "float64"])
+        stream32 = per_sample(lambda n: [sys.executable, str(driver), str(n), "stream", "float32"])
         exe = Path(tmp) / "hw"
         subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=x86-64-v3",
                         str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
@@ -80,6 +83,8 @@ def main() -> None:
         "| contender | instructions per sample | ratio to hand-written C |", "|---|---|---|",
         f"| fastomkl `predict_learn` (loop in C) | {stream:,.0f} | {stream / handwritten:.3f} |",
         f"| fastomkl `predict_learn_one` from Python | {one:,.0f} | {one / handwritten:.3f} |",
+        f"| fastomkl `predict_learn`, `dtype=\"float32\"` | {stream32:,.0f} | "
+        f"{stream32 / handwritten:.3f} |",
         f"| hand-written C loop, same frequencies and data | {handwritten:,.0f} | 1.000 |", "",
         f"Work per sample: {N * D * d:,} multiply-adds for the projections, {2 * N * D:,} sin/cos "
         f"values, {3 * N * 2 * D:,} multiply-adds for the predictions, OGD steps and norms, {N} exp.",

@@ -105,30 +105,19 @@ def _check_dtype(dtype):
     return dtype == "float32"
 
 
-cdef class RFFBank(FeatureBank):
-    """z_k(x) = [cos(W_k x); sin(W_k x)] / sqrt(D) for each kernel k (no phase)."""
+cdef class StoredFrequencies(FeatureBank):
+    """What the random-feature banks share: frequencies in float64 or float32, rows padded."""
 
-    def __init__(self, frequencies, dtype="float64"):
-        """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws, stored
-        in `dtype` ("float64", or "float32": rounded to nearest)."""
+    def _store(self, frequencies, dtype):
+        """Keep `frequencies` (n, n_components, n_features), float64, in `dtype`."""
         self.single = _check_dtype(dtype)
-        frequencies = np.asarray(frequencies, dtype=np.float64)
-        if frequencies.ndim != 3:
-            raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
-        self.n_kernels, self.n_components, self.n_features = frequencies.shape
-        padded = _padded_rows(frequencies, _row_length(self.n_components, self.single), dtype)
+        self.n_components, self.n_features = frequencies.shape[1], frequencies.shape[2]
+        self.ld = _row_length(self.n_components, self.single)
+        padded = _padded_rows(frequencies, self.ld, dtype)
         if self.single:
-            self.w32 = padded
-            self.n_work = 1             # whether the sample fits the float path
+            self.f32 = padded
         else:
-            self.w64 = padded
-        self.n_outputs = 2 * self.n_components
-        self.scale = 1.0 / sqrt(<double>self.n_components)
-        self._state_restored()
-
-    def _state_restored(self):
-        if self.single:
-            self.float_safe_x = _float_safe_x(np.asarray(self.w32), 1.0)
+            self.f64 = padded
 
     @property
     def dtype(self):
@@ -137,8 +126,29 @@ cdef class RFFBank(FeatureBank):
 
     cdef _padded(self):
         if self.single:
-            return np.asarray(self.w32)
-        return np.asarray(self.w64)
+            return np.asarray(self.f32)
+        return np.asarray(self.f64)
+
+
+cdef class RFFBank(StoredFrequencies):
+    """z_k(x) = [cos(W_k x); sin(W_k x)] / sqrt(D) for each kernel k (no phase)."""
+
+    def __init__(self, frequencies, dtype="float64"):
+        """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws, stored
+        in `dtype` ("float64", or "float32": rounded to nearest)."""
+        frequencies = np.asarray(frequencies, dtype=np.float64)
+        if frequencies.ndim != 3:
+            raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
+        self._store(frequencies, dtype)
+        self.n_kernels = frequencies.shape[0]
+        self.n_work = self.single       # whether the sample fits the float path
+        self.n_outputs = 2 * self.n_components
+        self.scale = 1.0 / sqrt(<double>self.n_components)
+        self._state_restored()
+
+    def _state_restored(self):
+        if self.single:
+            self.float_safe_x = _float_safe_x(np.asarray(self.f32), 1.0)
 
     @property
     def frequencies(self):
@@ -169,21 +179,21 @@ cdef class RFFBank(FeatureBank):
 
     cdef void transform_float(self, const double* x, int k, bint fits, double* z) noexcept nogil:
         if fits:
-            fastomkl_rff_f32(&self.w32[k, 0, 0], x, self.n_features, self.n_components,
-                             self.w32.shape[2], self.scale, z)
+            fastomkl_rff_f32(&self.f32[k, 0, 0], x, self.n_features, self.n_components, self.ld,
+                             self.scale, z)
         else:
-            _rff_float32_exact(&self.w32[k, 0, 0], x, self.n_features, self.n_components,
-                               self.w32.shape[2], 1.0, self.scale, z)
+            _rff_float32_exact(&self.f32[k, 0, 0], x, self.n_features, self.n_components,
+                               self.ld, 1.0, self.scale, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         if self.single:
             self.transform_float(x, k, _fits_float(x, self.n_features, self.float_safe_x), z)
         else:
-            fastomkl_rff(&self.w64[k, 0, 0], x, self.n_features, self.n_components,
-                         self.w64.shape[2], self.scale, z)
+            fastomkl_rff(&self.f64[k, 0, 0], x, self.n_features, self.n_components, self.ld,
+                         self.scale, z)
 
 
-cdef class SharedDrawRFFBank(FeatureBank):
+cdef class SharedDrawRFFBank(StoredFrequencies):
     """Random Fourier features of kernels that share one draw per family.
 
     Kernel k of family f = family[k] has frequencies scale[k] * B_f, B_f the family's base draw
@@ -196,7 +206,6 @@ cdef class SharedDrawRFFBank(FeatureBank):
         """`base`: (n_families, n_components, n_features) draws, stored in `dtype` ("float64" or
         "float32"); `family`: (n_kernels,) index of each kernel's base; `scale`: (n_kernels,)
         positive factor of each kernel (1 / sigma_k for a standard base draw)."""
-        self.single = _check_dtype(dtype)
         base = np.asarray(base, dtype=np.float64)
         family = np.asarray(family)
         scale = np.asarray(scale, dtype=np.float64)
@@ -204,39 +213,24 @@ cdef class SharedDrawRFFBank(FeatureBank):
             raise ValueError("base must have shape (n_families, n_components, n_features)")
         if family.ndim != 1 or family.dtype.kind not in "iu" or scale.shape != family.shape:
             raise ValueError("family (integers) and scale must be vectors of one length")
-        self.n_families, self.n_components, self.n_features = base.shape
+        self._store(base, dtype)
+        self.n_families = base.shape[0]
         self.n_kernels = family.shape[0]
-        self.ld = _row_length(self.n_components, self.single)
-        padded = _padded_rows(base, self.ld, dtype)
-        if self.single:
-            self.b32 = padded
-        else:
-            self.b64 = padded
         self.family = family.astype(np.int64)
         self.scale = np.array(scale)
         self.n_outputs = 2 * self.n_components
         self.norm = 1.0 / sqrt(<double>self.n_components)
         # the projections (in doubles' room, rounded up), then the flags, then whether the
         # sample fits the float path
-        self.flags = (self.n_families * self.ld * padded.itemsize + 7) // 8
+        self.flags = (self.n_families * self.ld * (4 if self.single else 8) + 7) // 8
         self.n_work = self.flags + self.n_families + 1
         self._check_semantics(self._state_arrays())
         self._state_restored()
 
     def _state_restored(self):
         if self.single:
-            self.float_safe_x = _float_safe_x(np.asarray(self.b32),
+            self.float_safe_x = _float_safe_x(np.asarray(self.f32),
                                               float(np.asarray(self.scale).max(initial=0.0)))
-
-    @property
-    def dtype(self):
-        """The element type of the stored base draws: "float64" or "float32"."""
-        return DTYPES[self.single]
-
-    cdef _padded(self):
-        if self.single:
-            return np.asarray(self.b32)
-        return np.asarray(self.b64)
 
     @property
     def frequencies(self):
@@ -328,15 +322,15 @@ cdef class SharedDrawRFFBank(FeatureBank):
         """z of a kernel of family f with scale `factor`; its projection kept in `work` if not
         NULL."""
         if self.single and not _fits_float(x, self.n_features, self.float_safe_x):
-            _rff_float32_exact(&self.b32[f, 0, 0], x, self.n_features, self.n_components,
+            _rff_float32_exact(&self.f32[f, 0, 0], x, self.n_features, self.n_components,
                                self.ld, factor, self.norm, z)
         elif self.single:
-            fastomkl_rff_project_scaled_f32(&self.b32[f, 0, 0], x, self.n_features,
+            fastomkl_rff_project_scaled_f32(&self.f32[f, 0, 0], x, self.n_features,
                                             self.n_components, self.ld, factor, self.norm,
                                             NULL if work == NULL else <float*>work + f * self.ld,
                                             z)
         else:
-            fastomkl_rff_project_scaled(&self.b64[f, 0, 0], x, self.n_features,
+            fastomkl_rff_project_scaled(&self.f64[f, 0, 0], x, self.n_features,
                                         self.n_components, self.ld, factor, self.norm,
                                         NULL if work == NULL else work + f * self.ld, z)
 
