@@ -389,6 +389,21 @@ def isa_level():
     return fastomkl_isa_in_use()
 
 
+ctypedef fused real:
+    float
+    double
+
+
+def _sincos_into(const real[::1] x, real[::1] s, real[::1] c):
+    if x.shape[0] == 0:
+        return
+    with nogil:
+        if real is float:
+            fastomkl_sincos_many_f32(&x[0], x.shape[0], &s[0], &c[0])
+        else:
+            fastomkl_sincos_many(&x[0], x.shape[0], &s[0], &c[0])
+
+
 def _sincos(x, dtype="float64"):
     """(sin x, cos x) elementwise by the random-feature kernel's vector sine-cosine (for tests).
 
@@ -403,24 +418,8 @@ def _sincos(x, dtype="float64"):
     s, c : ndarray of `dtype`
         Arrays of x's shape.
     """
-    if _check_dtype(dtype):
-        return _sincos_f32(x)
-    cdef const double[::1] xs = np.ascontiguousarray(x, dtype=np.float64).ravel()
-    s, c = np.empty(xs.shape[0]), np.empty(xs.shape[0])
-    cdef double[::1] sv = s, cv = c
-    if xs.shape[0]:
-        with nogil:
-            fastomkl_sincos_many(&xs[0], xs.shape[0], &sv[0], &cv[0])
-    shape = np.shape(x)
-    return s.reshape(shape), c.reshape(shape)
-
-
-def _sincos_f32(x):
-    cdef const float[::1] xs = np.ascontiguousarray(x, dtype=np.float32).ravel()
-    s, c = np.empty(xs.shape[0], dtype=np.float32), np.empty(xs.shape[0], dtype=np.float32)
-    cdef float[::1] sv = s, cv = c
-    if xs.shape[0]:
-        with nogil:
-            fastomkl_sincos_many_f32(&xs[0], xs.shape[0], &sv[0], &cv[0])
+    xs = np.ascontiguousarray(x, dtype=np.float32 if _check_dtype(dtype) else np.float64).ravel()
+    s, c = np.empty_like(xs), np.empty_like(xs)
+    _sincos_into(xs, s, c)
     shape = np.shape(x)
     return s.reshape(shape), c.reshape(shape)
