@@ -23,6 +23,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl  # noqa: E402
 from compare_core import naval, raker76  # noqa: E402
-from fastomkl._core.features import isa_level  # noqa: E402
+from fastomkl._core.features import _sincos, isa_level  # noqa: E402
 
 # The last commit whose fastomkl_rff took sin and cos from libmvec (two loops after the projections).
 LIBMVEC_REVISION = "0033b118c4f5a4b47f867126abb38ac59679f1ef"
@@ -146,6 +147,17 @@ def main() -> None:
     write(pairs, rff, l2, core, errors, described, sleef_note, args.quick)
 
 
+def _pair_ns(dtype: str) -> float:
+    """ns per sine-cosine pair of the kernel's routine in `dtype`, through the test entry."""
+    x = np.random.default_rng(0).uniform(-100, 100, 4096).astype(dtype)
+    best = np.inf
+    for _ in range(200):
+        start = time.perf_counter()
+        _sincos(x, dtype)
+        best = min(best, time.perf_counter() - start)
+    return best / x.size * 1e9
+
+
 def write(pairs, rff, l2_gbs, core, errors, described, sleef_note, quick) -> None:
     tsc_ghz = next(float(r[2]) for r in pairs if r[0] == "tsc_ghz")
     freq_bytes = 76 * 15 * 50 * 8
@@ -185,14 +197,25 @@ def write(pairs, rff, l2_gbs, core, errors, described, sleef_note, quick) -> Non
               f"reading them takes at least {floor_ns:.0f} ns per sample. The whole feature step "
               f"takes {step_ns:.0f} ns on the widest variant, of which the 3800 sine-cosine pairs "
               f"take about {3800 * pair_ns:.0f} ns at {pair_ns:.2f} ns per pair.", "",
+              f"With `dtype=\"float32\"`: 76 × 15 × 50 × 4 = {freq_bytes // 2} B "
+              f"({76 * 15 * 64 * 4} B as stored, rows padded to 64 floats), at least "
+              f"{76 * 15 * 64 * 4 / l2_gbs:.0f} ns per sample; the float sine-cosine takes "
+              f"{_pair_ns('float32'):.2f} ns per pair against {_pair_ns('float64'):.2f} in double "
+              "(through `_sincos` on 4096 values in L1, best of 200).", "",
               "## Raker-76 against the hand-written C loop (bench/compare_core.py, interleaved)", "",
               "| contender | µs per sample |", "|---|---|",
               f"| fastomkl `predict_learn_one` (from Python) | "
               f"{core['fastomkl_predict_learn_one_us']:.2f} |",
               f"| fastomkl `predict_learn` (stream) | {core['fastomkl_predict_learn_us']:.2f} |",
+              f"| fastomkl float32 `predict_learn_one` | "
+              f"{core['float32_predict_learn_one_us']:.2f} |",
+              f"| fastomkl float32 `predict_learn` (stream) | "
+              f"{core['float32_predict_learn_us']:.2f} |",
               f"| hand-written C loop (libmvec cos, sin) | {core['handwritten_c_us']:.2f} |", "",
               f"Ratio to the hand-written loop: {core['ratio_to_handwritten_c']:.2f} one sample at a "
-              f"time, {core['stream_ratio_to_handwritten_c']:.2f} over the stream (before the fused "
+              f"time, {core['stream_ratio_to_handwritten_c']:.2f} over the stream; float32 "
+              f"{core['float32_ratio_to_handwritten_c']:.2f} and "
+              f"{core['float32_stream_ratio_to_handwritten_c']:.2f} (before the fused "
               f"sine-cosine: 0.85 and 0.77, bench/results/core_comparison.md at {LIBMVEC_REVISION[:7]}, "
               f"another run).", ""]
     out = HERE / "results" / "sincos.md"
