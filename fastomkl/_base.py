@@ -729,6 +729,12 @@ class BinaryClassifier(OnlineEstimator):
         self._codes = codes
         self.classes_ = np.array(sorted(codes, key=codes.get))
 
+    def _restore_classes(self, labels: list) -> None:
+        """The classes of a saved model (``classes_`` in order)."""
+        if len(labels) != 2 or labels[0] == labels[1]:
+            raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
+        self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
+
     def _known_code(self, y):
         codes = getattr(self, "_codes", None)
         if codes is None:
@@ -922,3 +928,115 @@ def _label(value):
         raise ValueError(f"labels must be whole numbers or strings (not NaN, infinite or "
                          f"continuous values: a classifier needs two classes), got {value}")
     return value
+
+
+class MulticlassClassifier(OnlineEstimator):
+    """Models of any number of classes: the engine scores one column per class and predicts the
+    index of the best column; ``predict*`` return labels of ``classes_``.
+
+    ``classes_`` grows as labels arrive: the labels a call meets for the first time (and those of
+    ``partial_fit(..., classes=...)``) join after the known ones, sorted among themselves, at the
+    start of that call; a new class's column starts at zero.  Labels are strings or whole numbers,
+    not both.  The engine takes the column index of each label as its target, and provides
+    ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object.
+    """
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(poor_score=True, multi_class=True),
+                    input_tags=InputTags())
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.__dict__.pop("classes_", None)
+        self.__dict__.pop("_codes", None)
+
+    def _learn_classes(self, labels) -> dict:
+        """The label -> column map after seeing `labels` (not stored)."""
+        codes = dict(getattr(self, "_codes", {}))
+        new = [c for c in dict.fromkeys(labels) if c not in codes]
+        if not new:
+            return codes
+        if len({isinstance(c, str) for c in list(codes) + new}) > 1:
+            raise ValueError(f"labels must be all strings or all numbers, got "
+                             f"{sorted(map(repr, list(codes) + new))}")
+        for c in sorted(new):
+            codes[c] = float(len(codes))
+        return codes
+
+    def _commit_classes(self, codes: dict) -> None:
+        self._codes = codes
+        self.classes_ = np.array(list(codes))
+        engine = self._engine
+        if engine is not None:                  # a new object: a failed call puts the old back
+            self._engine = engine.with_outputs(len(codes))
+
+    def _restore_classes(self, labels: list) -> None:
+        codes = {c: float(i) for i, c in enumerate(labels)}
+        if len(codes) != len(labels):
+            raise ValueError(f"the header's 'classes' must be distinct, got {labels!r:.200}")
+        self._commit_classes(codes)
+
+    _known_code = BinaryClassifier._known_code
+
+    def _prepare_target(self, y):
+        label = _label(y)
+        codes = self._learn_classes([label])
+        return codes[label], lambda: self._commit_classes(codes)
+
+    def _encode_many(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != n_samples:
+            raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
+        labels = [_label(v) for v in y]
+        codes = self._learn_classes(labels)
+        self._commit_classes(codes)
+        return np.array([codes[v] for v in labels], dtype=np.float64)
+
+    def partial_fit(self, X, y, classes=None):
+        """Continue learning: one online pass over the rows of (X, y), in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Labels; a label not seen before adds a class.
+        classes : array-like, default None
+            Labels to know from now on, seen in y or not (their columns learn from this call).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDSoftmaxClassifier
+        >>> model = DoublySGDSoftmaxClassifier(random_state=0)
+        >>> model.partial_fit([[0.0, 0.1]], ["b"], classes=["a", "b", "c"]).classes_.tolist()
+        ['a', 'b', 'c']
+        """
+        if classes is None:
+            return super().partial_fit(X, y)
+        X = check_matrix(X)
+        classes = np.asarray(classes)
+        if classes.ndim != 1:
+            raise ValueError(f"classes must be 1-D, got shape {classes.shape}")
+        with _unchanged_on_error(self):
+            self._encode_many(classes, classes.shape[0])
+            return super().partial_fit(X, y)
+
+    def _decode_one(self, score: float):
+        return self.classes_[int(score)]
+
+    def _decode_many(self, scores: np.ndarray) -> np.ndarray:
+        return self.classes_[scores.astype(np.int64)]
+
+    score = BinaryClassifier.score

@@ -26,10 +26,11 @@ MEDIAN_SAMPLES = 500   # the first samples that set the median dictionary's band
 
 def _regressors() -> dict:
     import fastomkl
-    from fastomkl._base import _REGISTRY, BinaryClassifier, OnlineEstimator
+    from fastomkl._base import _REGISTRY, BinaryClassifier, MulticlassClassifier, OnlineEstimator
     fastomkl._import_all()
     return {name.lower(): cls for name, cls in sorted(_REGISTRY.items())
-            if issubclass(cls, OnlineEstimator) and not issubclass(cls, BinaryClassifier)
+            if issubclass(cls, OnlineEstimator)
+            and not issubclass(cls, (BinaryClassifier, MulticlassClassifier))
             and not name.startswith("_") and not getattr(cls, "_unsupervised", False)
             and _needs_nothing(cls)}
 

@@ -201,9 +201,8 @@ def _read_header(value) -> dict:
     checks = {"class": lambda v: isinstance(v, str),
               "params": lambda v: isinstance(v, dict),
               "n_features_in": lambda v: v is None or (type(v) is int and 1 <= v <= 10 ** 7),
-              "classes": lambda v: v is None or (isinstance(v, list) and len(v) == 2
-                                                 and all(_scalar(c) for c in v)
-                                                 and v[0] != v[1]),
+              "classes": lambda v: v is None or (isinstance(v, list) and len(v) >= 1
+                                                 and all(_scalar(c) for c in v)),
               "feature_names": lambda v: v is None or isinstance(v, list),
               "rng_state": lambda v: v is None or isinstance(v, dict),
               "digest": lambda v: isinstance(v, dict) and set(v) == {"algorithm", "value"}}
@@ -243,10 +242,9 @@ def _build(header: dict, arrays: dict):
     model = cls(**params)
     model._check_params()
     if header["classes"] is not None:
-        if not hasattr(model, "_commit_classes"):
+        if not hasattr(model, "_restore_classes"):
             raise ValueError(f"{cls.__name__} is not a classifier, but the file has classes")
-        model._commit_classes({c: -1.0 if i == 0 else 1.0
-                               for i, c in enumerate(header["classes"])})
+        model._restore_classes(header["classes"])
     n_features = header["n_features_in"]
     if n_features is None:
         if arrays:

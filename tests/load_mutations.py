@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 
 import fastomkl
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._base import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl.persistence import _digest
 
 from helpers import can_be_saved, required_arguments
@@ -29,10 +29,14 @@ def public_classes() -> list[type]:
 
 
 # Configurations whose state differs from the defaults' (shared frequency draws: one base per
-# kernel family), one per way the features are used: every kernel, a subset, one per round.
+# kernel family), one per way the features are used: every kernel, a subset, one per round;
+# float32 frequencies; the GP's two posterior variances (the operator, and ridge regressions at
+# given points).
 VARIANTS = [(fastomkl.Raker, {"shared_draw": True}), (fastomkl.OMKLGF, {"shared_draw": True}),
             (fastomkl.RFOKS, {"shared_draw": True}), (fastomkl.Raker, {"dtype": "float32"}),
-            (fastomkl.RFOKS, {"dtype": "float32"}), (fastomkl.VAW2, {"dtype": "float32"})]
+            (fastomkl.RFOKS, {"dtype": "float32"}), (fastomkl.VAW2, {"dtype": "float32"}),
+            (fastomkl.DoublySGDGP, {"variance": "operator", "block_size": 4, "batch_size": 4}),
+            (fastomkl.DoublySGDGP, {"test_points": [[0.5, 0.0, -0.5], [0.1, 0.2, 0.3]]})]
 
 
 def configurations() -> list[tuple[type, dict]]:
@@ -60,7 +64,8 @@ def small_model(cls, **extra):
 def fitted(cls, n: int = 12, **extra):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (n, 3))
-    y = np.where(X[:, 0] > 0, 1.0, -1.0) if issubclass(cls, BinaryClassifier) else X[:, 0] ** 2
+    classifier = issubclass(cls, (BinaryClassifier, MulticlassClassifier))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0) if classifier else X[:, 0] ** 2
     return small_model(cls, **extra).partial_fit(X, y), X
 
 

@@ -270,8 +270,8 @@ def test_gp_mean_and_variance_approach_the_closed_form():
         [y, kernel.gram(x, star)]))
     mean = kernel.gram(star, x) @ solve[:, 0]
     variance = 1.0 - np.einsum("ij,ji->i", kernel.gram(star, x), solve[:, 1:])
-    gp = DoublySGDGP(noise=s2, bandwidth=0.5, n_epochs=150, batch_size=30, block_size=256,
-                     eta1=0.0).fit(x, y, X_star=star)
+    gp = DoublySGDGP(noise=s2, test_points=star, bandwidth=0.5, n_epochs=150, batch_size=30,
+                     block_size=256, eta1=0.0).fit(x, y)
     m, std = gp.predict(star, return_std=True)
     np.testing.assert_allclose(m, mean, atol=0.03)
     np.testing.assert_allclose(std ** 2, variance, atol=0.01)      # 0.04 within the data, 1 far

@@ -11,10 +11,15 @@ its vector width or libm.
 Block layout: ``W`` is (d, r) row-major (column k is the frequency of feature k), ``b`` (r,) the
 phases; the block's features are ``z(x) = sqrt(2/r) cos(W^T x + b)``, so that
 ``E[z(x)^T z(x')] = k(x, x')``.
+
+One loop (``run_blocks``) regenerates blocks and combines their features: into predictions
+(``accumulate``), or into the GP variance operator of two independent draws (``operator_apply``,
+``operator_diagonal``), whose O((n_blocks r)^2) multiply-adds are the hot loop of that method.
 """
 from libc.math cimport sqrt
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemm, sgemm
 
 cdef extern from "fastomkl_dsg.h":
@@ -136,14 +141,22 @@ cdef inline void to_float(const double* a, long n, float* out) noexcept nogil:
         out[i] = <float>a[i]
 
 
-cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind, int matern_df,
-                           double inv_bandwidth, uint64_t seed, const long long* streams,
-                           const long long* indices, const double* coef, double scale,
-                           long lo, long hi, bint single, double* out) noexcept nogil:
-    """out (n, C) += scale * sum over blocks lo..hi-1 of z_blk(X) @ coef_blk (in block order);
-    the features in float32 if `single` (the sums in float64 either way).
+# What the block loop does with each block's features Z (rows x r) of a slice of rows:
+DEF ADD_COEF = 0        # out (n, C) += scale Z coef_blk              (a prediction)
+DEF ADD_OPERATOR = 1    # out (n, P)[:, :(blk+1) r] += scale Z theta_blk  (A(., x), the GP operator)
+DEF ADD_DOT = 2         # out (n,) += the rows of Z . the rows of G[:, blk r:(blk+1) r]
 
-    Returns -1 if a buffer could not be allocated, else 0.
+
+cdef int run_blocks(const double* X, int n, int d, int r, int kind, int matern_df,
+                    double inv_bandwidth, uint64_t seed, const long long* streams,
+                    const long long* indices, long lo, long hi, bint single, int combine,
+                    const double* coef, int C, double scale, double* out) noexcept nogil:
+    """For blocks lo..hi-1 in order: regenerate the block, take its features of X (n, d) by
+    slices of rows (in float32 if `single`), and combine them into `out` as `combine` says.
+
+    ``coef`` is the coefficients (ADD_COEF: (n_blocks r, C)), the packed operator (ADD_OPERATOR:
+    block u's column (r, (u+1) r) row-major at offset r^2 u (u+1) / 2; ``out`` has C columns), or
+    G (ADD_DOT: (n, C)).  Returns -1 if a buffer could not be allocated, else 0.
     """
     cdef int rows = n if n < ROW_SLICE else ROW_SLICE
     cdef double* W = <double*>malloc(d * r * sizeof(double))
@@ -153,9 +166,9 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
     cdef float* X32 = NULL
     cdef float* W32 = NULL
     cdef float* Z32 = NULL
-    cdef double one = 1.0
+    cdef double one = 1.0, dot
     cdef long blk
-    cdef int start, m, status = 0
+    cdef int start, m, i, j, width, status = 0
     if single:
         X32 = <float*>malloc(<long>n * d * sizeof(float))
         W32 = <float*>malloc(<long>d * r * sizeof(float))
@@ -178,9 +191,22 @@ cdef int accumulate_blocks(const double* X, int n, int d, int r, int C, int kind
             m = n - start if n - start < rows else rows
             block_features(X + start * d, sparse + start, X32 + start * d if single else NULL,
                            m, d, r, W, W32, b, Z, Z32)
-            # out^T (C, m) += scale * coef_blk^T (C, r) @ Z^T (r, m)
-            dgemm(b"N", b"N", &C, &m, &r, &scale, <double*>(coef + blk * r * C), &C, Z, &r,
-                  &one, out + start * C, &C)
+            if combine == ADD_COEF:
+                # out^T (C, m) += scale * coef_blk^T (C, r) @ Z^T (r, m)
+                dgemm(b"N", b"N", &C, &m, &r, &scale, <double*>(coef + blk * r * C), &C, Z, &r,
+                      &one, out + start * C, &C)
+            elif combine == ADD_OPERATOR:
+                # out[:, :(blk+1) r]^T ((blk+1) r, m) += scale * theta_blk^T @ Z^T (r, m)
+                width = <int>((blk + 1) * r)
+                dgemm(b"N", b"N", &width, &m, &r, &scale,
+                      <double*>(coef + <long>r * r * (blk * (blk + 1) // 2)), &width, Z, &r,
+                      &one, out + <long>start * C, &C)
+            else:
+                for i in range(m):
+                    dot = 0.0
+                    for j in range(r):
+                        dot = dot + Z[<long>i * r + j] * coef[<long>(start + i) * C + blk * r + j]
+                    out[start + i] += dot
             start += m
         blk += 1
     free(W); free(b); free(Z); free(sparse); free(X32); free(W32); free(Z32)
@@ -257,8 +283,79 @@ def accumulate(const double[:, ::1] X, str kernel, int matern_df, double bandwid
     if r * n_blocks != coef.shape[0] or r == 0:
         raise ValueError("coef must have n_blocks * block_size rows")
     with nogil:
-        status = accumulate_blocks(&X[0, 0], n, d, r, C, kind, matern_df, 1.0 / bandwidth, seed,
-                                   &streams[0], &indices[0], &coef[0, 0], scale, lo, hi,
-                                   single, &out[0, 0])
+        status = run_blocks(&X[0, 0], n, d, r, kind, matern_df, 1.0 / bandwidth, seed,
+                            &streams[0], &indices[0], lo, hi, single, ADD_COEF, &coef[0, 0], C,
+                            scale, &out[0, 0])
     if status != 0:
         raise MemoryError("no memory for a feature block")
+
+
+# -- the GP variance operator (the paper's method 1) -------------------------------------------------
+# A = sum over blocks s <= u of Z_s(.)^T Theta_su Z'_u(.), with Z_s the features of block s of the
+# first draws (omega) and Z'_u those of block u of the second, independent draws (omega').  Theta
+# is packed by columns: column u, (Theta_0u; ...; Theta_uu)^T of shape (r, (u+1) r), row-major,
+# at offset r^2 u (u+1) / 2, so the operator grows by one column per iteration.
+
+def _check_operator(const long long[::1] streams, const long long[::1] indices,
+                    const double[::1] theta, int r):
+    cdef long n_blocks = streams.shape[0]
+    if indices.shape[0] != n_blocks or theta.shape[0] != <long>r * r * (n_blocks * (n_blocks + 1) // 2):
+        raise ValueError("theta must hold r^2 n (n + 1) / 2 values for n blocks")
+    return n_blocks
+
+
+def operator_apply(const double[:, ::1] X, str kernel, int matern_df, double bandwidth,
+                   unsigned long long seed, const long long[::1] streams,
+                   const long long[::1] indices, const double[::1] theta, double scale, int r,
+                   double[:, ::1] out, bint single=False):
+    """out (n, P) += scale * the coordinates of A(., x) in the first draws' features, for every
+    row x of X: out[:, s r + j] = sum over u >= s of (Theta_su Z'_u(x))_j.
+
+    ``streams``, ``indices`` are the second draws' blocks (regenerated here); P >= n_blocks r.
+    Releases the GIL; O(n (n_blocks r)^2 / 2) multiply-adds.
+    """
+    cdef long n_blocks = _check_operator(streams, indices, theta, r)
+    cdef int n = X.shape[0], d = X.shape[1], P = out.shape[1], status = 0
+    cdef int kind = KERNEL_IDS[kernel]
+    if out.shape[0] != n or P < n_blocks * r:
+        raise ValueError("out must have a row per row of X and n_blocks r columns at least")
+    if n_blocks == 0 or n == 0:
+        return
+    with nogil:
+        status = run_blocks(&X[0, 0], n, d, r, kind, matern_df, 1.0 / bandwidth, seed,
+                            &streams[0], &indices[0], 0, n_blocks, single, ADD_OPERATOR,
+                            &theta[0], P, scale, &out[0, 0])
+    if status != 0:
+        raise MemoryError("no memory for a feature block")
+
+
+def operator_diagonal(const double[:, ::1] X, str kernel, int matern_df, double bandwidth,
+                      unsigned long long seed, const long long[::1] streams,
+                      const long long[::1] second_streams, const long long[::1] indices,
+                      const double[::1] theta, double scale, int r, bint single=False):
+    """A(x, x) = sum over s <= u of Z_s(x)^T Theta_su Z'_u(x) for every row x of X, shape (n,);
+    the first draws' blocks are (streams, indices), the second's (second_streams, indices)."""
+    cdef long n_blocks = _check_operator(streams, indices, theta, r)
+    cdef int n = X.shape[0], d = X.shape[1], P = <int>(n_blocks * r), status = 0, start, m
+    cdef int kind = KERNEL_IDS[kernel]
+    if second_streams.shape[0] != n_blocks:
+        raise ValueError("second_streams must have one entry per block")
+    out = np.zeros(n)
+    if n_blocks == 0 or n == 0:
+        return out
+    cdef double[::1] q = out
+    cdef double[:, ::1] G = np.empty((min(n, ROW_SLICE), P))
+    for start in range(0, n, ROW_SLICE):
+        m = min(n - start, ROW_SLICE)
+        with nogil:
+            memset(&G[0, 0], 0, <size_t>m * P * sizeof(double))
+            status = run_blocks(&X[start, 0], m, d, r, kind, matern_df, 1.0 / bandwidth, seed,
+                                &second_streams[0], &indices[0], 0, n_blocks, single,
+                                ADD_OPERATOR, &theta[0], P, scale, &G[0, 0])
+            if status == 0:
+                status = run_blocks(&X[start, 0], m, d, r, kind, matern_df, 1.0 / bandwidth,
+                                    seed, &streams[0], &indices[0], 0, n_blocks, single, ADD_DOT,
+                                    &G[0, 0], P, 1.0, &q[start])
+        if status != 0:
+            raise MemoryError("no memory for a feature block")
+    return out

@@ -81,8 +81,8 @@ def gp_experiment(quick: bool, bar) -> dict:
     X_star, _, f_star = synthetic(m, rng)
     noise = 0.1
     sigma = median_bandwidth(X)
-    gp = DoublySGDGP(noise=noise, bandwidth=sigma, batch_size=64, block_size=512,
-                     n_epochs=3 if quick else 10, random_state=0).fit(X, y, X_star=X_star)
+    gp = DoublySGDGP(noise=noise, test_points=X_star, bandwidth=sigma, batch_size=64,
+                     block_size=512, n_epochs=3 if quick else 10, random_state=0).fit(X, y)
     mean, std = gp.predict(X_star, return_std=True)
     kernel = Gaussian(sigma)
     K = kernel.gram(X) + noise * np.eye(n)
