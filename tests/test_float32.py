@@ -202,3 +202,17 @@ def test_an_unknown_dtype_is_refused_by_name(dtype):
     assert not hasattr(model, "n_features_in_")
     with pytest.raises(ValueError, match="dtype"):
         fastomkl.RandomFourierFeatures([Gaussian(1.0)], dtype=dtype).fit(X)
+
+
+def test_dsg_float32_rows_that_could_overflow_are_projected_in_double():
+    """DoublySGD's float32 path (sgemm) would overflow on |x| near 1e38: those rows take the
+    float64 projection, so they predict what the float64 model predicts (up to the coefficients
+    the two learnt in float and in double)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (30, 3))
+    models = [fastomkl.DoublySGDRegressor(random_state=0, dtype=dt).fit(X, X[:, 0])
+              for dt in ("float64", "float32")]
+    huge = np.array([[0.0, 0.0, 2.3e38], [1e150, -1e150, 0.0], [0.1, 3e38, -3e38]])
+    a, b = (m.predict(huge) for m in models)
+    assert np.all(np.isfinite(b))
+    np.testing.assert_allclose(b, a, rtol=1e-5)

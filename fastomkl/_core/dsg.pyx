@@ -16,7 +16,7 @@ One loop (``run_blocks``) regenerates blocks and combines their features: into p
 (``accumulate``), or into the GP variance operator of two independent draws (``operator_apply``,
 ``operator_diagonal``), whose O((n_blocks r)^2) multiply-adds are the hot loop of that method.
 """
-from libc.math cimport sqrt
+from libc.math cimport isfinite, sqrt
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -109,7 +109,8 @@ cdef void block_features(const double* X, const unsigned char* sparse, const flo
 
     In single precision when X32 is not NULL: the projection (sgemm) and the cosine in float32
     from X32 and W32 (float copies of X and W), the features written as doubles into Z, through
-    the scratch Z32 (n, r).
+    the scratch Z32 (n, r).  A row whose float projection overflowed (|x| is accepted up to
+    1e150) is projected again in double.
     """
     cdef double one = 1.0, zero = 0.0
     cdef float one32 = 1.0, zero32 = 0.0
@@ -133,6 +134,20 @@ cdef void block_features(const double* X, const unsigned char* sparse, const flo
     else:
         sgemm(b"N", b"N", &r, &n, &d, &one32, <float*>W32, &r, <float*>X32, &d, &zero32, Z32, &r)
         fastomkl_dsg_cos_float(Z, Z32, b, n, r, sqrt(2.0 / r))
+        for i in range(n):
+            if not row_finite(Z32 + <long>i * r, r):
+                run = 1
+                dgemm(b"N", b"N", &r, &run, &d, &one, <double*>W, &r, <double*>(X + <long>i * d),
+                      &d, &zero, Z + <long>i * r, &r)
+                fastomkl_dsg_cos(Z + <long>i * r, b, 1, r, sqrt(2.0 / r))
+
+
+cdef inline bint row_finite(const float* p, int r) noexcept nogil:
+    cdef int k
+    for k in range(r):
+        if not isfinite(p[k]):
+            return False
+    return True
 
 
 cdef inline void to_float(const double* a, long n, float* out) noexcept nogil:
