@@ -203,7 +203,7 @@ cdef class KernelExpansionExperts(ExpertBank):
             self.info[0] = n
             self.info[1] = t
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
-        cdef double slope = self.grad_scale * d, g = weight * slope
+        cdef double g = weight * self.grad_scale * d, slope = self.grad_scale * d
         cdef double grad_sq, step, a, kxx
         if self.eta.kind == SCHEDULE_ADAGRAD:
             kxx = self.self_kernel(k, x)
