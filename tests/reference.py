@@ -105,8 +105,8 @@ class NumpyRaker:
             eta = np.divide(self.eta, np.sqrt(self.grad_sq), out=np.zeros_like(self.grad_sq),
                             where=self.grad_sq > 0)
             moves = (d != 0) & (zz > 0)
-            limit = np.divide(loss_value(self.loss, f, y), d ** 2 * zz, out=np.full_like(eta, np.inf),
-                              where=moves)
+            limit = np.divide(loss_value(self.loss, f, y), d ** 2 * zz,
+                              out=np.full_like(eta, np.inf), where=moves)
             eta = np.minimum(eta, limit)[:, None]
         else:
             eta = step_size(self.eta, self.schedule, self.t)

@@ -9,7 +9,8 @@
 Every combiner selects its subset and sets the importance weights 1/q of the experts it runs; the
 Hedge update of the kernel weights uses the importance-weighted loss L_i / q_i.  Kernel weights are
 kept in the log domain and mixed over the subset with a local shift, so no global renormalisation
-is needed.
+is needed.  Sampling uses inverse-CDF draws from the engine's bit generator, one uniform per
+categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws.
 
 The rates of the exponential weights (GF's and SFG's eta, SFG's eta_u) follow their schedule, or
 with SCHEDULE_SELF_CONFIDENT are tuned to the losses they are fed, eta_t = scale
@@ -21,8 +22,7 @@ manner of Cesa-Bianchi, Mansour & Stoltz 2007, where the variance term of estima
 their second moment).  The 1/q weights inflate that moment, so the rate shrinks as far as the
 variance of the estimates requires and no further, and it does not depend on the units of the
 losses beyond the 1 of 1 + V (losses in standard units: standardised targets or a unit-free
-classification loss).  Sampling uses inverse-CDF draws from the engine's bit generator, one uniform per
-categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws.
+classification loss).
 """
 import numpy as np
 
