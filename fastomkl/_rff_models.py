@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES
+from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES, SELF_CONFIDENT
 from fastomkl._core.features import DTYPES, RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
@@ -113,19 +113,24 @@ def check_loss(loss: str, allowed) -> int:
 
 
 # What eta="auto" means (measured on the shipped data sets: bench/defaults.py and
-# bench/results/defaults.md).  Each expert takes AdaGrad-norm steps AUTO_STEP / sqrt(sum of its
-# squared gradient norms): scale-free in the gradients, so the units of y, the loss and the
-# importance weights 1/q of the graph models cannot make it diverge.  Regression targets are
-# standardised online (the engine learns (y - mean) / std of the targets seen so far and maps its
-# predictions back), so the exponential weights see losses in standard units and their rate
-# AUTO_RATE is scale-free too; classification losses are unit-free already.
+# bench/results/defaults.md).  Each expert takes AdaGrad-norm steps AUTO_STEP / sqrt(G), G the sum
+# of its squared gradient norms, each times the round's importance weight 1/q (an unbiased estimate
+# of the full-information sum, so an expert of a graph model, observed with probability q, learns
+# as fast as one that sees every round, in expectation), and no step takes the example's prediction
+# past the zero of its loss's tangent (truncated steps, fastomkl/_core/base.pxd): scale-free in the
+# gradients, so the units of y, the loss and the weights 1/q cannot make it diverge or overshoot.
+# Regression targets are standardised online (the engine learns (y - mean) / std of the targets
+# seen so far and maps its predictions back), so the exponential weights see losses in standard
+# units and their rate AUTO_RATE is scale-free too; classification losses are unit-free already.
 AUTO = "auto"
 AUTO_STEP = 2.0
 AUTO_RATE = (1.0, SCHEDULES["constant"])
-# The graph models weight each observed loss by 1/q, so their combiners take smaller rates under
-# eta="auto" (their classes set _auto_rate; values from bench/defaults.py).
-# Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under eta="auto" they keep
-# the papers' 0.1 / sqrt(t).
+# The graph models feed their exponential weights importance-weighted losses L / q, whose spread
+# grows with 1/q: under eta="auto" their rates are self-confident, sqrt(ln N / (1 + V_t)) with V_t
+# the accumulated second moment of those estimates (fastomkl/_core/graph.pyx), instead of a
+# constant.  Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under
+# eta="auto" they keep the papers' 0.1 / sqrt(t).
+SELF_CONFIDENT_RATE = (1.0, SELF_CONFIDENT)
 PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
 
 

@@ -60,12 +60,12 @@ import functools
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.base import SCHEDULES
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
 from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  PAPER_EXPLORATION, check_rate, with_dtype_doc)
+                                  PAPER_EXPLORATION, SELF_CONFIDENT_RATE, check_rate,
+                                  with_dtype_doc)
 from fastomkl._validation import check_choice, check_float, check_int
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -111,14 +111,17 @@ _COMMON_DOC = """
     M : int, default 10
         {m_doc}
     eta : "auto" or float, default "auto"
-        OGD step size.  "auto" adapts to the data (AdaGrad-norm steps, regression targets
-        standardised online, weight rates 1 on those units, exploration rates at the
-        paper's 0.1 / sqrt(t)); a number is the paper's step, constant or eta / sqrt(t)
+        OGD step size.  "auto" adapts to the data: truncated AdaGrad-norm steps whose accumulator
+        estimates the full-information one (see ``fastomkl._rff_models``), regression targets
+        standardised online, self-confident weight rates sqrt(ln N / (1 + V_t)) with V_t the
+        accumulated second moment of the importance-weighted losses, exploration rates at the
+        paper's 0.1 / sqrt(t).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"
         Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
     eta_hedge : float or None
-        Rate of the kernel weights' exponential update; None uses ``eta``.
+        Rate of the kernel weights' exponential update; None uses ``eta`` (self-confident with
+        ``eta="auto"``).
     lam : float, default 1e-3
         Weight of lam ||theta_i||^2 in every kernel's loss.
     loss : str
@@ -145,6 +148,7 @@ _COMMON_DOC = with_dtype_doc(_COMMON_DOC)
 
 class _GraphRFFBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
+    _auto_rate = SELF_CONFIDENT_RATE
 
     def _common_config(self) -> dict:
         config = self._check_ogd_params()
@@ -184,7 +188,6 @@ class _GraphRFFBase(RFFModelMixin):
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
 class _GFBase(_GraphRFFBase):
-    _auto_rate = (0.3, SCHEDULES["inv_sqrt"])
 
     def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
@@ -352,7 +355,6 @@ class _SimilarityBase(_GraphRFFBase):
 
 
 class _SFGBase(_SimilarityBase):
-    _auto_rate = (0.1, SCHEDULES["inv_sqrt"])
 
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared",
@@ -410,9 +412,11 @@ class _SFGBase(_SimilarityBase):
 
 _SIM_DOC = """
     eta_u : float or None
-        Rate of the node weights' Exp3 update; None uses ``eta``.
+        Rate of the node weights' Exp3 update; None uses ``eta`` (self-confident with
+        ``eta="auto"``).
     xi : float or None
-        Exploration rate over the dominating set (same schedule); None uses ``eta``.
+        Exploration rate over the dominating set (same schedule); None uses ``eta`` (0.1 / sqrt(t)
+        with ``eta="auto"``).
     divergence : {"exact", "legacy_code", "legacy_nan"}, default "exact"
         Kernel divergence of the similarity graph (``fastomkl.graph.kernel_divergence``).
     graph_dim : int or None
@@ -479,7 +483,6 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
 
 
 class _SFGRBase(_SimilarityBase):
-    _auto_rate = (1.0, SCHEDULES["constant"])      # q >= beta keeps its 1/q weights bounded
 
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared", beta=None,
@@ -607,7 +610,6 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-    _auto_rate = (0.1, SCHEDULES["inv_sqrt"])     # measured: its logistic losses want less
 
     def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
                  eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic", beta=None,

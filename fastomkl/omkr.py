@@ -117,8 +117,8 @@ class OMKR(_OMKRBase, OnlineEstimator):
     ----------
     kernels : list of Gaussian/Laplacian, default None (paper 000's 76 kernels)
     eta : "auto" or float, default "auto"
-        Functional step size.  "auto": AdaGrad-norm steps on targets standardised online (see
-        ``fastomkl.Raker``); a number is the paper's step, eta / sqrt(t) with the default
+        Functional step size.  "auto": truncated AdaGrad-norm steps on targets standardised
+        online (see ``fastomkl.Raker``); a number is the paper's step, eta / sqrt(t) with the default
         schedule (the paper's experiments: 0.1).
     eta_schedule : {"inv_sqrt", "constant"}
     beta : float, default 0.5

@@ -451,8 +451,8 @@ _FOGD_DOC = """
     n_components : int, default 1000
         D, the number of random frequencies (2 D features), the paper's setting.
     eta : "auto" or float, default "auto"
-        Step size.  "auto": AdaGrad-norm steps (and, for regression, targets standardised online;
-        see ``fastomkl.Raker``).  A number is the paper's step, eta theta <- theta - eta 2 (y_hat - y)
+        Step size.  "auto": truncated AdaGrad-norm steps (and, for regression, targets
+        standardised online; see ``fastomkl.Raker``).  A number is the paper's step, eta theta <- theta - eta 2 (y_hat - y)
         z: the paper uses eta = 1 / sqrt(n) for a stream of n samples, constant.
     eta_schedule : {"constant", "inv_sqrt"}, default "constant"
         Schedule of a numeric ``eta``.

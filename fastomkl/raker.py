@@ -29,7 +29,8 @@ _PARAMS_DOC = """
     n_components : int, default 50
         Random frequencies per kernel (D); each kernel's model has 2D weights.
     eta : "auto" or float, default "auto"
-        OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, regression
+        OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, truncated so an
+        update never takes the prediction past the zero of its loss's tangent, regression
         targets standardised online, exponential weights at rate 1 on those units (see
         ``fastomkl._rff_models``).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.

@@ -24,9 +24,34 @@ def _ogd(theta, z, f, y, lam, step):
     return L
 
 
+def _auto_step(scale, grad_sq, z, f, y, weight):
+    """eta="auto" for the squared loss: AdaGrad-norm, scale / sqrt(grad_sq[0]) after
+    grad_sq[0] += weight ||loss' z||^2, times the importance weight, at most
+    loss / (loss'^2 ||z||^2) (where the tangent of the loss reaches 0)."""
+    d, zz = 2.0 * (f - y), z @ z
+    grad_sq[0] += weight * d * d * zz
+    step = scale / np.sqrt(grad_sq[0]) * weight
+    return min(step, (f - y) ** 2 / (d * d * zz)) if d != 0 and zz > 0 else step
+
+
+def _self_confident(n, v):
+    """The rate sqrt(ln n / (1 + V))."""
+    return np.sqrt(np.log(n) / (1.0 + v))
+
+
+def _second_moment(logw, S, L, q):
+    """sum_{i in S} w_i (L_i / q_i)^2, w the normalised exp(log w) over S."""
+    w = np.exp(logw[S] - logw[S].max())
+    return float(np.sum(w / w.sum() * (np.array([L[i] for i in S]) / q[S]) ** 2))
+
+
 def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3,
-              freeze_after=0, conditional_q=False, q_floor=0.0, legacy_sampler=False):
+              freeze_after=0, conditional_q=False, q_floor=0.0, legacy_sampler=False, auto=None):
+    """``auto``: the AdaGrad scale of eta="auto"'s experts (``_auto_step``), whose weight rate is
+    then self-confident over the second moment of L_i / q_i under the round's mixture; None: the
+    schedule ``eta``."""
     N = freqs.shape[0]
+    grad_sq, v = np.zeros((N, 1)), 0.0
     rng = np.random.Generator(np.random.PCG64(seed))
     theta = np.zeros((N, 2 * freqs.shape[1]))
     logw = np.zeros(N)
@@ -68,9 +93,15 @@ def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3
         ws = np.array([np.exp(logw[i]) for i in S])
         out[t - 1] = np.dot(ws, [f[i] for i in S]) / ws.sum()
         step = schedule(*eta, t)
+        L = {i: _ogd(theta[i], z[i], f[i], y[t - 1], lam,
+                     _auto_step(auto, grad_sq[i], z[i], f[i], y[t - 1], 1.0 / q[i])
+                     if auto
+                     else step / q[i]) for i in S}
+        if auto is not None:
+            v += _second_moment(logw, S, L, q)
+            step = _self_confident(N, v)
         for i in S:
-            L = _ogd(theta[i], z[i], f[i], y[t - 1], lam, step / q[i])
-            logw[i] -= step * L / q[i]
+            logw[i] -= step * L[i] / q[i]
         record.append((I, list(S), q[S].copy()))
     return out, theta, logw, record
 
@@ -91,8 +122,11 @@ def refine_parents(A, dom, div, refine_all=False, argmin=False):
 def sfg_stream(freqs, X, y, seed, *, A, dom=None, div=None, eta=(0.1, 1), eta_u=(0.1, 1),
                xi=(0.1, 1), lam=1e-3, q_floor=0.0, p_floor=0.0, exploit_after=0, exploit_mode=0,
                legacy_sampler=False, refine=False, beta=-1.0, top_k=10, refine_all=False,
-               refine_argmin=False, predict_unrefined=False, freeze_after=0):
+               refine_argmin=False, predict_unrefined=False, freeze_after=0, auto=None):
+    """``auto``: as ``gf_stream``'s, and the node weights' rate self-confident over the second
+    moment u_I / U (loss / p_I)^2."""
     N = freqs.shape[0]
+    grad_sq, v, v_u = np.zeros((N, 1)), 0.0, 0.0
     rng = np.random.Generator(np.random.PCG64(seed))
     theta = np.zeros((N, 2 * freqs.shape[1]))
     logw = np.zeros(N)
@@ -141,10 +175,18 @@ def sfg_stream(freqs, X, y, seed, *, A, dom=None, div=None, eta=(0.1, 1), eta_u=
         w = np.exp(logw[P] - logw[P].max())
         yhat = np.dot(w, [f[i] for i in P]) / w.sum()
         out[t - 1] = yhat
-        step = schedule(*eta, t)
+        step, step_u = schedule(*eta, t), schedule(*eta_u, t)
+        loss, p_I = (yhat - y[t - 1]) ** 2, max(p[I], p_floor)
+        L = {i: _ogd(theta[i], z[i], f[i], y[t - 1], lam,
+                     _auto_step(auto, grad_sq[i], z[i], f[i], y[t - 1], 1.0 / q[i])
+                     if auto
+                     else step / q[i]) for i in S}
+        if auto is not None:
+            v += _second_moment(logw, P, L, q)
+            v_u += u[I] / U * (loss / p_I) ** 2
+            step, step_u = _self_confident(N, v), _self_confident(N, v_u)
         for i in S:
-            L = _ogd(theta[i], z[i], f[i], y[t - 1], lam, step / q[i])
-            logw[i] -= step * L / q[i]
-        u[I] *= np.exp(-schedule(*eta_u, t) * (yhat - y[t - 1]) ** 2 / max(p[I], p_floor))
+            logw[i] -= step * L[i] / q[i]
+        u[I] *= np.exp(-step_u * loss / p_I)
         record.append((I, S.copy(), q[S].copy(), dlist.copy()))
     return out, theta, logw, u, record

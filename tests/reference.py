@@ -46,9 +46,11 @@ class NumpyRaker:
     """Raker (Shen, Chen & Giannakis 2019) vectorised over kernels with NumPy, one sample at a time.
 
     ``eta="auto"`` is the library's data-adaptive default: AdaGrad-norm steps 2 / sqrt(G_k) per
-    kernel (G_k the sum of its squared gradient norms, this round's included), regression targets
-    standardised with the mean and standard deviation of the targets seen so far (this one included
-    when learning, excluded when predicting), exponential weights at the constant rate 1.
+    kernel (G_k the sum of its squared gradient norms, this round's included) truncated at
+    loss / (d^2 ||z||^2) (the step at which f_k would reach the zero of its loss's tangent),
+    regression targets standardised with the mean and standard deviation of the targets seen so far
+    (this one included when learning, excluded when predicting), exponential weights at the
+    constant rate 1.
     """
 
     def __init__(self, frequencies, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3, loss="squared",
@@ -98,9 +100,14 @@ class NumpyRaker:
             y = (y - center) / scale
         d = loss_derivative(self.loss, f, y)
         if self.auto:
-            self.grad_sq += d ** 2 * np.einsum("kj,kj->k", z, z)
+            zz = np.einsum("kj,kj->k", z, z)
+            self.grad_sq += d ** 2 * zz
             eta = np.divide(self.eta, np.sqrt(self.grad_sq), out=np.zeros_like(self.grad_sq),
-                            where=self.grad_sq > 0)[:, None]
+                            where=self.grad_sq > 0)
+            moves = (d != 0) & (zz > 0)
+            limit = np.divide(loss_value(self.loss, f, y), d ** 2 * zz,
+                              out=np.full_like(eta, np.inf), where=moves)
+            eta = np.minimum(eta, limit)[:, None]
         else:
             eta = step_size(self.eta, self.schedule, self.t)
         norm_before = np.einsum("kj,kj->k", self.theta, self.theta)

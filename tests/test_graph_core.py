@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from fastomkl._core.base import ADAGRAD, SELF_CONFIDENT
 from fastomkl._core.combiners import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts import OGDExperts
@@ -132,6 +133,69 @@ def test_sfgr_matches_numpy(problem, opts):
     ref, theta, logw, u, record = sfg_stream(freqs, X, y, 9, A=A, div=div, refine=True, **opts)
     np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(comb.dominating_set, record[-1][3])
+
+
+# eta="auto": AdaGrad-norm experts (scale 2: their steps are often truncated; 0.05: rarely) with
+# self-confident combiner rates
+@pytest.mark.parametrize("scale", [2.0, 0.05])
+@pytest.mark.parametrize("opts", [dict(), dict(q_floor=0.05, conditional_q=True)])
+def test_gf_auto_matches_numpy(problem, opts, scale):
+    """eta="auto": importance-weighted AdaGrad-norm accumulators, truncated steps and the
+    self-confident weight rate, against the NumPy rounds."""
+    freqs, X, y = problem
+    comb = GraphFeedback(N, 2, 4, 1.0, SELF_CONFIDENT, 0.1, 1, **opts)
+    eng = engine(freqs, comb, 11, eta=(scale, ADAGRAD))
+    ours = run(eng, X, y)
+    ref, theta, logw, _ = gf_stream(freqs, X, y, 11, J=2, M=4, auto=scale, **opts)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
+    lw = np.asarray(comb.log_w)
+    np.testing.assert_allclose(lw - lw.max(), logw - logw.max(), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [2.0, 0.05])
+@pytest.mark.parametrize("refine", [False, True])
+def test_sfg_auto_matches_numpy(problem, refine, scale):
+    freqs, X, y = problem
+    rng = np.random.default_rng(3)
+    A = random_graph(rng, N, 3)
+    div = rng.uniform(0, 1, (N, N))
+    dom = None if refine else greedy_dom(A)
+    ptr, idx = csr(A)
+    opts = dict(refine=True, top_k=3) if refine else {}
+    comb = SimilarityGraphFeedback(N, ptr, idx, dom, div, 0, 1.0, SELF_CONFIDENT, 1.0,
+                                   SELF_CONFIDENT, 0.1, 1, **opts)
+    eng = engine(freqs, comb, 5, eta=(scale, ADAGRAD))
+    ours = run(eng, X, y)
+    ref, theta, logw, u, _ = sfg_stream(freqs, X, y, 5, A=A, dom=dom, div=div, auto=scale, **opts)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(comb.u) / np.sum(comb.u), u / u.sum(), rtol=1e-9)
+
+
+def test_self_confident_rates_keep_their_sums_in_the_state(problem):
+    freqs, X, y = problem
+    comb = GraphFeedback(N, 2, 4, 1.0, SELF_CONFIDENT, 0.1, 1)
+    run(engine(freqs, comb, 1, eta=(2.0, ADAGRAD)), X[:50], y[:50])
+    state = comb.get_state()
+    assert state["rate_v"][0] > 0
+    for bad in (-1.0, np.nan):
+        broken = dict(state, rate_v=np.array([bad]))
+        with pytest.raises(ValueError, match="rate_v"):
+            comb.check_state(broken)
+    with pytest.raises(ValueError, match="rate_v"):
+        comb.check_state({k: v for k, v in state.items() if k != "rate_v"})
+    assert "rate_v" not in GraphFeedback(N, 2, 4, 0.1, 1, 0.1, 1).get_state()
+
+
+def test_exploration_rates_are_not_self_confident():
+    with pytest.raises(ValueError, match="eta_e"):
+        GraphFeedback(N, 2, 4, 1.0, SELF_CONFIDENT, 1.0, SELF_CONFIDENT)
+    A = np.ones((N, N), dtype=bool)
+    ptr, idx = csr(A)
+    with pytest.raises(ValueError, match="xi"):
+        SimilarityGraphFeedback(N, ptr, idx, A[0], np.zeros((N, N)), 0, 0.1, 1, 0.1, 1, 1.0,
+                                SELF_CONFIDENT)
 
 
 def test_sfgr_q_at_least_beta_and_dominates(problem):

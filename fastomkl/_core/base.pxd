@@ -36,6 +36,7 @@ cdef enum:
     SCHEDULE_CONSTANT = 0
     SCHEDULE_INV_SQRT = 1
     SCHEDULE_ADAGRAD = 2     # scale / sqrt(sum of squared gradient norms), kept by the expert
+    SCHEDULE_SELF_CONFIDENT = 3   # scale sqrt(ln N / (1 + V)), V kept by the combiner (graph.pyx)
 
 # Bound on the norm of any learnt state: an update that would exceed it is refused (and counted in
 # the component's n_rejected) instead of drifting to inf and NaN.  Predictions stay below
@@ -59,12 +60,26 @@ cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
 
 
 cdef inline double adagrad_step(double scale, double* grad_sq, double g_sq) noexcept nogil:
-    """AdaGrad-norm: the step scale / sqrt(G) after G += g_sq (0 while G is 0).  Each update
-    then moves the weights by at most `scale` in norm, whatever the scale of the gradients."""
+    """AdaGrad-norm: the step scale / sqrt(G) after G += g_sq (0 while G is 0), whatever the scale
+    of the gradients."""
     grad_sq[0] += g_sq
     if grad_sq[0] > 0.0:
         return scale / sqrt(grad_sq[0])
     return 0.0
+
+
+cdef inline double truncated_step(double step, double move, double loss,
+                                  double slope) noexcept nogil:
+    """min(step, loss / (|slope| move)) for a step that moves the example's own prediction by
+    `move` per unit against the loss's slope: the prediction never passes the zero of the loss's
+    tangent loss + slope (f' - f) (the truncated model of Asi & Duchi 2019).  The squared loss
+    goes at most half-way to y, the absolute and hinge losses at most onto their kink, so a large
+    step cannot overshoot the example it learns from."""
+    cdef double limit
+    if move == 0.0 or slope == 0.0:
+        return step
+    limit = loss / (fabs(slope) * move)
+    return step if step <= limit else limit
 
 
 cdef inline double loss_value(int kind, double f, double y) noexcept nogil:

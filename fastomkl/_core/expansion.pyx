@@ -2,7 +2,9 @@
 
 Expert k predicts f_k(x) = sum_tau alpha[k, tau] k_k(x, x_tau) over every sample learnt so far and
 learns by a functional gradient step: the sample is appended to the support with
-alpha[k, t] = -eta_t * weight * grad_scale * loss'(f_k, y).  The support is shared by all experts,
+alpha[k, t] = -eta_t * weight * grad_scale * loss'(f_k, y); with the ADAGRAD schedule eta_t is the
+AdaGrad-norm step of ``OGDExperts`` (accumulator, truncation), on the squared RKHS norm
+weight (grad_scale loss')^2 k_k(x_t, x_t) of the gradient.  The support is shared by all experts,
 and the distances of x to it are computed once per sample for every expert (a cache keyed on the
 values of x and the support size).  The capacity grows only from Python (``reserve``); the models
 reserve room for a whole batch before running it.
@@ -14,7 +16,8 @@ import numpy as np
 cimport numpy as cnp
 
 from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, adagrad_step,
-                                  loss_value, loss_derivative, SCHEDULE_ADAGRAD, STATE_LIMIT)
+                                  truncated_step, loss_value, loss_derivative, SCHEDULE_ADAGRAD,
+                                  STATE_LIMIT)
 from libc.math cimport exp, fabs, pow
 from libc.string cimport memcmp, memcpy
 
@@ -199,21 +202,24 @@ cdef class KernelExpansionExperts(ExpertBank):
             n += 1
             self.info[0] = n
             self.info[1] = t
-        cdef double g = weight * self.grad_scale * loss_derivative(self.loss, f, y)
-        cdef double grad_sq, step, a
+        cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
+        cdef double g = weight * self.grad_scale * d, slope = self.grad_scale * d
+        cdef double grad_sq, step, a, kxx
         if self.eta.kind == SCHEDULE_ADAGRAD:
+            kxx = self.self_kernel(k, x)
             grad_sq = self.grad_sq[k]
-            step = adagrad_step(self.eta.scale, &grad_sq, g * g * self.self_kernel(k, x))
+            step = adagrad_step(self.eta.scale, &grad_sq, weight * slope * slope * kxx)
+            step = truncated_step(step, fabs(g) * kxx, loss, d)
         else:
             step = schedule_at(self.eta, t)
         a = -step * g
         if not fabs(a) <= STATE_LIMIT:      # also NaN: the coefficient stays 0
             self.n_rejected += 1
-            return loss_value(self.loss, f, y)
+            return loss
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
         self.alpha[k, n - 1] = a
-        return loss_value(self.loss, f, y)
+        return loss
 
     cdef double self_kernel(self, int k, const double* x) noexcept nogil:
         """k_k(x, x): 1 for the Gaussian and Laplacian kernels."""

@@ -5,8 +5,9 @@ from fastomkl._core.base import require
 
 from libc.math cimport fabs, sqrt
 
-from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_step, loss_value,
-                                  loss_derivative, SCHEDULE_ADAGRAD, STATE_LIMIT)
+from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_step,
+                                  truncated_step, loss_value, loss_derivative, SCHEDULE_ADAGRAD,
+                                  STATE_LIMIT)
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -22,10 +23,14 @@ cdef class OGDExperts(ExpertBank):
     (the paper), or after it when `regularizer_after_update` (the authors' released code), and
     steps theta_k <- theta_k - eta_t * weight * (loss'(f_k, y) z_k + 2 lam theta_k).
 
-    With the ADAGRAD schedule, eta_t = scale / sqrt(G_k), G_k the sum of the squared norms of
-    expert k's (importance-weighted) loss gradients so far, this round's included (AdaGrad-norm,
-    Ward, Wu & Bottou 2019): a step never moves theta_k by more than `scale` in norm, so importance
-    weights 1/q and the units of y cannot throw it far.
+    With the ADAGRAD schedule, eta_t = scale / sqrt(G_k) (AdaGrad-norm, Ward, Wu & Bottou 2019),
+    G_k = sum of weight * ||loss'(f_k, y) z_k||^2 over the rounds expert k learnt from, this one
+    included.  An expert that learns with importance weight 1/q when it is observed (probability q)
+    thus accumulates an unbiased estimate of the full-information sum, and steps like an expert
+    that sees every round, in expectation (with the squared weights of the gradients themselves it
+    would step sqrt(q) times slower).  The step is truncated (``truncated_step``) so the update
+    never takes f_k past the zero of the tangent of its loss: the step is free of the units of y and
+    of the gradients, and a large importance weight cannot make it overshoot.
 
     An update whose result could exceed STATE_LIMIT in norm (bounded before it is applied, from
     ||theta_k|| and ||z_k||) is refused and counted in n_rejected.
@@ -67,12 +72,13 @@ cdef class OGDExperts(ExpertBank):
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
-        cdef double d = loss_derivative(self.loss, f, y)
+        cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
         cdef double step, shrink, g, bound, norm_before, norm_after, grad_sq
         if self.eta.kind == SCHEDULE_ADAGRAD:
             grad_sq = self.grad_sq[k]
-            step = adagrad_step(self.eta.scale, &grad_sq, weight * weight * d * d * zz) * weight
+            step = adagrad_step(self.eta.scale, &grad_sq, weight * d * d * zz) * weight
+            step = truncated_step(step, fabs(d) * zz, loss, d)
         else:
             step = schedule_at(self.eta, t) * weight
         shrink = 1.0 - 2.0 * step * self.lam
@@ -80,11 +86,11 @@ cdef class OGDExperts(ExpertBank):
         bound = fabs(shrink) * sqrt(self.sqnorm[k]) + fabs(g) * sqrt(zz)
         if not bound <= STATE_LIMIT:      # also catches NaN
             self.n_rejected += 1
-            return loss_value(self.loss, f, y) + self.lam * self.sqnorm[k]
+            return loss + self.lam * self.sqnorm[k]
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
         fastomkl_shrink_axpy(&self.theta[k, 0], z, self.dim, shrink, g, &norm_before, &norm_after)
         self.sqnorm[k] = norm_after
         if self.regularizer_after_update:
-            return loss_value(self.loss, f, y) + self.lam * norm_after
-        return loss_value(self.loss, f, y) + self.lam * norm_before
+            return loss + self.lam * norm_after
+        return loss + self.lam * norm_before

@@ -21,6 +21,7 @@ cdef class GraphFeedback(Combiner):
     cdef readonly double[::1] node_p         # (J,) p_j of the last selection
     cdef readonly double[::1] q              # (N,) effective q of the last round's kernels
     cdef readonly long[::1] info             # [graph_round, chosen node]
+    cdef readonly double[::1] rate_v         # (1,) V of a self-confident eta (see graph.pyx)
     cdef int[::1] order                      # scratch (N,) for the top-M prediction subset
     cdef readonly bint predict_all
     cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil
@@ -41,6 +42,7 @@ cdef class SimilarityGraphFeedback(Combiner):
     cdef readonly unsigned char[::1] dom_mask
     cdef readonly int[::1] dom_list, cnt, parent, child_head, child_next
     cdef readonly double[::1] q
+    cdef readonly double[::1] rate_v          # (2,) V of self-confident eta and eta_u
     cdef unsigned char[::1] pred_mask, scratch_mask
     cdef int[::1] scratch_int
     cdef int loss

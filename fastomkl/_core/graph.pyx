@@ -11,12 +11,25 @@ Hedge update of the kernel weights uses the importance-weighted loss L_i / q_i. 
 kept in the log domain and mixed over the subset with a local shift, so no global renormalisation
 is needed.  Sampling uses inverse-CDF draws from the engine's bit generator, one uniform per
 categorical draw, so a plain NumPy ``Generator.random()`` replays the same draws.
+
+The rates of the exponential weights (GF's and SFG's eta, SFG's eta_u) follow their schedule, or
+with SCHEDULE_SELF_CONFIDENT are tuned to the losses they are fed, eta_t = scale
+sqrt(ln N / (1 + V_t)): V_t sums, over the rounds so far and this one, the second moment of the
+importance-weighted losses of the update under the weights that predicted the round,
+sum_{i in S_t} w_bar_i (L_i / q_i)^2 for the kernel weights (w_bar: the round's mixture) and
+u_bar_I (loss / p_I)^2 for the node weights (second-order tuning of exponential weights in the
+manner of Cesa-Bianchi, Mansour & Stoltz 2007, where the variance term of estimated losses is
+their second moment).  The 1/q weights inflate that moment, so the rate shrinks as far as the
+variance of the estimates requires and no further, and it does not depend on the units of the
+losses beyond the 1 of 1 + V (losses in standard units: standardised targets or a unit-free
+classification loss).
 """
 import numpy as np
 
-from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t)
+from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t,
+                                  SCHEDULE_SELF_CONFIDENT)
 from fastomkl._core.base import require
-from libc.math cimport exp, log, log1p, expm1, isfinite, INFINITY
+from libc.math cimport exp, log, log1p, expm1, isfinite, sqrt, INFINITY
 
 
 cdef inline double _uniform(bitgen_t* rng) noexcept nogil:
@@ -54,6 +67,36 @@ cdef inline bint finite_increments(double eta, const int* active, int n_active,
     return True
 
 
+cdef inline double mixture_second_moment(const double* log_w, const int* active, int n_active,
+                                         const unsigned char* mask, const double* losses,
+                                         const double* q) noexcept nogil:
+    """sum_i w_i (L_i / q_i)^2, w the normalised exp(log_w) of the active kernels the round
+    predicted with (those with mask[j]; every one when mask is NULL)."""
+    cdef double top = -INFINITY, total = 0.0, moment = 0.0, w, r
+    cdef int j, i
+    for j in range(n_active):
+        if (mask == NULL or mask[j]) and log_w[active[j]] > top:
+            top = log_w[active[j]]
+    for j in range(n_active):
+        if mask == NULL or mask[j]:
+            i = active[j]
+            w = exp(log_w[i] - top)
+            r = losses[i] / q[i]
+            total += w
+            moment += w * r * r
+    return moment / total
+
+
+cdef inline double self_confident(Schedule s, int n, double v) noexcept nogil:
+    """The self-confident rate scale sqrt(ln n / (1 + V)) (see the module docstring)."""
+    return s.scale * sqrt(log(<double>n) / (1.0 + v))
+
+
+def _check_exploration(Schedule s, str name):
+    if s.kind == SCHEDULE_SELF_CONFIDENT:
+        raise ValueError(f"{name} takes a constant or 1/sqrt(t) schedule, not a self-confident one")
+
+
 cdef class GraphFeedback(Combiner):
     """OMKL-GF: bipartite graph feedback with J selective nodes of at most M kernels each.
 
@@ -68,7 +111,8 @@ cdef class GraphFeedback(Combiner):
     3. Draw the selective node I from p; the subset is its kernels, with
        q_i = sum_j p_j P_ij (eq. 21) or, with ``conditional_q``, sum_j p_j A_ij (exact given the
        graph); the importance weight is 1 / max(q_i, q_floor).
-    4. After the label, log w_i -= eta(t) L_i / q_i for the kernels of the subset.
+    4. After the label, log w_i -= eta(t) L_i / q_i for the kernels of the subset (eta(t) may be
+       self-confident, see the module docstring).
 
     Uniforms consumed per round: J*M for a regenerated graph (node by node), then one for I.
     Cost per round: O(J M log N + J M) plus the features of the subset; nothing is O(N) except a
@@ -90,6 +134,7 @@ cdef class GraphFeedback(Combiner):
         self.eta.kind = eta_kind
         self.eta_e.scale = eta_e_scale
         self.eta_e.kind = eta_e_kind
+        _check_exploration(self.eta_e, "eta_e")
         self.freeze_after = freeze_after
         self.conditional_q = conditional_q
         self.q_floor = q_floor
@@ -108,13 +153,17 @@ cdef class GraphFeedback(Combiner):
         self.q = np.ones(n_experts)
         self.info = np.zeros(2, dtype=np.int64)
         self.order = np.zeros(n_experts, dtype=np.intc)
+        self.rate_v = np.zeros(1)
         self.rebuild_weights()
 
     def _state_arrays(self):
-        return {"log_w": self.log_w, "members": self.members, "n_members": self.n_members,
-                "adj": self.adj, "wlin": self.wlin, "tree": self.tree, "wstate": self.wstate,
-                "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
-                "q": self.q, "info": self.info}
+        state = {"log_w": self.log_w, "members": self.members, "n_members": self.n_members,
+                 "adj": self.adj, "wlin": self.wlin, "tree": self.tree, "wstate": self.wstate,
+                 "wbar_gen": self.wbar_gen, "e_gen": self.e_gen, "node_p": self.node_p,
+                 "q": self.q, "info": self.info}
+        if self.eta.kind == SCHEDULE_SELF_CONFIDENT:
+            state["rate_v"] = self.rate_v
+        return state
 
     def _check_semantics(self, state):
         N, J, M = self.n_experts, self.n_nodes, self.degree
@@ -133,6 +182,8 @@ cdef class GraphFeedback(Combiner):
         require((state["wlin"] >= 0).all() and state["wstate"][0] > 0, self,
                 "linear weights must be >= 0 with a positive sum")
         require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
+        if "rate_v" in state:
+            require((state["rate_v"] >= 0).all(), self, "rate_v must be >= 0")
 
     def rebuild_weights_state(self):
         """Recompute the linear weights and their tree from log_w (after editing log_w)."""
@@ -288,13 +339,21 @@ cdef class GraphFeedback(Combiner):
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
-        cdef double eta = schedule_at(self.eta, t), W = self.wstate[0], ref = self.wstate[1]
+        cdef double eta, v = 0.0, W = self.wstate[0], ref = self.wstate[1]
         cdef double new, delta
         cdef int j, i
         cdef bint rebuild = t % 1024 == 0
-        if not finite_increments(eta, active, n_active, losses, &self.q[0]):
+        if self.eta.kind == SCHEDULE_SELF_CONFIDENT:
+            v = self.rate_v[0] + mixture_second_moment(&self.log_w[0], active, n_active, NULL,
+                                                       losses, &self.q[0])
+            eta = self_confident(self.eta, self.n_experts, v)
+        else:
+            eta = schedule_at(self.eta, t)
+        if not (isfinite(v) and finite_increments(eta, active, n_active, losses, &self.q[0])):
             self.n_rejected += 1
             return
+        if self.eta.kind == SCHEDULE_SELF_CONFIDENT:
+            self.rate_v[0] = v
         for j in range(n_active):
             i = active[j]
             self.log_w[i] -= eta * losses[i] / self.q[i]
@@ -333,7 +392,8 @@ cdef class SimilarityGraphFeedback(Combiner):
       1 / max(q_i, q_floor).  The prediction mixes the subset with normalised w (only the unrefined
       N_out(I) with ``predict_unrefined``).
     * After the label: log w_i -= eta L_i / q_i on the subset, and
-      u_I *= exp(-eta_u loss(y_hat, y) / max(p_I, p_floor)).
+      u_I *= exp(-eta_u loss(y_hat, y) / max(p_I, p_floor)) (either rate may be self-confident,
+      see the module docstring).
 
     Numerics: u, s, U and the tree are updated in O(M + log N) per round; a quantity that loses more
     than half its value is recomputed exactly, all of them are recomputed every 1024 rounds, and u is
@@ -379,6 +439,7 @@ cdef class SimilarityGraphFeedback(Combiner):
         self.eta_u.kind = eta_u_kind
         self.xi.scale = xi_scale
         self.xi.kind = xi_kind
+        _check_exploration(self.xi, "xi")
         self.q_floor = q_floor
         self.p_floor = p_floor
         self.exploit_after = exploit_after
@@ -408,6 +469,7 @@ cdef class SimilarityGraphFeedback(Combiner):
         self.pred_mask = np.ones(N, dtype=np.uint8)
         self.scratch_mask = np.zeros(N, dtype=np.uint8)
         self.scratch_int = np.zeros(N, dtype=np.intc)
+        self.rate_v = np.zeros(2)
         if not refine:
             dominating = np.asarray(dominating, dtype=bool)
             if dominating.shape != (N,) or not dominating.any():
@@ -421,10 +483,13 @@ cdef class SimilarityGraphFeedback(Combiner):
         self.refresh()
 
     def _state_arrays(self):
-        return {"log_w": self.log_w, "u": self.u, "s": self.s, "tree": self.tree,
-                "dstate": self.dstate, "istate": self.istate, "dom_mask": self.dom_mask,
-                "dom_list": self.dom_list, "cnt": self.cnt, "parent": self.parent,
-                "child_head": self.child_head, "child_next": self.child_next, "q": self.q}
+        state = {"log_w": self.log_w, "u": self.u, "s": self.s, "tree": self.tree,
+                 "dstate": self.dstate, "istate": self.istate, "dom_mask": self.dom_mask,
+                 "dom_list": self.dom_list, "cnt": self.cnt, "parent": self.parent,
+                 "child_head": self.child_head, "child_next": self.child_next, "q": self.q}
+        if SCHEDULE_SELF_CONFIDENT in (self.eta.kind, self.eta_u.kind):
+            state["rate_v"] = self.rate_v
+        return state
 
     @property
     def chosen_node(self):
@@ -445,6 +510,8 @@ cdef class SimilarityGraphFeedback(Combiner):
                 "node weights and their sums must be >= 0")
         require(state["dstate"][0] > 0, self, "the total node weight must be positive")
         require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
+        if "rate_v" in state:
+            require((state["rate_v"] >= 0).all(), self, "rate_v must be >= 0")
         if not self.refine:
             require(np.array_equal(dom_mask, self.dom_mask) and istate[2] == 1, self,
                     "dom_mask must be the dominating set of the parameters")
@@ -739,17 +806,31 @@ cdef class SimilarityGraphFeedback(Combiner):
 
     cdef void learn(self, long t, const int* active, int n_active, const double* preds,
                     const double* losses, double y_hat, double y) noexcept nogil:
-        cdef double eta = schedule_at(self.eta, t)
-        cdef double p, old, new, delta, U
+        cdef double eta, eta_u, v = self.rate_v[0], v_u = self.rate_v[1]
+        cdef double p, old, new, delta, U, loss = loss_value(self.loss, y_hat, y)
         cdef int j, i, e, I = <int>self.istate[0], f
         p = self.dstate[1]
         if p < self.p_floor:
             p = self.p_floor
         old = self.u[I]
-        new = old * exp(-schedule_at(self.eta_u, t) * loss_value(self.loss, y_hat, y) / p)
-        if not (finite_increments(eta, active, n_active, losses, &self.q[0]) and isfinite(new)):
+        if self.eta.kind == SCHEDULE_SELF_CONFIDENT:
+            v += mixture_second_moment(&self.log_w[0], active, n_active, &self.pred_mask[0],
+                                       losses, &self.q[0])
+            eta = self_confident(self.eta, self.n_experts, v)
+        else:
+            eta = schedule_at(self.eta, t)
+        if self.eta_u.kind == SCHEDULE_SELF_CONFIDENT:
+            v_u += old / self.dstate[0] * (loss / p) * (loss / p)
+            eta_u = self_confident(self.eta_u, self.n_experts, v_u)
+        else:
+            eta_u = schedule_at(self.eta_u, t)
+        new = old * exp(-eta_u * loss / p)
+        if not (finite_increments(eta, active, n_active, losses, &self.q[0]) and isfinite(new)
+                and isfinite(v) and isfinite(v_u)):
             self.n_rejected += 1
             return
+        self.rate_v[0] = v
+        self.rate_v[1] = v_u
         for j in range(n_active):
             i = active[j]
             self.log_w[i] -= eta * losses[i] / self.q[i]
