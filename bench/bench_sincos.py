@@ -81,8 +81,11 @@ def raker76_inputs(tmp: Path, samples: int) -> tuple[Path, Path, str]:
     X, y = naval(samples)
     model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
     model.learn_one(X[0], y[0])
-    W = np.ascontiguousarray(model._engine.features.weights)             # (N, d, ld), padded
-    N, d, ld = W.shape
+    bank = model._engine.features
+    frequencies = bank.frequencies.transpose(0, 2, 1)                   # (N, d, D)
+    N, d, ld = frequencies.shape[0], frequencies.shape[1], bank.ld
+    W = np.zeros((N, d, ld))                                             # rows padded as stored
+    W[:, :, :frequencies.shape[2]] = frequencies
     rff_input, pair_input = tmp / "rff.bin", tmp / "pairs.bin"
     with open(rff_input, "wb") as fh:
         fh.write(np.array([N, d, ld, 50, samples], dtype=np.int32).tobytes())

@@ -211,7 +211,7 @@ def memory(T: int) -> dict:
     return {"config": "Raker-76, D=50, d=15", "state_bytes": params,
             "frequencies_bytes": 76 * 50 * 15 * 8, "theta_bytes": 76 * 100 * 8,
             # rows zero-padded from 50 to 56 frequencies (whole AVX-512 vectors)
-            "frequencies_stored_bytes": np.asarray(model._engine.features.weights).nbytes,
+            "frequencies_stored_bytes": model._engine.features.stored_bytes,
             "scratch_bytes": model._engine.scratch_bytes,
             "python_heap_growth_over_stream_bytes": current - snapshot_mid,
             "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}

@@ -124,6 +124,11 @@ cdef class StoredFrequencies(FeatureBank):
         """The element type of the stored frequencies: "float64" or "float32"."""
         return DTYPES[self.single]
 
+    @property
+    def stored_bytes(self):
+        """Bytes the stored frequencies take, rows padded to whole vectors."""
+        return self._padded().nbytes
+
     cdef _padded(self):
         if self.single:
             return np.asarray(self.f32)
