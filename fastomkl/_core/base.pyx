@@ -66,6 +66,15 @@ cdef class Component:
         """Recompute what is derived from the state arrays (after set_state)."""
 
 
+def aligned_rows(int n, int dim):
+    """Zeros (n, ld), ld >= dim a multiple of 8 doubles, starting on a 64-byte boundary: every
+    row starts a cache line, so whole-vector loads of a row never straddle two."""
+    cdef int ld = (dim + 7) // 8 * 8
+    raw = np.zeros(n * ld + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    return raw[start:start + n * ld].reshape(n, ld)
+
+
 def require(bint condition, owner, str what):
     """Raise ValueError naming the component and the broken invariant unless `condition`."""
     if not condition:

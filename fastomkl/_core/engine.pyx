@@ -13,6 +13,7 @@ from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThr
 from libc.math cimport fabs, isfinite, sqrt
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
+from fastomkl._core.base import aligned_rows
 import warnings
 
 from fastomkl._validation import (MAX_ABS_INPUT, NumericalWarning, check_sample,
@@ -127,8 +128,9 @@ cdef class Engine:
         self.losses = np.zeros(n)
         # Independent experts are finished one at a time and share one feature buffer (stride 0);
         # otherwise every active kernel keeps its features until the updates.
-        self.z = np.zeros((1 if experts.independent else features.n_kernels,
-                           max(features.n_outputs, 1)))
+        # Each kernel's features start a cache line, as the experts' weights do.
+        self.z = aligned_rows(1 if experts.independent else features.n_kernels,
+                              max(features.n_outputs, 1))
         self.z_stride = 0 if experts.independent else self.z.shape[1]
         self.work = np.zeros(max(features.n_work, 1))
         self.lock = PyThread_allocate_lock()

@@ -3,7 +3,8 @@ from fastomkl._core.base cimport ExpertBank, Schedule
 cdef class OGDExperts(ExpertBank):
     # One linear model theta_k per kernel, trained by online gradient descent on
     # loss(theta_k . z_k, y) + lam * ||theta_k||^2, each step scaled by the importance weight.
-    cdef readonly double[:, ::1] theta
+    cdef readonly double[:, :] theta  # (n_experts, dim): a view of `rows`
+    cdef double[:, ::1] rows          # theta_k in rows of whole cache lines (aligned vectors)
     cdef double[::1] sqnorm           # ||theta_k||^2, derived (bounds the next update cheaply)
     cdef double[::1] zz               # scratch: ||z_k||^2 of expert k's last prediction
     cdef readonly double[::1] grad_sq # AdaGrad-norm accumulators (eta_kind ADAGRAD)

@@ -1,7 +1,7 @@
 """Compiled experts: single-kernel online learners on one representation each."""
 import numpy as np
 
-from fastomkl._core.base import require
+from fastomkl._core.base import aligned_rows, require
 
 from libc.math cimport fabs, sqrt
 
@@ -46,7 +46,11 @@ cdef class OGDExperts(ExpertBank):
         self.eta.scale = eta_scale
         self.eta.kind = eta_kind
         self.regularizer_after_update = regularizer_after_update
-        self.theta = np.zeros((n_experts, dim))
+        # Each theta_k starts on a 64-byte boundary (a row of 100 doubles would not): the
+        # vector loads and stores of its dot product and update then never straddle cache lines
+        # (Raker-76, D = 50: about 10% of a round).
+        self.rows = aligned_rows(n_experts, dim)
+        self.theta = np.asarray(self.rows)[:, :dim]
         self.sqnorm = np.zeros(n_experts)
         self.zz = np.zeros(n_experts)
         self.grad_sq = np.zeros(n_experts if eta_kind == SCHEDULE_ADAGRAD else 0)
@@ -68,7 +72,7 @@ cdef class OGDExperts(ExpertBank):
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         # ||z||^2 in the same pass, for the learn() that follows on the same z
-        return fastomkl_dot_sqnorm(&self.theta[k, 0], z, self.dim, &self.zz[k])
+        return fastomkl_dot_sqnorm(&self.rows[k, 0], z, self.dim, &self.zz[k])
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
@@ -89,7 +93,7 @@ cdef class OGDExperts(ExpertBank):
             return loss + self.lam * self.sqnorm[k]
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
-        fastomkl_shrink_axpy(&self.theta[k, 0], z, self.dim, shrink, g, &norm_before, &norm_after)
+        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.dim, shrink, g, &norm_before, &norm_after)
         self.sqnorm[k] = norm_after
         if self.regularizer_after_update:
             return loss + self.lam * norm_after
