@@ -5,8 +5,6 @@
  *
  *   FASTOMKL_VARIANTS(DEFINE) expands DEFINE(suffix, target attribute, vector bytes) three times:
  *     v4   = x86-64-v4 (AVX-512), 64-byte vectors;  v3 = x86-64-v3 (AVX2 + FMA), 32;  base = SSE2, 16.
- *   FASTOMKL_HALF_VARIANTS(DEFINE) the same at half the width, suffixes v4h, v3h (SSE2's baseh is
- *     not narrower: it exists so that code naming SUFFIX##h compiles for every variant).
  *   FASTOMKL_DISPATCH(ret, name, params, args) defines `name` to call name_v4, name_v3 or name_base.
  *
  * The environment variable FASTOMKL_ISA=base|v3|v4 caps the choice (tests run every variant on one
@@ -24,10 +22,6 @@
     DEFINE(v4, __attribute__((target("arch=x86-64-v4"))), 64)                       \
     DEFINE(v3, __attribute__((target("arch=x86-64-v3"))), 32)                       \
     DEFINE(base, , 16)
-#define FASTOMKL_HALF_VARIANTS(DEFINE)                                              \
-    DEFINE(v4h, __attribute__((target("arch=x86-64-v4"))), 32)                      \
-    DEFINE(v3h, __attribute__((target("arch=x86-64-v3"))), 16)                      \
-    DEFINE(baseh, , 16)
 
 static inline int fastomkl_isa_level(void)
 {
@@ -59,7 +53,6 @@ static inline int fastomkl_isa_level(void)
 #else
 
 #define FASTOMKL_VARIANTS(DEFINE) DEFINE(base, , 16)
-#define FASTOMKL_HALF_VARIANTS(DEFINE) DEFINE(baseh, , 16)
 #define FASTOMKL_DISPATCH(RET, NAME, PARAMS, ARGS)                                  \
     RET NAME PARAMS { return NAME##_base ARGS; }
 

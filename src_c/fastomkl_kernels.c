@@ -7,8 +7,6 @@
 
 FASTOMKL_VARIANTS(FASTOMKL_DEFINE_SINCOS)
 FASTOMKL_VARIANTS(FASTOMKL_DEFINE_SINCOS_F32)
-FASTOMKL_HALF_VARIANTS(FASTOMKL_DEFINE_SINCOS)
-FASTOMKL_HALF_VARIANTS(FASTOMKL_DEFINE_SINCOS_F32)
 
 /* Random Fourier features, once per instruction set and element type T of the frequencies:
  * double, or float (TS = _f32) for float32 models, whose projections and sines and cosines are
@@ -20,7 +18,7 @@ FASTOMKL_HALF_VARIANTS(FASTOMKL_DEFINE_SINCOS_F32)
  * replaced libmvec's cos then sin loops on every variant: it is faster on each
  * (bench/results/sincos.md, Raker-76's 76 kernels: 8.3 against 11.7 us per sample on AVX-512,
  * 10.8 against 14.4 on AVX2 + FMA, 21.7 against 27.5 on SSE2; 1.7 against 3.4 cycles per pair). */
-#define DEFINE_RFF_PARTS(SUFFIX, TARGET, VEC_BYTES, T, TS)                                          \
+#define DEFINE_RFF(SUFFIX, TARGET, VEC_BYTES, T, TS)                                                \
 typedef fastomkl_vec##TS##_##SUFFIX fastomkl_rvec##TS##_##SUFFIX;                                   \
 /* L values of T widened to double: one vector, or two halves for float */                          \
 typedef double fastomkl_wide##TS##_##SUFFIX                                                         \
@@ -38,18 +36,16 @@ fastomkl_rff_store##TS##_##SUFFIX(fastomkl_rvec##TS##_##SUFFIX p, int j, int D, 
     fastomkl_sincos##TS##_##SUFFIX(p, &s, &c);                                                      \
     s *= (T)scale;                                                                                  \
     c *= (T)scale;                                                                                  \
-    const wide cw = __builtin_convertvector(c, wide), sw = __builtin_convertvector(s, wide);        \
     if (j + L <= D) {                                                                               \
+        const wide cw = __builtin_convertvector(c, wide), sw = __builtin_convertvector(s, wide);    \
         memcpy(z + j, &cw, sizeof cw);                                                              \
         memcpy(z + D + j, &sw, sizeof sw);                                                          \
-    } else {                  /* the valid lanes only, from memory: extracting each lane from a     \
-                               * register under a test cost more than the whole vector */           \
-        double cv[L], sv[L];                                                                        \
-        memcpy(cv, &cw, sizeof cw);                                                                 \
-        memcpy(sv, &sw, sizeof sw);                                                                 \
-        for (int i = 0; i < D - j; ++i) {                                                           \
-            z[j + i] = cv[i];                                                                       \
-            z[D + j + i] = sv[i];                                                                   \
+    } else {                  /* lane by lane: a memcpy of variable size would be a call */         \
+        for (int i = 0; i < L; ++i) {                                                               \
+            if (i < D - j) {                                                                        \
+                z[j + i] = c[i];                                                                    \
+                z[D + j + i] = s[i];                                                                \
+            }                                                                                       \
         }                                                                                           \
     }                                                                                               \
 }                                                                                                   \
@@ -87,44 +83,18 @@ fastomkl_keep##TS##_##SUFFIX(fastomkl_rvec##TS##_##SUFFIX p, int j, int D, doubl
     if (keep)                                                                                       \
         memcpy(keep + j, &p, sizeof p);                                                             \
     fastomkl_rff_store##TS##_##SUFFIX((T)factor * p, j, D, scale, z);                               \
-}
-
-#define DEFINE_RFF_BOTH(SUFFIX, TARGET, VEC_BYTES)                                                  \
-    DEFINE_RFF_PARTS(SUFFIX, TARGET, VEC_BYTES, double, )                                           \
-    DEFINE_RFF_PARTS(SUFFIX, TARGET, VEC_BYTES, float, _f32)
-
-FASTOMKL_VARIANTS(DEFINE_RFF_BOTH)
-FASTOMKL_HALF_VARIANTS(DEFINE_RFF_BOTH)
-
-/* The entry points, for the full-width variant SUFFIX, whose half-width parts SUFFIX##h serve the
- * last frequencies when they fill at most half a vector (D = 50 in float on AVX-512: 3 vectors of
- * 16 and one of 8, not 4 of 16, whose 14 spare lanes would cost a whole vector's sines and
- * cosines).  SSE2 vectors are not halved. */
-#define DEFINE_RFF_ENTRIES(SUFFIX, TARGET, VEC_BYTES, T, TS)                                        \
+}                                                                                                   \
+                                                                                                    \
 /* z = scale [cos(factor p); sin(factor p)], p = W^T x, in blocks of up to 4 vectors of             \
  * frequencies whose accumulators go from registers straight into the sine-cosine.  W's rows are    \
  * `ld` >= D long, zero-padded to whole vectors, so the last block reads whole vectors too. */      \
-TARGET __attribute__((always_inline)) static inline int                                             \
-fastomkl_whole##TS##_##SUFFIX(int D)                                                                \
-{                                                                                                   \
-    enum { L = VEC_BYTES / sizeof(T) };                                                             \
-    const int rest = D % L;                                                                         \
-    return VEC_BYTES > 16 && rest > 0 && 2 * rest <= L ? D - rest : D;                              \
-}                                                                                                   \
-                                                                                                    \
 TARGET __attribute__((always_inline)) static inline void                                            \
 fastomkl_rff_from##TS##_##SUFFIX(const T *W, const double *x, int d, int D, int ld,                 \
                                  double factor, double scale, T *keep, double *z)                   \
 {                                                                                                   \
     enum { L = VEC_BYTES / sizeof(T) };                                                             \
-    const int whole = fastomkl_whole##TS##_##SUFFIX(D);    /* the rest: half a vector */            \
-    if (whole < D) {                                                                                \
-        const fastomkl_block##TS##_##SUFFIX##h p =                                                  \
-            fastomkl_project_block##TS##_##SUFFIX##h(W, x, d, ld, whole, 1);                        \
-        fastomkl_keep##TS##_##SUFFIX##h(p.a[0], whole, D, factor, scale, keep, z);                  \
-    }                                                                                               \
-    for (int j0 = 0; j0 < whole; j0 += 4 * L) {                                                     \
-        const int nv = whole - j0 >= 4 * L ? 4 : (whole - j0 + L - 1) / L;                          \
+    for (int j0 = 0; j0 < D; j0 += 4 * L) {                                                         \
+        const int nv = D - j0 >= 4 * L ? 4 : (D - j0 + L - 1) / L;                                  \
         const fastomkl_block##TS##_##SUFFIX p =                                                     \
             fastomkl_project_block##TS##_##SUFFIX(W, x, d, ld, j0, nv);                             \
         /* constant indices: p stays in registers */                                                \
@@ -151,22 +121,16 @@ TARGET static void fastomkl_rff_project_scaled##TS##_##SUFFIX(const T *W, const 
     fastomkl_rff_from##TS##_##SUFFIX(W, x, d, D, ld, factor, scale, p, z);                          \
 }                                                                                                   \
                                                                                                     \
-/* z = scale * [cos(factor p); sin(factor p)] over the first D projections, p as fastomkl_rff_from  \
- * kept it (whole vectors, then half a vector if the rest fits). */                                 \
+/* z = scale * [cos(factor p); sin(factor p)] over the first D projections (p is padded to whole    \
+ * vectors: the last is read whole). */                                                             \
 TARGET static void fastomkl_rff_scaled##TS##_##SUFFIX(const T *p, int D, double factor,             \
                                                       double scale, double *z)                      \
 {                                                                                                   \
     enum { L = VEC_BYTES / sizeof(T) };                                                             \
-    const int whole = fastomkl_whole##TS##_##SUFFIX(D);                                             \
     fastomkl_rvec##TS##_##SUFFIX v;                                                                 \
-    fastomkl_rvec##TS##_##SUFFIX##h h;                                                              \
-    for (int j = 0; j < whole; j += L) {                                                            \
+    for (int j = 0; j < D; j += L) {                                                                \
         memcpy(&v, p + j, sizeof v);                                                                \
         fastomkl_rff_store##TS##_##SUFFIX((T)factor * v, j, D, scale, z);                           \
-    }                                                                                               \
-    if (whole < D) {                                                                                \
-        memcpy(&h, p + whole, sizeof h);                                                            \
-        fastomkl_rff_store##TS##_##SUFFIX##h((T)factor * h, whole, D, scale, z);                    \
     }                                                                                               \
 }                                                                                                   \
                                                                                                     \
@@ -192,11 +156,11 @@ TARGET static void fastomkl_sincos_many##TS##_##SUFFIX(const T *x, long n, T *s,
     }                                                                                               \
 }
 
-#define DEFINE_RFF_ENTRIES_BOTH(SUFFIX, TARGET, VEC_BYTES)                                          \
-    DEFINE_RFF_ENTRIES(SUFFIX, TARGET, VEC_BYTES, double, )                                         \
-    DEFINE_RFF_ENTRIES(SUFFIX, TARGET, VEC_BYTES, float, _f32)
+#define DEFINE_RFF_BOTH(SUFFIX, TARGET, VEC_BYTES)                                                  \
+    DEFINE_RFF(SUFFIX, TARGET, VEC_BYTES, double, )                                                 \
+    DEFINE_RFF(SUFFIX, TARGET, VEC_BYTES, float, _f32)
 
-FASTOMKL_VARIANTS(DEFINE_RFF_ENTRIES_BOTH)
+FASTOMKL_VARIANTS(DEFINE_RFF_BOTH)
 
 #define DISPATCH_RFF(T, TS)                                                                         \
     FASTOMKL_DISPATCH(void, fastomkl_rff##TS,                                                       \
