@@ -215,15 +215,23 @@ TARGET static double fastomkl_dot_sqnorm_##SUFFIX(const double *a, const double 
 {                                                                                                \
     typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
     enum { L = VEC_BYTES / 8 };                                                                  \
-    vec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0}, a0, a1, b0, b1;                                  \
+    vec s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, q0 = {0}, q1 = {0}, q2 = {0}, q3 = {0};          \
+    vec a0, a1, a2, a3, b0, b1, b2, b3;                                                          \
     int j = 0;                                                                                   \
-    for (; j + 2 * L <= n; j += 2 * L) {                                                         \
+    for (; j + 4 * L <= n; j += 4 * L) {                                                         \
         memcpy(&a0, a + j, sizeof a0); memcpy(&b0, b + j, sizeof b0);                            \
         memcpy(&a1, a + j + L, sizeof a1); memcpy(&b1, b + j + L, sizeof b1);                    \
-        s0 += a0 * b0; s1 += a1 * b1; q0 += b0 * b0; q1 += b1 * b1;                              \
+        memcpy(&a2, a + j + 2 * L, sizeof a2); memcpy(&b2, b + j + 2 * L, sizeof b2);            \
+        memcpy(&a3, a + j + 3 * L, sizeof a3); memcpy(&b3, b + j + 3 * L, sizeof b3);            \
+        s0 += a0 * b0; s1 += a1 * b1; s2 += a2 * b2; s3 += a3 * b3;                              \
+        q0 += b0 * b0; q1 += b1 * b1; q2 += b2 * b2; q3 += b3 * b3;                              \
     }                                                                                            \
-    s0 += s1;                                                                                    \
-    q0 += q1;                                                                                    \
+    for (; j + L <= n; j += L) {                                                                 \
+        memcpy(&a0, a + j, sizeof a0); memcpy(&b0, b + j, sizeof b0);                            \
+        s0 += a0 * b0; q0 += b0 * b0;                                                            \
+    }                                                                                            \
+    s0 = (s0 + s1) + (s2 + s3);                                                                  \
+    q0 = (q0 + q1) + (q2 + q3);                                                                  \
     double s = 0.0, q = 0.0;                                                                     \
     for (int l = 0; l < L; ++l) { s += s0[l]; q += q0[l]; }                                      \
     for (; j < n; ++j) { s += a[j] * b[j]; q += b[j] * b[j]; }                                   \
@@ -246,6 +254,13 @@ TARGET static void fastomkl_shrink_axpy_##SUFFIX(double *theta, const double *z,
         v0 = shrink * v0 - g * z0; v1 = shrink * v1 - g * z1;                                    \
         f0 += v0 * v0; f1 += v1 * v1;                                                            \
         memcpy(theta + j, &v0, sizeof v0); memcpy(theta + j + L, &v1, sizeof v1);                \
+    }                                                                                            \
+    for (; j + L <= n; j += L) {                                                                 \
+        memcpy(&v0, theta + j, sizeof v0); memcpy(&z0, z + j, sizeof z0);                        \
+        b0 += v0 * v0;                                                                           \
+        v0 = shrink * v0 - g * z0;                                                               \
+        f0 += v0 * v0;                                                                           \
+        memcpy(theta + j, &v0, sizeof v0);                                                       \
     }                                                                                            \
     b0 += b1;                                                                                    \
     f0 += f1;                                                                                    \

@@ -149,6 +149,8 @@ cdef class ExpertBank(Component):
     # has its own state): the engine may then finish each expert (features, prediction, update)
     # before the next, with one L1-resident feature buffer.  False for shared state.
     cdef readonly bint independent
+    # z holds the n_outputs features of expert k's kernel followed by zeros up to n_outputs
+    # rounded up to 8 (the engine's rows, base.aligned_rows), so experts may run whole vectors.
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil
     # Updates expert k from its prediction f on (x, y) with importance weight `weight`, and returns
     # the loss the combiner sees for it.

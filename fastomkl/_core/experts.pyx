@@ -48,7 +48,9 @@ cdef class OGDExperts(ExpertBank):
         self.regularizer_after_update = regularizer_after_update
         # Each theta_k starts on a 64-byte boundary (a row of 100 doubles would not): the
         # vector loads and stores of its dot product and update then never straddle cache lines
-        # (Raker-76, D = 50: about 10% of a round).
+        # (Raker-76, D = 50: about 10% of a round).  Its padding stays zero, and so does the
+        # padding of the engine's z rows, so both kernels run over whole vectors: the padding
+        # adds 0 to every sum.
         self.rows = aligned_rows(n_experts, dim)
         self.theta = np.asarray(self.rows)[:, :dim]
         self.sqnorm = np.zeros(n_experts)
@@ -72,7 +74,7 @@ cdef class OGDExperts(ExpertBank):
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         # ||z||^2 in the same pass, for the learn() that follows on the same z
-        return fastomkl_dot_sqnorm(&self.rows[k, 0], z, self.dim, &self.zz[k])
+        return fastomkl_dot_sqnorm(&self.rows[k, 0], z, self.rows.shape[1], &self.zz[k])
 
     cdef double learn(self, int k, const double* x, const double* z, double f, double y,
                       long t, double weight) noexcept nogil:
@@ -93,7 +95,8 @@ cdef class OGDExperts(ExpertBank):
             return loss + self.lam * self.sqnorm[k]
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
-        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.dim, shrink, g, &norm_before, &norm_after)
+        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.rows.shape[1], shrink, g, &norm_before,
+                             &norm_after)
         self.sqnorm[k] = norm_after
         if self.regularizer_after_update:
             return loss + self.lam * norm_after
