@@ -16,7 +16,7 @@ One loop (``run_blocks``) regenerates blocks and combines their features: into p
 (``accumulate``), or into the GP variance operator of two independent draws (``operator_apply``,
 ``operator_diagonal``), whose O((n_blocks r)^2) multiply-adds are the hot loop of that method.
 """
-from libc.math cimport isfinite, sqrt
+from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -101,16 +101,30 @@ cdef void mark_sparse(const double* X, int n, int d, unsigned char* sparse) noex
         sparse[i] = 4 * nonzero <= d
 
 
+cdef double largest(const double* a, long n) noexcept nogil:
+    cdef double top = 0.0
+    cdef long i
+    for i in range(n):
+        if fabs(a[i]) > top:
+            top = fabs(a[i])
+    return top
+
+
+# A float32 projection of rows with max|x_j| <= x_max through a block with max|w| <= w_max cannot
+# overflow float (3.4e38) while x_max * w_max * d stays below this.
+cdef double FLOAT_SAFE = 1e37
+
+
 cdef void block_features(const double* X, const unsigned char* sparse, const float* X32, int n,
                          int d, int r, const double* W, const float* W32, const double* b,
-                         double* Z, float* Z32) noexcept nogil:
+                         double* Z, float* Z32, bint may_overflow=False) noexcept nogil:
     """Z (n, r) row-major = sqrt(2/r) cos(X W + b), X (n, d) row-major, `sparse` its rows' marks
     (``mark_sparse``).
 
     In single precision when X32 is not NULL: the projection (sgemm) and the cosine in float32
     from X32 and W32 (float copies of X and W), the features written as doubles into Z, through
-    the scratch Z32 (n, r).  A row whose float projection overflowed (|x| is accepted up to
-    1e150) is projected again in double.
+    the scratch Z32 (n, r).  When the caller says the float projection `may_overflow` (|x| is
+    accepted up to 1e150), a row whose projection did is projected again in double.
     """
     cdef double one = 1.0, zero = 0.0
     cdef float one32 = 1.0, zero32 = 0.0
@@ -134,7 +148,7 @@ cdef void block_features(const double* X, const unsigned char* sparse, const flo
     else:
         sgemm(b"N", b"N", &r, &n, &d, &one32, <float*>W32, &r, <float*>X32, &d, &zero32, Z32, &r)
         fastomkl_dsg_cos_float(Z, Z32, b, n, r, sqrt(2.0 / r))
-        for i in range(n):
+        for i in range(n if may_overflow else 0):
             if not row_finite(Z32 + <long>i * r, r):
                 run = 1
                 dgemm(b"N", b"N", &r, &run, &d, &one, <double*>W, &r, <double*>(X + <long>i * d),
@@ -181,9 +195,10 @@ cdef int run_blocks(const double* X, int n, int d, int r, int kind, int matern_d
     cdef float* X32 = NULL
     cdef float* W32 = NULL
     cdef float* Z32 = NULL
-    cdef double one = 1.0, dot
+    cdef double one = 1.0, dot, x_max = 0.0
     cdef long blk
     cdef int start, m, i, j, width, status = 0
+    cdef bint may_overflow = False
     if single:
         X32 = <float*>malloc(<long>n * d * sizeof(float))
         W32 = <float*>malloc(<long>d * r * sizeof(float))
@@ -193,6 +208,7 @@ cdef int run_blocks(const double* X, int n, int d, int r, int kind, int matern_d
         status = -1
     elif single:
         to_float(X, <long>n * d, X32)
+        x_max = largest(X, <long>n * d)
     else:
         mark_sparse(X, n, d, sparse)
     blk = lo
@@ -201,11 +217,12 @@ cdef int run_blocks(const double* X, int n, int d, int r, int kind, int matern_d
                             <uint64_t>indices[blk], d, r, W, b)
         if single:
             to_float(W, <long>d * r, W32)
+            may_overflow = x_max * largest(W, <long>d * r) * d > FLOAT_SAFE
         start = 0
         while status == 0 and start < n:
             m = n - start if n - start < rows else rows
             block_features(X + start * d, sparse + start, X32 + start * d if single else NULL,
-                           m, d, r, W, W32, b, Z, Z32)
+                           m, d, r, W, W32, b, Z, Z32, may_overflow)
             if combine == ADD_COEF:
                 # out^T (C, m) += scale * coef_blk^T (C, r) @ Z^T (r, m)
                 dgemm(b"N", b"N", &C, &m, &r, &scale, <double*>(coef + blk * r * C), &C, Z, &r,
@@ -265,7 +282,9 @@ def features(const double[:, ::1] X, const double[:, ::1] W, const double[::1] b
             Z32 = np.empty((n, r), dtype=np.float32)
             with nogil:
                 block_features(&X[0, 0], NULL, &X32[0, 0], n, d, r, &W[0, 0], &W32[0, 0], &b[0],
-                               &Zv[0, 0], &Z32[0, 0])
+                               &Zv[0, 0], &Z32[0, 0],
+                               largest(&X[0, 0], <long>n * d) * largest(&W[0, 0], <long>d * r) * d
+                               > FLOAT_SAFE)
         else:
             sparse = np.empty(n, dtype=np.uint8)
             with nogil:
