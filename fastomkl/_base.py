@@ -978,23 +978,10 @@ class MulticlassClassifier(OnlineEstimator):
             raise ValueError(f"the header's 'classes' must be distinct, got {labels!r:.200}")
         self._commit_classes(codes)
 
+    # labels to codes as the binary classifiers do; the classes themselves are this class's
     _known_code = BinaryClassifier._known_code
-
-    def _prepare_target(self, y):
-        label = _label(y)
-        codes = self._learn_classes([label])
-        return codes[label], lambda: self._commit_classes(codes)
-
-    def _encode_many(self, y, n_samples: int) -> np.ndarray:
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n_samples:
-            raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
-        labels = [_label(v) for v in y]
-        codes = self._learn_classes(labels)
-        self._commit_classes(codes)
-        return np.array([codes[v] for v in labels], dtype=np.float64)
+    _prepare_target = BinaryClassifier._prepare_target
+    _encode_many = BinaryClassifier._encode_many
 
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over the rows of (X, y), in order.
