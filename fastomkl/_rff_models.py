@@ -19,11 +19,12 @@ DTYPE_DOC = """
         Storage of the random frequencies.  "float32" halves their memory and the bytes each
         sample's projection reads, and computes the projections and their sines and cosines in
         float (rounded to nearest from the same draws); the features, the weights and every sum
-        stay float64.  On the shipped data sets predictions differ from the float64 model of
-        the same seed by about 1e-7 of their scale (median; at most 2e-4, from kernels whose
-        angles w.x reach 1e5, where the rounding of a frequency alone moves them by 1e-2) and
-        the prequential error of the deterministic models does not move at 5 digits
-        (bench/results/float32.md).  Saved and loaded with the model."""
+        stay float64.  On the shipped data sets Raker's predictions differ from the float64
+        model of the same seed by at most 6e-6 of their scale in median (4e-5 at worst, from
+        kernels whose angles w.x reach 1e5, where the rounding of a frequency alone moves them
+        by 1e-2; VAW2's ridge solves amplify it to 8e-5 and 6e-4), and the prequential error of
+        the deterministic models moves by at most 0.14% (bench/results/float32.md).  Saved and
+        loaded with the model."""
 
 
 def with_dtype_doc(doc: str) -> str:
