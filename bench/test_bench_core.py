@@ -16,23 +16,26 @@ def naval():
     return scale_to_unit_ball(X[:2000, :15]), scale_to_unit_interval(y)[:2000]
 
 
-def trained(kernels, n_components, X, y):
-    model = fastomkl.Raker(kernels, n_components=n_components, eta=0.1, random_state=0)
+def trained(kernels, n_components, X, y, dtype="float64"):
+    model = fastomkl.Raker(kernels, n_components=n_components, eta=0.1, random_state=0,
+                           dtype=dtype)
     model.partial_fit(X[:100], y[:100])
     return model
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("n_kernels", [1, 76])
-def test_predict_one(benchmark, naval, n_kernels):
+def test_predict_one(benchmark, naval, n_kernels, dtype):
     X, y = naval
-    model = trained(fastomkl.paper000_dictionary()[:n_kernels], 50, X, y)
+    model = trained(fastomkl.paper000_dictionary()[:n_kernels], 50, X, y, dtype)
     benchmark(model.predict_one, X[200])
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("n_kernels", [1, 76])
-def test_predict_learn_one(benchmark, naval, n_kernels):
+def test_predict_learn_one(benchmark, naval, n_kernels, dtype):
     X, y = naval
-    model = trained(fastomkl.paper000_dictionary()[:n_kernels], 50, X, y)
+    model = trained(fastomkl.paper000_dictionary()[:n_kernels], 50, X, y, dtype)
     benchmark(model.predict_learn_one, X[200], y[200])
 
 
