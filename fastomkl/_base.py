@@ -681,59 +681,23 @@ def _same(a, b) -> bool:
         return False
 
 
-class BinaryClassifier(OnlineEstimator):
-    """Two-class models: labels map to -1/+1 internally; ``predict*`` return labels.
+class _Classifier(OnlineEstimator):
+    """What the classifiers share: labels coded as the engine's targets (the subclasses say how,
+    in ``_learn_classes`` and ``_commit_classes``), accuracy as ``score``."""
 
-    ``classes_`` is fixed by ``partial_fit(..., classes=...)``, or else learnt from the labels seen:
-    -1/+1, 0/1 and False/True map to -1/+1 whatever order they arrive in; other labels are sorted
-    when one batch shows both, and otherwise taken in order of first appearance (the first is -1).
-    """
+    _multi_class = False
 
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(poor_score=True, multi_class=False),
+                    classifier_tags=ClassifierTags(poor_score=True,
+                                                   multi_class=self._multi_class),
                     input_tags=InputTags())
 
     def _reset(self) -> None:
         super()._reset()
         self.__dict__.pop("classes_", None)
         self.__dict__.pop("_codes", None)
-
-    def _learn_classes(self, labels) -> dict:
-        """The label -> +-1 map after seeing `labels` (not stored; raises for a third class)."""
-        codes = dict(getattr(self, "_codes", {}))
-        new = [c for c in dict.fromkeys(labels) if c not in codes]
-        if not new:
-            return codes
-        known = list(codes)
-        if len(known) + len(new) > 2:
-            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
-                             f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
-                             f"classes")
-        everything = known + new
-        if len({isinstance(c, str) for c in everything}) > 1:
-            raise ValueError(f"labels must be all strings or all numbers, got "
-                             f"{sorted(map(repr, everything))}")
-        if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
-            natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
-            if len(set(natural.values())) == len(natural):
-                return natural
-        if not known and len(new) == 2:
-            new = sorted(new)
-        for c in new:
-            codes[c] = -next(iter(codes.values())) if codes else -1.0
-        return codes
-
-    def _commit_classes(self, codes: dict) -> None:
-        self._codes = codes
-        self.classes_ = np.array(sorted(codes, key=codes.get))
-
-    def _restore_classes(self, labels: list) -> None:
-        """The classes of a saved model (``classes_`` in order)."""
-        if len(labels) != 2 or labels[0] == labels[1]:
-            raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
-        self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
 
     def _known_code(self, y):
         codes = getattr(self, "_codes", None)
@@ -761,6 +725,96 @@ class BinaryClassifier(OnlineEstimator):
         codes = self._learn_classes(labels)
         self._commit_classes(codes)
         return np.array([codes[v] for v in labels], dtype=np.float64)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).
+
+        The (weighted) fraction of rows whose predicted label equals y's.  This is the default
+        score of ``cross_val_score`` and ``GridSearchCV``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), default None
+            Non-negative weights; None weighs every sample 1.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> 0.0 <= model.score(X, y) <= 1.0
+        True
+        """
+        y_hat = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != y_hat.shape:
+            raise ValueError(f"y must be 1-D with {y_hat.shape[0]} labels, got shape {y.shape}")
+        y = np.array([_label(v) for v in y], dtype=object)
+        weight = _sample_weight(sample_weight, y.shape[0])
+        return float(np.average(y == y_hat, weights=weight))
+
+
+
+def _check_label_kinds(labels) -> None:
+    if len({isinstance(c, str) for c in labels}) > 1:
+        raise ValueError(f"labels must be all strings or all numbers, got "
+                         f"{sorted(map(repr, labels))}")
+
+
+class BinaryClassifier(_Classifier):
+    """Two-class models: labels map to -1/+1 internally; ``predict*`` return labels.
+
+    ``classes_`` is fixed by ``partial_fit(..., classes=...)``, or else learnt from the labels seen:
+    -1/+1, 0/1 and False/True map to -1/+1 whatever order they arrive in; other labels are sorted
+    when one batch shows both, and otherwise taken in order of first appearance (the first is -1).
+    """
+
+    def _learn_classes(self, labels) -> dict:
+        """The label -> +-1 map after seeing `labels` (not stored; raises for a third class)."""
+        codes = dict(getattr(self, "_codes", {}))
+        new = [c for c in dict.fromkeys(labels) if c not in codes]
+        if not new:
+            return codes
+        known = list(codes)
+        if len(known) + len(new) > 2:
+            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
+                             f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
+                             f"classes")
+        everything = known + new
+        _check_label_kinds(everything)
+        if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
+            natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
+            if len(set(natural.values())) == len(natural):
+                return natural
+        if not known and len(new) == 2:
+            new = sorted(new)
+        for c in new:
+            codes[c] = -next(iter(codes.values())) if codes else -1.0
+        return codes
+
+    def _commit_classes(self, codes: dict) -> None:
+        self._codes = codes
+        self.classes_ = np.array(sorted(codes, key=codes.get))
+
+    def _restore_classes(self, labels: list) -> None:
+        """The classes of a saved model (``classes_`` in order)."""
+        if len(labels) != 2 or labels[0] == labels[1]:
+            raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
+        self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
 
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over the rows of (X, y), in order.
@@ -807,47 +861,6 @@ class BinaryClassifier(OnlineEstimator):
         if classes is None:
             return np.where(scores > 0, 1.0, -1.0)
         return classes[np.where(scores > 0, len(classes) - 1, 0)]   # any label dtype
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).
-
-        The (weighted) fraction of rows whose predicted label equals y's.  This is the default
-        score of ``cross_val_score`` and ``GridSearchCV``.
-
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
-        y : array-like, shape (n_samples,)
-        sample_weight : array-like, shape (n_samples,), default None
-            Non-negative weights; None weighs every sample 1.
-
-        Returns
-        -------
-        float
-            In [0, 1].
-
-        Raises
-        ------
-        NotFittedError
-            If the model has learnt nothing yet.
-        ValueError
-            For bad input.
-
-        Examples
-        --------
-        >>> from fastomkl import Gaussian, RakerClassifier
-        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
-        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
-        >>> 0.0 <= model.score(X, y) <= 1.0
-        True
-        """
-        y_hat = self.predict(X)
-        y = np.asarray(y)
-        if y.shape != y_hat.shape:
-            raise ValueError(f"y must be 1-D with {y_hat.shape[0]} labels, got shape {y.shape}")
-        y = np.array([_label(v) for v in y], dtype=object)
-        weight = _sample_weight(sample_weight, y.shape[0])
-        return float(np.average(y == y_hat, weights=weight))
 
     def decision_function(self, X) -> np.ndarray:
         """The real-valued scores of every row of X (positive: ``classes_[-1]``), without learning.
@@ -930,7 +943,7 @@ def _label(value):
     return value
 
 
-class MulticlassClassifier(OnlineEstimator):
+class MulticlassClassifier(_Classifier):
     """Models of any number of classes: the engine scores one column per class and predicts the
     index of the best column; ``predict*`` return labels of ``classes_``.
 
@@ -941,16 +954,7 @@ class MulticlassClassifier(OnlineEstimator):
     ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object.
     """
 
-    def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(poor_score=True, multi_class=True),
-                    input_tags=InputTags())
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("classes_", None)
-        self.__dict__.pop("_codes", None)
+    _multi_class = True
 
     def _learn_classes(self, labels) -> dict:
         """The label -> column map after seeing `labels` (not stored)."""
@@ -958,9 +962,7 @@ class MulticlassClassifier(OnlineEstimator):
         new = [c for c in dict.fromkeys(labels) if c not in codes]
         if not new:
             return codes
-        if len({isinstance(c, str) for c in list(codes) + new}) > 1:
-            raise ValueError(f"labels must be all strings or all numbers, got "
-                             f"{sorted(map(repr, list(codes) + new))}")
+        _check_label_kinds(list(codes) + new)
         for c in sorted(new):
             codes[c] = float(len(codes))
         return codes
@@ -977,11 +979,6 @@ class MulticlassClassifier(OnlineEstimator):
         if len(codes) != len(labels):
             raise ValueError(f"the header's 'classes' must be distinct, got {labels!r:.200}")
         self._commit_classes(codes)
-
-    # labels to codes as the binary classifiers do; the classes themselves are this class's
-    _known_code = BinaryClassifier._known_code
-    _prepare_target = BinaryClassifier._prepare_target
-    _encode_many = BinaryClassifier._encode_many
 
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over the rows of (X, y), in order.
@@ -1026,4 +1023,3 @@ class MulticlassClassifier(OnlineEstimator):
     def _decode_many(self, scores: np.ndarray) -> np.ndarray:
         return self.classes_[scores.astype(np.int64)]
 
-    score = BinaryClassifier.score
