@@ -183,35 +183,12 @@ DISPATCH_RFF(float, _f32)
  * fastomkl_dispatch.h).  Compiled with -ffast-math: callers pass finite values only. */
 #define DEFINE_KERNELS(SUFFIX, TARGET, VEC_BYTES)                                                \
                                                                                                  \
-/* The reductions keep several independent vector accumulators: with one, each step would wait  \
+/* a . b, and b . b in *bb unless bb is NULL (one pass over b: an expert's prediction and its    \
+ * features' norm).  Inlined into each caller, so the dot product alone does no norm work.      \
+ * The reductions keep several independent vector accumulators: with one, each step would wait  \
  * for the previous multiply-add (4 cycles), and at n = 2D = 100 that latency is the whole cost. */\
-TARGET static double fastomkl_dot_##SUFFIX(const double *a, const double *b, int n)             \
-{                                                                                                \
-    typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
-    enum { L = VEC_BYTES / 8 };                                                                  \
-    vec s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, a0, a1, a2, a3, b0, b1, b2, b3;                  \
-    int j = 0;                                                                                   \
-    for (; j + 4 * L <= n; j += 4 * L) {                                                         \
-        memcpy(&a0, a + j, sizeof a0); memcpy(&b0, b + j, sizeof b0);                            \
-        memcpy(&a1, a + j + L, sizeof a1); memcpy(&b1, b + j + L, sizeof b1);                    \
-        memcpy(&a2, a + j + 2 * L, sizeof a2); memcpy(&b2, b + j + 2 * L, sizeof b2);            \
-        memcpy(&a3, a + j + 3 * L, sizeof a3); memcpy(&b3, b + j + 3 * L, sizeof b3);            \
-        s0 += a0 * b0; s1 += a1 * b1; s2 += a2 * b2; s3 += a3 * b3;                              \
-    }                                                                                            \
-    for (; j + L <= n; j += L) {                                                                 \
-        memcpy(&a0, a + j, sizeof a0); memcpy(&b0, b + j, sizeof b0);                            \
-        s0 += a0 * b0;                                                                           \
-    }                                                                                            \
-    s0 = (s0 + s1) + (s2 + s3);                                                                  \
-    double s = 0.0;                                                                              \
-    for (int l = 0; l < L; ++l) s += s0[l];                                                      \
-    for (; j < n; ++j) s += a[j] * b[j];                                                         \
-    return s;                                                                                    \
-}                                                                                                \
-                                                                                                 \
-/* a . b, and b . b in *bb, in one pass over b (an expert's prediction and its features' norm). */\
-TARGET static double fastomkl_dot_sqnorm_##SUFFIX(const double *a, const double *b, int n,     \
-                                                  double *bb)                                    \
+TARGET __attribute__((always_inline)) static inline double                                       \
+fastomkl_dot_with_##SUFFIX(const double *a, const double *b, int n, double *bb)                  \
 {                                                                                                \
     typedef double vec __attribute__((vector_size(VEC_BYTES)));                                  \
     enum { L = VEC_BYTES / 8 };                                                                  \
@@ -235,9 +212,22 @@ TARGET static double fastomkl_dot_sqnorm_##SUFFIX(const double *a, const double 
     double s = 0.0, q = 0.0;                                                                     \
     for (int l = 0; l < L; ++l) { s += s0[l]; q += q0[l]; }                                      \
     for (; j < n; ++j) { s += a[j] * b[j]; q += b[j] * b[j]; }                                   \
-    *bb = q;                                                                                     \
+    if (bb)                                                                                      \
+        *bb = q;                                                                                 \
     return s;                                                                                    \
 }                                                                                                \
+                                                                                                 \
+TARGET static double fastomkl_dot_##SUFFIX(const double *a, const double *b, int n)              \
+{                                                                                                \
+    return fastomkl_dot_with_##SUFFIX(a, b, n, NULL);                                            \
+}                                                                                                \
+                                                                                                 \
+TARGET static double fastomkl_dot_sqnorm_##SUFFIX(const double *a, const double *b, int n,       \
+                                                  double *bb)                                    \
+{                                                                                                \
+    return fastomkl_dot_with_##SUFFIX(a, b, n, bb);                                              \
+}                                                                                                \
+                                                                                                 \
                                                                                                  \
 TARGET static void fastomkl_shrink_axpy_##SUFFIX(double *theta, const double *z, int n,          \
                                                  double shrink, double g, double *norm_before,   \

@@ -44,8 +44,12 @@ cdef enum:
 cdef extern from *:
     """
     #define FASTOMKL_STATE_LIMIT 1e100
+    #define FASTOMKL_FLOAT_SAFE 1e37
     """
     double STATE_LIMIT "FASTOMKL_STATE_LIMIT"
+    # A float32 sum of d products x_j w_j stays far below float's 3.4e38 while max|x| max|w| d
+    # stays below this: inputs beyond it (|x| up to 1e150 is accepted) take a double path.
+    double FLOAT_SAFE "FASTOMKL_FLOAT_SAFE"
 
 ctypedef struct Schedule:
     double scale

@@ -22,6 +22,9 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemm, sgemm
 
+from fastomkl._core.base cimport FLOAT_SAFE
+
+
 cdef extern from "fastomkl_dsg.h":
     void fastomkl_dsg_cos(double* z, const double* b, long n, int r, double scale) nogil
     void fastomkl_dsg_cos_float(double* z, const float* p, const double* b, long n, int r,
@@ -108,11 +111,6 @@ cdef double largest(const double* a, long n) noexcept nogil:
         if fabs(a[i]) > top:
             top = fabs(a[i])
     return top
-
-
-# A float32 projection of rows with max|x_j| <= x_max through a block with max|w| <= w_max cannot
-# overflow float (3.4e38) while x_max * w_max * d stays below this.
-cdef double FLOAT_SAFE = 1e37
 
 
 cdef void block_features(const double* X, const unsigned char* sparse, const float* X32, int n,

@@ -3,7 +3,7 @@ import numpy as np
 
 from fastomkl._core.base import require
 
-from fastomkl._core.base cimport FeatureBank
+from fastomkl._core.base cimport FLOAT_SAFE, FeatureBank
 from libc.math cimport cos, fabs, sin, sqrt
 
 
@@ -62,11 +62,6 @@ cdef int _row_length(int n_components, bint single):
     """n_components rounded up to whole vectors of the widest instruction set."""
     cdef int align = FASTOMKL_RFF_ALIGN_F32 if single else FASTOMKL_RFF_ALIGN
     return (n_components + align - 1) // align * align
-
-
-# A float32 projection sum_l x_l w_l and its scaled angles stay far from float's overflow (3.4e38)
-# while max|x| * max|w| * d stays below this; a sample beyond it takes the exact path below.
-cdef double FLOAT_SAFE = 1e37
 
 
 cdef double _float_safe_x(padded, double max_factor):
