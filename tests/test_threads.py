@@ -1,5 +1,6 @@
 """Threads may share a model: rounds never interleave, so a concurrent reader disturbs nothing."""
 import threading
+import time
 
 import numpy as np
 
@@ -24,10 +25,19 @@ def test_concurrent_predictions_do_not_disturb_learning():
             answers.append(shared.predict_one(probe[len(answers) % 50]))
             answers.append(float(shared.predict(probe[:3])[0]))
 
+    def readers_answered(since):
+        deadline = time.monotonic() + 5.0
+        while len(answers) <= since and time.monotonic() < deadline:
+            time.sleep(1e-4)
+
     threads = [threading.Thread(target=reader) for _ in range(2)]
     for t in threads:
         t.start()
-    shared.partial_fit(X[1:], y[1:])            # releases the GIL while it learns
+    # Learning in chunks, each one started only once the readers have answered since the last:
+    # predictions and learning interleave however fast either is (partial_fit releases the GIL).
+    for chunk in np.array_split(np.arange(1, len(y)), 20):
+        readers_answered(len(answers))
+        shared.partial_fit(X[chunk], y[chunk])
     stop.set()
     for t in threads:
         t.join()
