@@ -212,15 +212,18 @@ def check_sample(x, n_features: int | None = None) -> np.ndarray:
 
 def check_target_value(y) -> float:
     """One regression target as a finite float of magnitude at most MAX_ABS_INPUT."""
-    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf":
-        y = y[()]
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, numbers.Real):
-        raise ValueError(f"y must be a real number, got {y!r}")
-    try:
+    if isinstance(y, (float, np.floating)):       # the common case, before the slower checks
         y = float(y)
-    except OverflowError:
-        raise ValueError(f"y must be at most {MAX_ABS_INPUT:g} in magnitude, got an int beyond "
-                         f"the float range") from None
+    else:
+        if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "iuf":
+            y = y[()]
+        if isinstance(y, (bool, np.bool_)) or not isinstance(y, numbers.Real):
+            raise ValueError(f"y must be a real number, got {y!r}")
+        try:
+            y = float(y)
+        except OverflowError:
+            raise ValueError(f"y must be at most {MAX_ABS_INPUT:g} in magnitude, got an int "
+                             f"beyond the float range") from None
     if not abs(y) <= MAX_ABS_INPUT:
         raise ValueError(f"y must be finite and at most {MAX_ABS_INPUT:g} in magnitude, got {y}")
     return y

@@ -36,9 +36,9 @@ def test_accepts_lists_float32_and_noncontiguous(stream):
 
 
 def test_plain_python_samples_equal_arrays(stream):
-    """Lists and tuples of floats and ints (read without an array) give the array path's numbers;
-    anything else in a list (NumPy scalars) takes the general conversion, which refuses numeric
-    strings as the batch path does."""
+    """Lists and tuples of floats (NumPy's float64 scalars included) and ints, read without an
+    array, give the array path's numbers; anything else in a list (float32 scalars, say) takes the
+    general conversion, which refuses numeric strings as the batch path does."""
     X, y = stream
     Xi = np.round(X * 4)                                  # integer-valued samples
     base = make().predict_learn(np.vstack([X[:30], Xi[:30]]), np.r_[y[:30], y[:30]])
@@ -46,12 +46,31 @@ def test_plain_python_samples_equal_arrays(stream):
     got = [m.predict_learn_one(list(x), t) for x, t in zip(X[:15], y[:15])]
     got += [m.predict_learn_one(tuple(x), t) for x, t in zip(X[15:30], y[15:30])]
     got += [m.predict_learn_one([int(v) for v in x], t) for x, t in zip(Xi[:15], y[:15])]
-    got += [m.predict_learn_one([np.float64(v) for v in x], t) for x, t in zip(Xi[15:30], y[15:30])]
+    got += [m.predict_learn_one([np.float64(v) for v in x], t) for x, t in zip(Xi[15:23], y[15:23])]
+    got += [m.predict_learn_one([np.float32(v) for v in x], t) for x, t in zip(Xi[23:30], y[23:30])]
     np.testing.assert_array_equal(got, base)
     with pytest.raises(ValueError, match="real numbers"):
         m.predict_one([str(v) for v in X[0]])
     with pytest.raises(ValueError, match="real numbers"):
         m.predict([[str(v) for v in X[0]]])
+
+
+def test_numpy_scalar_targets_give_the_python_float_numbers(stream):
+    """Iterating a target array gives NumPy scalars: float64 ones are read as the floats they
+    subclass, the others converted; every path gives the batch's numbers."""
+    X, y = stream
+    base = make().predict_learn(X[:30], y[:30])
+    m = make()
+    got = [m.predict_learn_one(x, t) for x, t in zip(X[:10], y[:10])]               # float64
+    got += [m.predict_learn_one(x, float(t)) for x, t in zip(X[10:20], y[10:20])]
+    got += [m.predict_learn_one(x, np.array(t)) for x, t in zip(X[20:30], y[20:30])]
+    np.testing.assert_array_equal(got, base)
+
+    class Subclass(float):
+        pass
+    sub = make()
+    got = [sub.predict_learn_one(x, Subclass(t)) for x, t in zip(X[:2], y[:2])]
+    np.testing.assert_array_equal(got, base[:2])
 
 
 def test_huge_integers_are_a_value_error(stream):

@@ -198,7 +198,8 @@ def test_values_beyond_the_range_are_refused_everywhere():
         del Raker._estimator_type, RakerClassifier._estimator_type
 
 
-@pytest.mark.parametrize("y", [BEYOND, -BEYOND, 10 ** 151, 10 ** 400, np.float64(BEYOND)])
+@pytest.mark.parametrize("y", [BEYOND, -BEYOND, 10 ** 151, 10 ** 400, np.float64(BEYOND),
+                               np.float64("nan"), np.float64(-np.inf), np.float32("nan")])
 def test_regression_targets_beyond_the_range_are_refused(y):
     X, reg, _ = _trained_pair()
     for m in (reg, Raker(KERNELS, n_components=6, random_state=0)):

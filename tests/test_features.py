@@ -77,3 +77,21 @@ def test_errors():
         RandomFourierFeatures(KERNELS, n_components=0).fit(n_features=2)
     with pytest.raises(ValueError, match="kernels"):
         RandomFourierFeatures(["rbf"]).fit(n_features=2)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shared_draw", [False, True])
+def test_frequencies_and_expert_weights_start_on_cache_lines(dtype, shared_draw):
+    """Their rows are whole cache lines, streamed by whole-vector loads: from a 16-byte-aligned
+    start every load would straddle two lines (12-15% of a Raker-76 round).  The allocator's
+    offset depends on the heap's history, so models are built between allocations of odd sizes."""
+    X = np.random.default_rng(0).normal(size=(2, 15))
+    kept = []
+    for size in range(1, 17):
+        kept.append(np.empty(size * 997))
+        model = Raker(KERNELS, n_components=50, random_state=size, dtype=dtype,
+                      shared_draw=shared_draw).learn_one(X[0], 0.5)
+        engine = model._fitted_engine()
+        stored = next(iter(engine.features._state_arrays().values()))
+        assert stored.ctypes.data % 64 == 0
+        assert np.asarray(engine.experts.theta).ctypes.data % 64 == 0

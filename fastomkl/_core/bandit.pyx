@@ -32,6 +32,8 @@ largest |y| (radius) or loss (scale) seen so far, this round included.
 """
 import numpy as np
 
+from fastomkl._core.base import aligned_zeros
+
 from fastomkl._core.base cimport (Combiner, ExpertBank, FullInformation, bitgen_t, LOSS_SQUARED,
                                   LOSS_ABSOLUTE, loss_value, loss_derivative,
                                   LOSS_LOGISTIC)
@@ -335,7 +337,7 @@ cdef class BanditRFFExperts(BanditExperts):
         self._setup(n_experts, loss, rule, scale, radius, gc0, project, legacy_tem1)
         self.dim = dim
         self.clip_count = clip_count if clip_count > 0 else dim / 2.0
-        self.w = np.zeros((n_experts, dim))
+        self.w = aligned_zeros((n_experts, dim))
 
     def _state_arrays(self):
         return {"w": self.w, "sums": self.sums, "info": self.info}

@@ -7,13 +7,14 @@ threads may share a model (one round at a time).
 """
 import numpy as np
 cimport numpy as cnp
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
                                PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
 from libc.math cimport fabs, isfinite, sqrt
 
 from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
-from fastomkl._core.base import aligned_rows
+from fastomkl._core.base import aligned_rows, aligned_zeros
 import warnings
 
 from fastomkl._validation import (MAX_ABS_INPUT, NumericalWarning, check_sample,
@@ -45,14 +46,15 @@ cdef enum: STACK_FEATURES = 64
 
 
 cdef inline bint _fill_plain(object x, int n_features, double* buf) except -1:
-    """Copy x into buf when it is a list or tuple of n_features Python floats or ints; False for
-    anything else (the general path then converts, or explains the error)."""
+    """Copy x into buf when it is a list or tuple of n_features floats (NumPy's float64 scalars
+    included: they subclass float) or Python ints; False for anything else (the general path then
+    converts, or explains the error)."""
     cdef Py_ssize_t j = 0
     if (type(x) is not list and type(x) is not tuple) or len(x) != n_features:
         return False
     for item in x:
-        if type(item) is float:
-            buf[j] = item
+        if PyFloat_Check(item):
+            buf[j] = PyFloat_AS_DOUBLE(item)
         elif type(item) is int:
             try:
                 buf[j] = float(item)
@@ -83,14 +85,18 @@ cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
 
 
 cdef inline double _target(object y) except? -1.0:
-    """y as a double: a Python float or int read directly, anything else (and anything out of
-    range) by the Python layer's rule, which accepts or explains."""
+    """y as a double: a float (NumPy's float64 scalars, what iterating a target array gives,
+    included) or a Python int read directly, anything else (and anything out of range) by the
+    Python layer's rule, which accepts or explains."""
     cdef double v
-    if type(y) is not float and type(y) is not int:
-        return check_target_value(y)
-    try:
-        v = y
-    except OverflowError:
+    if PyFloat_Check(y):
+        v = PyFloat_AS_DOUBLE(y)
+    elif type(y) is int:
+        try:
+            v = y
+        except OverflowError:
+            return check_target_value(y)
+    else:
         return check_target_value(y)
     if not fabs(v) <= MAX_ABS:
         return check_target_value(y)
@@ -132,7 +138,7 @@ cdef class Engine:
         self.z = aligned_rows(1 if experts.independent else features.n_kernels,
                               max(features.n_outputs, 1))
         self.z_stride = 0 if experts.independent else self.z.shape[1]
-        self.work = np.zeros(max(features.n_work, 1))
+        self.work = aligned_zeros(max(features.n_work, 1))
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")

@@ -1,7 +1,7 @@
 """Compiled feature maps: random Fourier features, and their concatenation over kernels."""
 import numpy as np
 
-from fastomkl._core.base import require
+from fastomkl._core.base import aligned_zeros, require
 
 from fastomkl._core.base cimport FLOAT_SAFE, FeatureBank
 from libc.math cimport cos, fabs, sin, sqrt
@@ -51,9 +51,9 @@ def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] o
 
 def _padded_rows(frequencies, int ld, dtype):
     """(n, n_components, n_features) frequencies stored (n, n_features, ld) in `dtype` (rounded
-    to nearest), rows zero-padded."""
+    to nearest), rows zero-padded and starting on cache lines (ld is whole vectors)."""
     n, n_components, n_features = frequencies.shape
-    padded = np.zeros((n, n_features, ld), dtype=dtype)
+    padded = aligned_zeros((n, n_features, ld), dtype)
     padded[:, :, :n_components] = frequencies.transpose(0, 2, 1)
     return padded
 
