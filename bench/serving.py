@@ -12,6 +12,11 @@ with ``time.perf_counter_ns``:
 * an empty Python call: the floor of timing one call from Python;
 * the compiled step alone, as a mean: ``predict_many`` over the whole batch, divided by its size.
 
+Each request's x (a new float64 array) and y (a float) are made just before its call, outside the
+timing, as a service decodes a payload.  One more row times ``model.predict_one`` reading its 10^5
+inputs in place instead (23 MB of rows, cold in cache): the difference is the cost of the misses
+on the input, which a benchmark that prebuilds its requests would charge to the call.
+
 Percentiles p50, p99, p99.9 over ``--calls`` calls after a warm-up, and p99 / p50.  Allocation:
 the Python-heap growth (tracemalloc) over 10^4 further calls.  Results in
 bench/results/serving.md.
@@ -38,20 +43,25 @@ import fastomkl  # noqa: E402
 from compare_core import naval  # noqa: E402
 
 
-def latencies(call, xs, ys, learn: bool) -> np.ndarray:
-    """Nanoseconds of each call, one sample per call, cycling over the rows."""
+def latencies(call, X, y, learn: bool, fresh: bool = True) -> np.ndarray:
+    """Nanoseconds of each call, one row of X (and value of y) per call.
+
+    With `fresh`, each request's x and y are made just before its call, outside the timing, as a
+    service decodes a request's payload into new objects; else the calls read the rows of X in
+    place, 10^5 of them spread over 23 MB, so part of each call's time is the cache misses of
+    reading an input no service would have let go cold."""
     clock = time.perf_counter_ns
-    n = len(xs)
+    n = len(X)
     out = np.empty(n, dtype=np.int64)
-    if learn:
-        for i in range(n):
+    for i in range(n):
+        x, t = (X[i].copy(), float(y[i])) if fresh else (X[i], y[i])
+        if learn:
             start = clock()
-            call(xs[i], ys[i])
+            call(x, t)
             out[i] = clock() - start
-    else:
-        for i in range(n):
+        else:
             start = clock()
-            call(xs[i])
+            call(x)
             out[i] = clock() - start
     return out
 
@@ -59,7 +69,7 @@ def latencies(call, xs, ys, learn: bool) -> np.ndarray:
 def heap_growth(call, xs, ys, learn: bool) -> int:
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    latencies(call, xs, ys, learn)
+    latencies(call, xs, ys, learn, fresh=False)
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     return after - before
@@ -75,8 +85,7 @@ def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
                            dtype=dtype).fit(X[:1000], y[:1000])
     engine = model._engine
     reps = -(-calls // len(y))
-    xs = [np.ascontiguousarray(x) for x in np.tile(X, (reps, 1))[:calls]]
-    ys = [float(t) for t in np.tile(y, reps)[:calls]]
+    xs, ys = np.tile(X, (reps, 1))[:calls], np.tile(y, reps)[:calls]
     lines = [f"### {label}", "",
              "| call | p50 (us) | p99 (us) | p99.9 (us) | p99 / p50 |", "|---|---|---|---|---|"]
     empty = lambda x: None                                   # noqa: E731
@@ -88,7 +97,9 @@ def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
                                engine.predict_learn_one, True)):
         latencies(call, xs[:2000], ys[:2000], learn)         # warm-up
         lines.append(row(name, latencies(call, xs, ys, learn)))
-    batch = np.asarray(xs[:20000])
+    lines.append(row("model.predict_one, x read in place (cold)",
+                     latencies(model.predict_one, xs, ys, False, fresh=False)))
+    batch = xs[:20000]
     out = np.empty(len(batch))
     start = time.perf_counter()
     engine.predict_many(batch, out)
