@@ -29,7 +29,7 @@ import copy
 import numpy as np
 from river import base
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._base import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl._validation import NotFittedError
 
 __all__ = ["RiverClassifier", "RiverRegressor", "to_river"]
@@ -46,7 +46,8 @@ def to_river(model):
     Returns
     -------
     RiverRegressor or RiverClassifier
-        ``RiverClassifier`` for a classifier (``RakerClassifier``, ...), else ``RiverRegressor``.
+        ``RiverClassifier`` for a classifier, binary (``RakerClassifier``, ...) or multiclass
+        (``DoublySGDSoftmaxClassifier``), else ``RiverRegressor``.
 
     Raises
     ------
@@ -62,7 +63,9 @@ def to_river(model):
     """
     if not isinstance(model, OnlineEstimator):
         raise ValueError(f"to_river expects a fastomkl estimator, got {type(model).__name__}")
-    return RiverClassifier(model) if isinstance(model, BinaryClassifier) else RiverRegressor(model)
+    if isinstance(model, (BinaryClassifier, MulticlassClassifier)):
+        return RiverClassifier(model)
+    return RiverRegressor(model)
 
 
 class _RiverWrapper:
@@ -148,13 +151,15 @@ class RiverRegressor(_RiverWrapper, base.Regressor):
 
 
 class RiverClassifier(_RiverWrapper, base.Classifier):
-    """A fastomkl binary classifier as a ``river.base.Classifier`` (see ``to_river``).
+    """A fastomkl classifier as a ``river.base.Classifier`` (see ``to_river``).
 
-    ``predict_proba_one`` is available when the model has ``predict_proba`` (logistic loss).
+    ``predict_proba_one`` is available when the model has ``predict_proba`` (logistic loss, or
+    the softmax of ``DoublySGDSoftmaxClassifier``).  A multiclass model is marked as one to river
+    (``_multiclass``), whose checks and metrics read that.
 
     Parameters
     ----------
-    model : fastomkl binary classifier
+    model : fastomkl binary or multiclass classifier
         Learns through the wrapper (it is not copied).
 
     Examples
@@ -167,6 +172,10 @@ class RiverClassifier(_RiverWrapper, base.Classifier):
     >>> model.predict_one({"x": 0.9}), sorted(model.predict_proba_one({"x": 0.9}))
     ('big', ['big', 'small'])
     """
+
+    @property
+    def _multiclass(self) -> bool:
+        return isinstance(self.model, MulticlassClassifier)
 
     def predict_proba_one(self, x) -> dict:
         """The probability of each class for x; {} while the model has learnt nothing.

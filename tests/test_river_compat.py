@@ -282,3 +282,25 @@ def test_names_that_json_cannot_hold_are_refused_at_save(tmp_path):
     with pytest.raises(ValueError, match="cannot be saved"):
         model.save(tmp_path / "m.npz")
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_multiclass_model_is_a_multiclass_river_classifier():
+    """The softmax classifier goes to river as a classifier of its labels (not a regressor of
+    their codes), marked multiclass, and learns a three-class stream well beyond chance."""
+    rng = np.random.default_rng(3)
+    centres = {"a": (0.0, 1.0), "b": (1.0, 0.0), "c": (-1.0, -1.0)}
+    labels = rng.choice(list(centres), 600)
+    stream = [({"u": centres[c][0] + 0.3 * rng.standard_normal(),
+                "v": centres[c][1] + 0.3 * rng.standard_normal()}, str(c)) for c in labels]
+    wrapper = to_river(fo.DoublySGDSoftmaxClassifier(random_state=0))
+    assert isinstance(wrapper, RiverClassifier) and isinstance(wrapper, base.Classifier)
+    assert wrapper._multiclass and not to_river(classifier())._multiclass
+    assert wrapper.predict_one(stream[0][0]) is None and wrapper.predict_proba_one(stream[0][0]) == {}
+    accuracy = evaluate.progressive_val_score(stream, wrapper, metrics.Accuracy()).get()
+    assert accuracy > 0.8                                  # chance: about 1/3
+    x = stream[-1][0]
+    proba = wrapper.predict_proba_one(x)
+    expected = wrapper.model.predict_proba([[x["u"], x["v"]]])[0]
+    assert sorted(wrapper.model.classes_) == ["a", "b", "c"]
+    assert proba == dict(zip(wrapper.model.classes_.tolist(), expected.tolist()))
+    assert wrapper.predict_one(x) == max(proba, key=proba.get)
