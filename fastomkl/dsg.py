@@ -334,14 +334,7 @@ class _DSGEngine:
     def _append(self, alpha: np.ndarray, shrink: float, t: int) -> None:
         """Shrink every stored block by ``shrink`` (lazily), then store ``alpha`` as a new block."""
         n = self.n_blocks * self.r
-        if shrink == 0.0:           # gamma nu = 1 exactly: the past is wiped out (Lemma 8)
-            self.coef[:n] = 0.0
-            self.scale = 1.0
-        else:
-            self.scale *= shrink
-            if abs(self.scale) < RENORMALISE_BELOW:
-                self.coef[:n] *= self.scale
-                self.scale = 1.0
+        self.scale = _shrink_lazily(self.coef[:n], self.scale, shrink)
         if alpha.shape[0] == 0:     # no new block: the average still takes in f_{t+1}
             if self.config["average"]:
                 self.avg[:n] = (1.0 - 1.0 / t) * self.avg[:n] + (self.scale / t) * self.coef[:n]
@@ -567,14 +560,7 @@ class _GPEngine(_DSGEngine):
     def _append_column(self, column: np.ndarray, shrink: float) -> None:
         """Shrink the operator's columns by ``shrink`` (lazily), then append ``column``."""
         size = self.theta_size
-        if shrink == 0.0:
-            self.theta[:size] = 0.0
-            self.theta_scale = 1.0
-        else:
-            self.theta_scale *= shrink
-            if abs(self.theta_scale) < RENORMALISE_BELOW:
-                self.theta[:size] *= self.theta_scale
-                self.theta_scale = 1.0
+        self.theta_scale = _shrink_lazily(self.theta[:size], self.theta_scale, shrink)
         if size + column.size > self.theta.shape[0]:      # amortised doubling
             self.theta = _resized(self.theta, max(size + column.size, 2 * self.theta.shape[0]))
         self.theta[size:size + column.size] = column.ravel() / self.theta_scale
@@ -643,6 +629,20 @@ def _precondition(Z: np.ndarray, step: np.ndarray) -> np.ndarray:
         return np.linalg.solve(P, step)
     except np.linalg.LinAlgError:
         return np.full_like(step, np.nan)       # refused as non-finite by the caller
+
+
+def _shrink_lazily(values: np.ndarray, scale: float, shrink: float) -> float:
+    """The scale of `values` (true values = scale * values) after multiplying them by `shrink`:
+    the factor goes into the scale, folded into `values` in place only when the scale would
+    underflow.  shrink = 0 (gamma nu = 1 exactly) wipes the past out (Lemma 8)."""
+    if shrink == 0.0:
+        values[:] = 0.0
+        return 1.0
+    scale *= shrink
+    if abs(scale) < RENORMALISE_BELOW:
+        values *= scale
+        return 1.0
+    return scale
 
 
 def _resized(a: np.ndarray, rows: int) -> np.ndarray:

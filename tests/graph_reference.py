@@ -34,6 +34,14 @@ def _auto_step(scale, grad_sq, z, f, y, weight):
     return min(step, (f - y) ** 2 / (d * d * zz)) if d != 0 and zz > 0 else step
 
 
+def _experts_learn(S, theta, z, f, y, lam, step, q, auto, grad_sq):
+    """{i: L_i} after each observed expert's OGD step with importance weight 1/q_i: the step
+    `step` / q_i, or eta="auto"'s (``_auto_step``, ``auto`` its scale)."""
+    return {i: _ogd(theta[i], z[i], f[i], y, lam,
+                    _auto_step(auto, grad_sq[i], z[i], f[i], y, 1.0 / q[i]) if auto
+                    else step / q[i]) for i in S}
+
+
 def _self_confident(n, v):
     """The rate sqrt(ln n / (1 + V))."""
     return np.sqrt(np.log(n) / (1.0 + v))
@@ -93,10 +101,7 @@ def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3
         ws = np.array([np.exp(logw[i]) for i in S])
         out[t - 1] = np.dot(ws, [f[i] for i in S]) / ws.sum()
         step = schedule(*eta, t)
-        L = {i: _ogd(theta[i], z[i], f[i], y[t - 1], lam,
-                     _auto_step(auto, grad_sq[i], z[i], f[i], y[t - 1], 1.0 / q[i])
-                     if auto
-                     else step / q[i]) for i in S}
+        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq)
         if auto is not None:
             v += _second_moment(logw, S, L, q)
             step = _self_confident(N, v)
@@ -177,10 +182,7 @@ def sfg_stream(freqs, X, y, seed, *, A, dom=None, div=None, eta=(0.1, 1), eta_u=
         out[t - 1] = yhat
         step, step_u = schedule(*eta, t), schedule(*eta_u, t)
         loss, p_I = (yhat - y[t - 1]) ** 2, max(p[I], p_floor)
-        L = {i: _ogd(theta[i], z[i], f[i], y[t - 1], lam,
-                     _auto_step(auto, grad_sq[i], z[i], f[i], y[t - 1], 1.0 / q[i])
-                     if auto
-                     else step / q[i]) for i in S}
+        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq)
         if auto is not None:
             v += _second_moment(logw, P, L, q)
             v_u += u[I] / U * (loss / p_I) ** 2
