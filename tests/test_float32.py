@@ -15,7 +15,8 @@ import pytest
 
 import fastomkl
 from fastomkl import Gaussian, Laplacian
-from fastomkl._core.features import RFFBank, SharedDrawRFFBank, _sincos, transform_many
+from fastomkl._core.features import (FLOAT32_ANGLE_LIMIT, RFFBank, SharedDrawRFFBank, _sincos,
+                                     transform_many)
 from fastomkl._base import OnlineEstimator
 from reference import NumpyRaker
 
@@ -81,14 +82,14 @@ def float_features(W, X, factor=1.0):
 @pytest.mark.parametrize("D", [1, 15, 16, 50, 65])
 def test_float32_bank_against_numpy(D):
     rng = np.random.default_rng(D)
-    W, X = rng.normal(size=(3, D, 7)) * 3.0, rng.uniform(-1, 1, (40, 7))
+    W, X = rng.normal(size=(3, D, 7)) * 2.0, rng.uniform(-1, 1, (40, 7))
     bank = RFFBank(W, "float32")
     out = np.empty((40, 3, 2 * D))
     transform_many(bank, X, out)
     want, bound = float_features(W, X)
     assert np.all(np.abs(out - want) <= bound)
-    assert bank.dtype == "float32" and bank.frequencies.dtype == np.float32
-    np.testing.assert_array_equal(bank.frequencies, W.astype(np.float32))
+    assert bank.dtype == "float32" and bank.float32_sets.all()
+    np.testing.assert_array_equal(bank.frequencies, W.astype(np.float32).astype(np.float64))
 
 
 def test_float32_shared_draw_against_numpy_and_its_own_direct_path():
@@ -105,14 +106,72 @@ def test_float32_shared_draw_against_numpy_and_its_own_direct_path():
         assert np.all(np.abs(prepared[:, k] - want[:, 0]) <= 2 * bound[:, 0])
 
 
+def _row_norm_limit_cases(d=5, D=12):
+    """Frequencies of four kernels whose largest row norm is: well inside the limit, exactly on
+    it, just beyond it, far beyond it (a narrow kernel)."""
+    rng = np.random.default_rng(11)
+    W = rng.normal(size=(4, D, d))
+    W /= np.linalg.norm(W, axis=2).max(axis=1)[:, None, None]           # largest row norm 1
+    W *= np.array([0.25, 1.0, 1.0, 1e3])[:, None, None] * FLOAT32_ANGLE_LIMIT
+    W[2] *= np.float32(1.0) + np.float32(2.0 ** -20)
+    W[1] = W[1].astype(np.float32)                 # its rounding must not push it beyond
+    W[1] /= np.linalg.norm(W[1], axis=1).max() / FLOAT32_ANGLE_LIMIT
+    return W
+
+
+def test_kernels_whose_angles_could_reach_far_keep_float64():
+    """A float32 bank rounds a kernel's frequencies to float only while its angles |w x| stay
+    within FLOAT32_ANGLE_LIMIT over the unit ball (its largest row norm); the others compute
+    exactly as a float64 bank does, bit for bit."""
+    W = _row_norm_limit_cases()
+    norms = np.linalg.norm(W, axis=2).max(axis=1)
+    bank, exact = RFFBank(W, "float32"), RFFBank(W)
+    np.testing.assert_array_equal(bank.float32_sets, norms <= FLOAT32_ANGLE_LIMIT)
+    assert bank.float32_sets.tolist() == [True, True, False, False]
+    assert not exact.float32_sets.any()
+    X = np.random.default_rng(12).normal(size=(30, 5))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    out, want64 = np.empty((30, 4, 24)), np.empty((30, 4, 24))
+    transform_many(bank, X, out)
+    transform_many(exact, X, want64)
+    np.testing.assert_array_equal(out[:, 2:], want64[:, 2:])
+    want, bound = float_features(W[:2], X)
+    assert np.all(np.abs(out[:, :2] - want) <= bound)
+    stored = np.asarray(bank.frequencies)
+    np.testing.assert_array_equal(stored[:2], W[:2].astype(np.float32).astype(np.float64))
+    np.testing.assert_array_equal(stored[2:], W[2:])
+    # two kernels' rows in float (16 floats each), two in double (16 doubles each)
+    assert bank.stored_bytes == 2 * 5 * 16 * 4 + 2 * 5 * 16 * 8
+
+
+def test_a_shared_draw_family_keeps_float64_when_one_of_its_kernels_reaches_far():
+    rng = np.random.default_rng(13)
+    base = rng.normal(size=(2, 20, 4))
+    base /= np.linalg.norm(base, axis=2).max(axis=1)[:, None, None]      # largest row norm 1
+    family = np.array([0, 0, 1, 1])
+    scale = np.array([0.5, 1.0, 2.0, 2.0 * FLOAT32_ANGLE_LIMIT]) * FLOAT32_ANGLE_LIMIT / 2.0
+    bank = SharedDrawRFFBank(base, family, scale, dtype="float32")
+    exact = SharedDrawRFFBank(base, family, scale)
+    assert bank.float32_sets.tolist() == [True, False]
+    X = rng.uniform(-0.5, 0.5, (25, 4))
+    out, want64 = np.empty((25, 4, 40)), np.empty((25, 4, 40))
+    transform_many(bank, X, out)
+    transform_many(exact, X, want64)
+    np.testing.assert_array_equal(out[:, 2:], want64[:, 2:])
+    for k in range(2):
+        want, bound = float_features(base[:1], X, np.float32(scale[k]))
+        assert np.all(np.abs(out[:, k] - want[:, 0]) <= 2 * bound[:, 0])
+
+
 def test_inputs_that_could_overflow_float_take_the_double_path():
     """|x| up to 1e150 is accepted: the float path would overflow (3.4e38), so such a sample is
     projected in double from the float32 frequencies (d = 1: one exact product, as in NumPy)."""
     D = 20
-    w = np.geomspace(1e-3, 1e3, D) * np.where(np.arange(D) % 2 == 0, -1.0, 1.0)
+    w = np.geomspace(1e-3, FLOAT32_ANGLE_LIMIT, D) * np.where(np.arange(D) % 2 == 0, -1.0, 1.0)
     for bank in (RFFBank(w.reshape(1, D, 1), "float32"),
                  SharedDrawRFFBank(w.reshape(1, D, 1), np.array([0]), np.array([1.0]),
                                    dtype="float32")):
+        assert bank.float32_sets.all()
         X = np.array([[1e36], [1e150], [-3e38], [0.5]])
         out = np.empty((4, 1, 2 * D))
         transform_many(bank, X, out)
@@ -123,11 +182,15 @@ def test_inputs_that_could_overflow_float_take_the_double_path():
         np.testing.assert_allclose(out[3, 0], want[3], rtol=0, atol=1e-6)
 
 
-def naval(n=400):
-    X, y = fastomkl.load_dataset("naval")
+def shipped(name, n):
+    X, y = fastomkl.load_dataset(name)
     from fastomkl.datasets import scale_to_unit_ball, scale_to_unit_interval
     order = np.random.default_rng(0).permutation(len(y))[:n]
     return scale_to_unit_ball(X[order]), scale_to_unit_interval(y)[order]
+
+
+def naval(n=400):
+    return shipped("naval", n)
 
 
 def test_float32_raker_against_the_numpy_step_on_its_frequencies():
@@ -142,13 +205,16 @@ def test_float32_raker_against_the_numpy_step_on_its_frequencies():
     assert np.abs(got - want).max() <= 1e-5 * np.sqrt(np.mean(want ** 2))
 
 
-@pytest.mark.parametrize("shared_draw", [False, True])
-def test_float32_model_agrees_with_float64(shared_draw):
-    """The acceptance figure on a shipped data set: predictions within 1e-5 of the float64
-    model's scale, the prequential MSE within 0.5%."""
-    X, y = naval(600)
-    models = {dt: fastomkl.Raker(n_components=50, random_state=3, dtype=dt,
-                                 shared_draw=shared_draw) for dt in ("float64", "float32")}
+@pytest.mark.parametrize("cls, params, data", [
+    (fastomkl.Raker, {}, "naval"), (fastomkl.Raker, {"shared_draw": True}, "naval"),
+    (fastomkl.Raker, {}, "casp"), (fastomkl.VAW2, {}, "casp"), (fastomkl.VAW2, {}, "airfoil")])
+def test_float32_model_agrees_with_float64(cls, params, data):
+    """The acceptance figure on shipped data sets (casp: where VAW2's ridge solves amplify
+    rounding most): predictions within 1e-5 of the float64 model's scale, the prequential MSE
+    within 0.5%."""
+    X, y = shipped(data, 600)
+    models = {dt: cls(n_components=50, random_state=3, dtype=dt, **params)
+              for dt in ("float64", "float32")}
     pred = {dt: m.predict_learn(X, y) for dt, m in models.items()}
     a, b = pred["float64"], pred["float32"]
     assert np.abs(a - b).max() <= 1e-5 * np.sqrt(np.mean(a ** 2))
@@ -171,15 +237,78 @@ def test_every_random_feature_model_runs_in_float32_and_keeps_it_through_save(cl
         warnings.simplefilter("ignore", fastomkl.NumericalWarning)
         model.fit(X, y)
     assert model.features_.dtype == "float32"
-    stored = [v.dtype for k, v in model._fitted_engine().get_state().items()
-              if k in ("features.weights", "features.base", "features.inner_weights",
-                       "features.inner_base")]
-    assert stored == [np.float32]
+    state = model._fitted_engine().get_state()
+    sets = [v for k, v in state.items() if k in ("features.weights", "features.base",
+                                                  "features.inner_weights", "features.inner_base")]
+    precision = [v for k, v in state.items() if k.endswith("in_float32")]
+    assert len(sets) == len(precision) == 1 and precision[0].all()      # both kernels are wide
+    np.testing.assert_array_equal(sets[0], sets[0].astype(np.float32))
     out = io.BytesIO()
     model.save(out)
     loaded = fastomkl.load(io.BytesIO(out.getvalue()))
     assert loaded.dtype == "float32"
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def _mixed_raker(X, y, **params):
+    """A float32 Raker with one wide and one narrow kernel (float32 and float64 sets)."""
+    model = fastomkl.Raker([Gaussian(1.0), Laplacian(0.01)], n_components=20, random_state=0,
+                           dtype="float32", **params).fit(X, y)
+    assert model._fitted_engine().features.float32_sets.tolist() == [True, False]
+    return model
+
+
+@pytest.mark.parametrize("shared_draw", [False, True])
+def test_a_mixed_precision_model_saves_and_loads_its_partition(shared_draw):
+    X, y = naval(80)
+    model = _mixed_raker(X, y, shared_draw=shared_draw)
+    out = io.BytesIO()
+    model.save(out)
+    loaded = fastomkl.load(io.BytesIO(out.getvalue()))
+    np.testing.assert_array_equal(loaded._fitted_engine().features.float32_sets,
+                                  model._fitted_engine().features.float32_sets)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    # a fresh model of another seed takes the file's partition, not its own draw's
+    fresh = type(model)(**{**model.get_params(), "random_state": 5})
+    fresh._engine_for(X.shape[1]).set_state(model._fitted_engine().get_state())
+    np.testing.assert_array_equal(fresh.predict(X), model.predict(X))
+
+
+def test_files_written_when_every_float32_set_was_float_load_as_such():
+    """Before a float32 bank could keep sets in float64 it stored all of them rounded to float32
+    ('weights' float32, no 'in_float32'): such a state loads with every set in float and predicts
+    what a bank of those float32 frequencies predicts."""
+    X, y = naval(80)
+    model = _mixed_raker(X, y)
+    state = model._fitted_engine().get_state()
+    old = {k: v for k, v in state.items() if k != "features.in_float32"}
+    old["features.weights"] = state["features.weights"].astype(np.float32)
+    engine = model._fitted_engine()
+    engine.set_state(old)
+    assert engine.features.float32_sets.all()
+    bank = engine.features
+    out, want = np.empty((len(X), 2, 40)), np.empty((len(X), 2, 40))
+    transform_many(bank, X, out)
+    transform_many(RFFBank(old["features.weights"].transpose(0, 2, 1), "float32"), X, want)
+    np.testing.assert_array_equal(out[:, 0], want[:, 0])
+
+
+def test_a_float32_set_holding_values_float_cannot_represent_is_refused():
+    X, y = naval(80)
+    model = _mixed_raker(X, y)
+    engine = model._fitted_engine()
+    before = engine.get_state()
+    for edit in ("value", "mark"):
+        state = {k: v.copy() for k, v in before.items()}
+        if edit == "value":
+            state["features.weights"][0, 0, 0] += 1e-12
+        else:
+            state["features.in_float32"][1] = True           # the Laplacian's double values
+        with pytest.raises(ValueError, match="float32 values"):
+            engine.set_state(state)
+        after = engine.get_state()
+        assert all(np.array_equal(before[k], after[k]) for k in before)
+    np.testing.assert_array_equal(model.predict(X), _mixed_raker(X, y).predict(X))
 
 
 def test_a_float64_state_does_not_load_into_a_float32_model():

@@ -2,14 +2,18 @@ from fastomkl._core.base cimport FeatureBank
 
 cdef class StoredFrequencies(FeatureBank):
     # Frequencies stored (n, n_features, ld) so the projection is a stride-1 axpy over
-    # frequencies, each row zero-padded from n_components to ld, a whole number of vectors
-    # (FASTOMKL_RFF_ALIGN, or _F32 in float32).  One of f64 / f32 holds them, as `single` says.
+    # frequencies, each row zero-padded from n_components to ld (float64) or ld32 (float32), a
+    # whole number of vectors (FASTOMKL_RFF_ALIGN or _F32).  A stored set (a kernel's
+    # frequencies, or a family's base draw) lives in f32 or f64 as in_float32 says, at index
+    # row[i] there: a float32 bank keeps in float64 the sets whose angles could reach far enough
+    # that float rounding would move them (see features.pyx, FLOAT32_ANGLE_LIMIT).
     cdef double[:, :, ::1] f64
     cdef float[:, :, ::1] f32
-    cdef readonly bint single           # float32 frequencies
-    cdef readonly int n_components, ld
-    cdef double float_safe_x            # float32: |x_j| below which float cannot overflow
-    cdef _padded(self)
+    cdef unsigned char[::1] in_float32
+    cdef int[::1] row
+    cdef readonly bint single           # dtype "float32" (some sets may still be float64)
+    cdef readonly int n_components, ld, ld32
+    cdef double float_safe_x            # |x_j| below which the float path cannot overflow
 
 
 cdef class RFFBank(StoredFrequencies):
@@ -22,8 +26,9 @@ cdef class RFFBank(StoredFrequencies):
 cdef class SharedDrawRFFBank(StoredFrequencies):
     # Kernels of one family (same kind and shape parameters) share one base draw: kernel k uses
     # scale[k] * base[family[k]].  The bases are stored as RFFBank stores its frequencies (n =
-    # n_families).  The per-sample work holds each family's projection (ld values of the bank's
-    # dtype), then one "computed" flag per family, then whether the sample fits the float path.
+    # n_families).  The per-sample work holds each family's projection (ld doubles' room, in
+    # its base's precision), then one "computed" flag per family, then whether the sample fits
+    # the float path.
     cdef readonly long[::1] family
     cdef readonly double[::1] scale
     cdef readonly int n_families

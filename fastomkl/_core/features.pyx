@@ -49,12 +49,11 @@ def transform_many(FeatureBank bank, const double[:, ::1] X, double[:, :, ::1] o
                     bank.transform(&X[i, 0], k, &out[i, k, 0])
 
 
-def _padded_rows(frequencies, int ld, dtype):
-    """(n, n_components, n_features) frequencies stored (n, n_features, ld) in `dtype` (rounded
-    to nearest), rows zero-padded and starting on cache lines (ld is whole vectors)."""
-    n, n_components, n_features = frequencies.shape
-    padded = aligned_zeros((n, n_features, ld), dtype)
-    padded[:, :, :n_components] = frequencies.transpose(0, 2, 1)
+def _padded_rows(sets, int ld, dtype):
+    """Sets (n, n_features, n_components) stored (n, n_features, ld) in `dtype` (rounded to
+    nearest), rows zero-padded and starting on cache lines (ld is whole vectors)."""
+    padded = aligned_zeros(sets.shape[:2] + (ld,), dtype)
+    padded[:, :, :sets.shape[2]] = sets
     return padded
 
 
@@ -100,34 +99,110 @@ def _check_dtype(dtype):
     return dtype == "float32"
 
 
-cdef class StoredFrequencies(FeatureBank):
-    """What the random-feature banks share: frequencies in float64 or float32, rows padded."""
+# A float32 bank keeps a set of frequencies (a kernel's, or a family's base draw) in float only if
+# its angles |w x| stay within this bound for every x in the unit ball: the float path computes an
+# angle to about 1.2e-7 of its size (the rounding of the frequencies, of x and of the sum), so a
+# feature moves by at most ~8e-6 there.  Narrow or heavy-tailed kernels (paper 000's Laplacians
+# below sigma ~ 2, whose Cauchy frequencies give angles of 1e3-1e6 on unit-scale data) would move
+# by 1e-4 to 1e-1, which reaches the predictions: they stay float64, computed as in a float64 bank.
+FLOAT32_ANGLE_LIMIT = 16.0
 
-    def _store(self, frequencies, dtype):
-        """Keep `frequencies` (n, n_components, n_features), float64, in `dtype`."""
+
+cdef class StoredFrequencies(FeatureBank):
+    """What the random-feature banks share: sets of frequencies in padded rows, each set in
+    float32 or float64."""
+
+    def _store(self, frequencies, dtype, angle_bounds):
+        """Keep `frequencies` (n, n_components, n_features), float64: all in float64, or with
+        dtype "float32" each set whose `angle_bounds` entry (its largest |w x| over the unit
+        ball) is at most FLOAT32_ANGLE_LIMIT in float32, rounded to nearest, the others in float64."""
         self.single = _check_dtype(dtype)
-        self.n_components, self.n_features = frequencies.shape[1], frequencies.shape[2]
-        self.ld = _row_length(self.n_components, self.single)
-        padded = _padded_rows(frequencies, self.ld, dtype)
-        if self.single:
-            self.f32 = padded
-        else:
-            self.f64 = padded
+        in_float32 = (np.asarray(angle_bounds) <= FLOAT32_ANGLE_LIMIT if self.single
+                      else np.zeros(frequencies.shape[0], dtype=bool))
+        self._arrange(frequencies.transpose(0, 2, 1), in_float32)
+
+    def _arrange(self, sets, in_float32):
+        """Store set i of `sets` (n, n_features, n_components) in float32 where
+        `in_float32[i]`, else in float64."""
+        self.n_features, self.n_components = sets.shape[1], sets.shape[2]
+        self.ld = _row_length(self.n_components, False)
+        self.ld32 = _row_length(self.n_components, True)
+        self.in_float32 = in_float32.astype(np.uint8)
+        self.row = (np.where(in_float32, np.cumsum(in_float32), np.cumsum(~in_float32))
+                    - 1).astype(np.int32)
+        self.f32 = _padded_rows(sets[in_float32], self.ld32, np.float32)
+        self.f64 = _padded_rows(sets[~in_float32], self.ld, np.float64)
+
+    def _sets(self):
+        """Every set (n, n_features, n_components) in float64 (a float32 set as stored), without
+        the padding: what a file holds, whatever the storage layout."""
+        in_float32 = np.asarray(self.in_float32).astype(bool)
+        sets = np.empty((in_float32.shape[0], self.n_features, self.n_components))
+        sets[in_float32] = np.asarray(self.f32)[:, :, :self.n_components]
+        sets[~in_float32] = np.asarray(self.f64)[:, :, :self.n_components]
+        return sets
 
     @property
     def dtype(self):
-        """The element type of the stored frequencies: "float64" or "float32"."""
+        """The element type asked for: "float64", or "float32" (see ``float32_sets``)."""
         return DTYPES[self.single]
+
+    @property
+    def float32_sets(self):
+        """Which stored sets (kernels, or a shared draw's families) are float32: bool (n,)."""
+        return np.asarray(self.in_float32).astype(bool)
+
+    @property
+    def stored(self):
+        """The storage itself, (float32 sets, float64 sets), each (n, n_features, ld) padded."""
+        return np.asarray(self.f32), np.asarray(self.f64)
 
     @property
     def stored_bytes(self):
         """Bytes the stored frequencies take, rows padded to whole vectors."""
-        return self._padded().nbytes
+        return sum(part.nbytes for part in self.stored)
 
-    cdef _padded(self):
+    def _sets_state(self, name):
+        # The sets in float64 and, for a float32 bank, which of them compute in float.
+        state = {name: self._sets()}
         if self.single:
-            return np.asarray(self.f32)
-        return np.asarray(self.f64)
+            state["in_float32"] = self.float32_sets
+        return state
+
+    def _check_sets(self, state, name):
+        sets = np.abs(state[name])
+        require(sets.max(initial=0.0) <= MAX_FREQUENCY, self, f"{name} frequencies must lie "
+                "within +-1e100")
+        if self.single:
+            kept = state[name][state["in_float32"]]
+            with np.errstate(over="ignore"):
+                require(np.array_equal(kept.astype(np.float32), kept), self, f"{name} sets "
+                        "stored in float32 must hold float32 values")
+
+    def _with_precision(self, state, name):
+        """`state`, or a float32 bank's state from a file written when every set was stored in
+        float32 ('{name}' float32, no 'in_float32'): its sets in float64, all marked float32."""
+        if self.single and "in_float32" not in state and name in state:
+            sets = np.asarray(state[name])
+            if sets.dtype == np.float32 and sets.ndim == 3:
+                return {**state, name: sets.astype(np.float64),
+                        "in_float32": np.ones(sets.shape[0], dtype=bool)}
+        return state
+
+    def _upgraded(self, state):
+        return state
+
+    def check_state(self, state):
+        FeatureBank.check_state(self, self._upgraded(state))
+
+    def set_state(self, state):
+        state = self._upgraded(state)
+        FeatureBank.check_state(self, state)
+        self._restore(state)
+        self._state_restored()
+
+    def _restore(self, state):
+        """Rebuild the storage from a checked state."""
 
 
 cdef class RFFBank(StoredFrequencies):
@@ -135,11 +210,14 @@ cdef class RFFBank(StoredFrequencies):
 
     def __init__(self, frequencies, dtype="float64"):
         """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws, stored
-        in `dtype` ("float64", or "float32": rounded to nearest)."""
+        in float64, or with `dtype` "float32" rounded to float32 for every kernel whose angles
+        stay within FLOAT32_ANGLE_LIMIT over the unit ball."""
         frequencies = np.asarray(frequencies, dtype=np.float64)
         if frequencies.ndim != 3:
             raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
-        self._store(frequencies, dtype)
+        with np.errstate(over="ignore"):
+            bounds = np.linalg.norm(frequencies, axis=2).max(axis=1, initial=0.0)
+        self._store(frequencies, dtype, bounds)
         self.n_kernels = frequencies.shape[0]
         self.n_work = self.single       # whether the sample fits the float path
         self.n_outputs = 2 * self.n_components
@@ -147,24 +225,29 @@ cdef class RFFBank(StoredFrequencies):
         self._state_restored()
 
     def _state_restored(self):
-        if self.single:
-            self.float_safe_x = _float_safe_x(np.asarray(self.f32), 1.0)
+        self.float_safe_x = _float_safe_x(np.asarray(self.f32), 1.0)
 
     @property
     def frequencies(self):
-        """A read-only view (n_kernels, n_components, n_features) of the frequencies."""
-        view = self._padded()[:, :, :self.n_components].transpose(0, 2, 1)
+        """A read-only array (n_kernels, n_components, n_features) of the frequencies, in
+        float64 (a float32 kernel's as stored)."""
+        view = self._sets().transpose(0, 2, 1)
         view.flags.writeable = False
         return view
 
     def _state_arrays(self):
-        # Without the padding, so a saved state does not depend on the storage layout.
-        return {"weights": self._padded()[:, :, :self.n_components]}
+        return self._sets_state("weights")
+
+    def _upgraded(self, state):
+        return self._with_precision(state, "weights")
 
     def _check_semantics(self, state):
         # |frequency| <= 1e100 keeps W x finite for every accepted x (|x_j| <= 1e150).
-        require(float(np.abs(state["weights"]).max(initial=0.0)) <= MAX_FREQUENCY, self,
-                "frequencies must lie within +-1e100")
+        self._check_sets(state, "weights")
+
+    def _restore(self, state):
+        self._arrange(state["weights"], np.asarray(state["in_float32"]) if self.single
+                      else np.zeros(self.n_kernels, dtype=bool))
 
     cdef void prepare(self, const double* x, double* work) noexcept nogil:
         if self.single:
@@ -172,25 +255,27 @@ cdef class RFFBank(StoredFrequencies):
 
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
-        if self.single:
-            self.transform_float(x, k, work[0] != 0.0, z)
+        if self.in_float32[k]:
+            self.transform_float(x, self.row[k], work[0] != 0.0, z)
         else:
-            self.transform(x, k, z)
+            fastomkl_rff(&self.f64[self.row[k], 0, 0], x, self.n_features, self.n_components,
+                         self.ld, self.scale, z)
 
-    cdef void transform_float(self, const double* x, int k, bint fits, double* z) noexcept nogil:
+    cdef void transform_float(self, const double* x, int r, bint fits, double* z) noexcept nogil:
         if fits:
-            fastomkl_rff_f32(&self.f32[k, 0, 0], x, self.n_features, self.n_components, self.ld,
-                             self.scale, z)
+            fastomkl_rff_f32(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
+                             self.ld32, self.scale, z)
         else:
-            _rff_float32_exact(&self.f32[k, 0, 0], x, self.n_features, self.n_components,
-                               self.ld, 1.0, self.scale, z)
+            _rff_float32_exact(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
+                               self.ld32, 1.0, self.scale, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        if self.single:
-            self.transform_float(x, k, _fits_float(x, self.n_features, self.float_safe_x), z)
+        if self.in_float32[k]:
+            self.transform_float(x, self.row[k],
+                                 _fits_float(x, self.n_features, self.float_safe_x), z)
         else:
-            fastomkl_rff(&self.f64[k, 0, 0], x, self.n_features, self.n_components, self.ld,
-                         self.scale, z)
+            fastomkl_rff(&self.f64[self.row[k], 0, 0], x, self.n_features, self.n_components,
+                         self.ld, self.scale, z)
 
 
 cdef class SharedDrawRFFBank(StoredFrequencies):
@@ -203,9 +288,10 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
     """
 
     def __init__(self, base, family, scale, dtype="float64"):
-        """`base`: (n_families, n_components, n_features) draws, stored in `dtype` ("float64" or
-        "float32"); `family`: (n_kernels,) index of each kernel's base; `scale`: (n_kernels,)
-        positive factor of each kernel (1 / sigma_k for a standard base draw)."""
+        """`base`: (n_families, n_components, n_features) draws; `family`: (n_kernels,) index of
+        each kernel's base; `scale`: (n_kernels,) positive factor of each kernel (1 / sigma_k for a
+        standard base draw).  With `dtype` "float32" a base is stored rounded to float32 when the
+        angles of every kernel of its family stay within FLOAT32_ANGLE_LIMIT over the unit ball."""
         base = np.asarray(base, dtype=np.float64)
         family = np.asarray(family)
         scale = np.asarray(scale, dtype=np.float64)
@@ -213,64 +299,68 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
             raise ValueError("base must have shape (n_families, n_components, n_features)")
         if family.ndim != 1 or family.dtype.kind not in "iu" or scale.shape != family.shape:
             raise ValueError("family (integers) and scale must be vectors of one length")
-        self._store(base, dtype)
+        if not np.all((family >= 0) & (family < base.shape[0])):
+            raise ValueError(f"family indices must lie in [0, {base.shape[0]})")
+        largest_scale = np.zeros(base.shape[0])
+        np.maximum.at(largest_scale, family, np.abs(scale))
+        with np.errstate(over="ignore"):
+            bounds = np.linalg.norm(base, axis=2).max(axis=1, initial=0.0) * largest_scale
+        self._store(base, dtype, bounds)
         self.n_families = base.shape[0]
         self.n_kernels = family.shape[0]
         self.family = family.astype(np.int64)
         self.scale = np.array(scale)
         self.n_outputs = 2 * self.n_components
         self.norm = 1.0 / sqrt(<double>self.n_components)
-        # the projections (in doubles' room, rounded up), then the flags, then whether the
-        # sample fits the float path
-        self.flags = (self.n_families * self.ld * (4 if self.single else 8) + 7) // 8
+        # each family's projection (ld doubles' room: ld32 floats fit in it), then the flags,
+        # then whether the sample fits the float path
+        self.flags = self.n_families * self.ld
         self.n_work = self.flags + self.n_families + 1
         self._check_semantics(self._state_arrays())
         self._state_restored()
 
     def _state_restored(self):
-        if self.single:
-            self.float_safe_x = _float_safe_x(np.asarray(self.f32),
-                                              float(np.asarray(self.scale).max(initial=0.0)))
+        self.float_safe_x = _float_safe_x(np.asarray(self.f32),
+                                          float(np.asarray(self.scale).max(initial=0.0)))
 
     @property
     def frequencies(self):
         """A read-only array (n_kernels, n_components, n_features) of each kernel's frequencies
         scale[k] * base[family[k]] (in float64)."""
-        base = self._padded()[:, :, :self.n_components].transpose(0, 2, 1)
+        base = self._sets().transpose(0, 2, 1)
         view = base[np.asarray(self.family)] * np.asarray(self.scale)[:, None, None]
         view.flags.writeable = False
         return view
 
     def _state_arrays(self):
-        # Without the padding, so a saved state does not depend on the storage layout.
-        return {"base": self._padded()[:, :, :self.n_components],
-                "family": np.asarray(self.family), "scale": np.asarray(self.scale)}
+        return {**self._sets_state("base"), "family": np.asarray(self.family),
+                "scale": np.asarray(self.scale)}
 
     def _check_semantics(self, state):
         family, scale = state["family"], state["scale"]
-        base = np.abs(state["base"]).astype(np.float64)
         require(np.all((family >= 0) & (family < self.n_families)), self,
                 f"family indices must lie in [0, {self.n_families})")
         require(np.all(scale > 0), self, "scales must be positive")
-        require(base.max(initial=0.0) <= MAX_FREQUENCY, self, "base frequencies must lie within "
-                "+-1e100")
+        self._check_sets(state, "base")
+        base = np.abs(state["base"])
         largest = base.reshape(self.n_families, -1).max(axis=1, initial=0.0)
         require(np.all(largest[family] * scale <= MAX_FREQUENCY), self,
                 "scaled frequencies must lie within +-1e100")
 
-    def check_state(self, state):
-        FeatureBank.check_state(self, self._upgraded(state))
-
-    def set_state(self, state):
-        FeatureBank.set_state(self, self._upgraded(state))
+    def _restore(self, state):
+        self._arrange(state["base"], np.asarray(state["in_float32"]) if self.single
+                      else np.zeros(self.n_families, dtype=bool))
+        self.family = np.asarray(state["family"]).astype(np.int64)
+        self.scale = np.array(state["scale"], dtype=np.float64)
 
     def _upgraded(self, state):
         """`state`, or the state of an older file re-expressed as one base per family: files
         that stored 'weights' (n, n_features, n_components), either every kernel's frequencies
         (n = n_kernels; accepted if they are one draw per family scaled by this bank's scales, up
-        to rounding) or, for kernels of one family, the one shared draw itself (n = 1)."""
+        to rounding) or, for kernels of one family, the one shared draw itself (n = 1); and
+        float32 files written when every base was stored in float32."""
         if set(state) != {"weights"}:
-            return state
+            return self._with_precision(state, "base")
         weights = np.asarray(state["weights"])
         shapes = {(n, self.n_features, self.n_components) for n in (self.n_kernels, 1)
                   if n == self.n_kernels or self.n_families == 1}
@@ -304,15 +394,16 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
         cdef int f = <int>self.family[k]
+        cdef bint single = self.in_float32[f]
         cdef double* done = work + self.flags + f
-        if work[self.flags + self.n_families] == 0.0:     # float32, and the float path could
-            self.project(x, f, self.scale[k], NULL, z)    # overflow: exact per kernel
+        if single and work[self.flags + self.n_families] == 0.0:  # the float path could
+            self.project(x, f, self.scale[k], NULL, z)             # overflow: exact per kernel
         elif done[0] == 0.0:         # the family's first kernel in this sample projects
             self.project(x, f, self.scale[k], work, z)
             done[0] = 1.0
-        elif self.single:
-            fastomkl_rff_scaled_f32(<float*>work + f * self.ld, self.n_components, self.scale[k],
-                                    self.norm, z)
+        elif single:
+            fastomkl_rff_scaled_f32(<float*>(work + f * self.ld), self.n_components,
+                                    self.scale[k], self.norm, z)
         else:
             fastomkl_rff_scaled(work + f * self.ld, self.n_components, self.scale[k], self.norm,
                                 z)
@@ -321,18 +412,19 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
                              double* z) noexcept nogil:
         """z of a kernel of family f with scale `factor`; its projection kept in `work` if not
         NULL."""
-        if self.single and not _fits_float(x, self.n_features, self.float_safe_x):
-            _rff_float32_exact(&self.f32[f, 0, 0], x, self.n_features, self.n_components,
-                               self.ld, factor, self.norm, z)
-        elif self.single:
-            fastomkl_rff_project_scaled_f32(&self.f32[f, 0, 0], x, self.n_features,
-                                            self.n_components, self.ld, factor, self.norm,
-                                            NULL if work == NULL else <float*>work + f * self.ld,
-                                            z)
-        else:
-            fastomkl_rff_project_scaled(&self.f64[f, 0, 0], x, self.n_features,
+        cdef int r = self.row[f]
+        if not self.in_float32[f]:
+            fastomkl_rff_project_scaled(&self.f64[r, 0, 0], x, self.n_features,
                                         self.n_components, self.ld, factor, self.norm,
                                         NULL if work == NULL else work + f * self.ld, z)
+        elif not _fits_float(x, self.n_features, self.float_safe_x):
+            _rff_float32_exact(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
+                               self.ld32, factor, self.norm, z)
+        else:
+            fastomkl_rff_project_scaled_f32(&self.f32[r, 0, 0], x, self.n_features,
+                                            self.n_components, self.ld32, factor, self.norm,
+                                            NULL if work == NULL
+                                            else <float*>(work + f * self.ld), z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         self.project(x, <int>self.family[k], self.scale[k], NULL, z)
