@@ -8,6 +8,8 @@ model of one seed run the same prequential pass.  Reported:
 
 * agreement: max |y_hat32 - y_hat64| / rms(y_hat64) over the pass (regression predictions; for
   classifiers the decision function on all rows after the pass);
+* how many kernels compute in float (a float32 model keeps in float64 those whose angles could pass
+  FLOAT32_ANGLE_LIMIT over the unit ball) and the largest angle |w·x| those float kernels reach;
 * the prequential error of each and their ratio (the acceptance figure: within 0.5%);
 * for the models that draw at random each round (OMKL-GF's graph, RF-OKS++'s kernel), float
   rounding flips a draw sooner or later and the two runs follow different sample paths: the table
@@ -31,6 +33,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl as fo  # noqa: E402
 from defaults import CLASSIFICATION, REGRESSION, load  # noqa: E402
+from fastomkl._core.features import FLOAT32_ANGLE_LIMIT  # noqa: E402
 
 PAPER001 = [fo.Gaussian(s) for s in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)]
 MODELS = [  # (label, regressor, classifier, parameters, draws at random each round)
@@ -52,6 +55,12 @@ def run(model, X, y, classify: bool):
     return float(error), np.asarray(out, dtype=np.float64)
 
 
+def float_kernels(model) -> np.ndarray:
+    """Which of a float32 model's kernels compute in float (bool per kernel)."""
+    bank = model._fitted_engine().features
+    return getattr(bank, "inner", bank).float32_kernels
+
+
 def measure(rows: int) -> list[dict]:
     results = []
     for name in REGRESSION + CLASSIFICATION:
@@ -61,11 +70,14 @@ def measure(rows: int) -> list[dict]:
             cls = clf if classify else reg
             model64 = cls(random_state=0, **params)
             err64, out64 = run(model64, X, y, classify)
-            frequencies = model64.features_.frequencies_
-            angle = np.abs(np.einsum("kjl,il->ikj", frequencies, X[:500])).max()
             start = time.perf_counter()
-            err32, out32 = run(cls(random_state=0, dtype="float32", **params), X, y, classify)
+            model32 = cls(random_state=0, dtype="float32", **params)
+            err32, out32 = run(model32, X, y, classify)
             seconds = time.perf_counter() - start
+            in_float = float_kernels(model32)
+            frequencies = model64.features_.frequencies_
+            angle = np.abs(np.einsum("kjl,il->ikj", frequencies[in_float], X[:500])).max(
+                initial=0.0)
             other = (run(cls(random_state=1, **params), X, y, classify)[0] / err64
                      if random_rounds else None)
             gap = np.abs(out32 - out64) / np.sqrt(np.mean(out64 ** 2))
@@ -75,6 +87,7 @@ def measure(rows: int) -> list[dict]:
                             "agreement_median": float(np.median(gap)),
                             "agreement_p99": float(np.quantile(gap, 0.99)),
                             "largest_angle": float(angle),
+                            "float_kernels": f"{in_float.sum()}/{in_float.size}",
                             "seed_ratio": other, "seconds32": seconds})
             print(f"{name:16s} {label:32s} ratio {err32 / err64:.5f} agreement {agreement:.1e}",
                   flush=True)
@@ -87,23 +100,26 @@ def write(results: list[dict], rows: int) -> None:
              f"{platform.python_version()}, NumPy {np.__version__}.  Prequential error: MSE on y "
              "in [0, 1] (regression) or error rate (classification).  Agreement: "
              "|out32 - out64| / rms(out64) over the pass (median, 99th percentile, max).  "
-             "Largest |w·x|: the largest angle any kernel's features reach on the first 500 rows.",
-             "", "Rounding a frequency to float32 moves its angle w·x by up to |w·x| 2^-24 whatever "
-             "the arithmetic after it, so a kernel whose angles reach 10^4-10^5 (paper 000's "
-             "narrowest kernels: Laplacian, sigma = 0.01, Cauchy-distributed frequencies) gets "
-             "features that differ by 10^-3 from the float64 model's: that, not the float "
-             "projection or sine-cosine, sets the largest gaps below.  Such kernels' features are "
-             "noise at either precision; the prequential errors show it does not matter.", ""]
+             "Float kernels: how many kernels compute in float; largest |w·x|: the largest angle "
+             "their features reach on the first 500 rows.", "",
+             "The float path computes an angle w·x to about 1.2e-7 of its size (the rounding of "
+             "the frequencies, of x and of the sum), so a kernel whose angles reach 10^3-10^6 "
+             "(paper 000's narrow Laplacians: Cauchy-distributed frequencies) would get features "
+             "10^-4 to 10^-1 away from the float64 model's.  A float32 model therefore keeps in "
+             "float64 every kernel whose largest frequency norm, the largest angle over the unit "
+             f"ball, exceeds {FLOAT32_ANGLE_LIMIT:g} (with a shared draw: every family one of "
+             "whose kernels does), and computes the others in float.", ""]
     for label, *_, random_rounds in MODELS:
         lines += [f"## {label}", "",
                   "| data | error, float64 | error, float32 | ratio | agreement: median / p99 / "
-                  "max | largest \\|w·x\\| |" + (" float64 seed 1 / seed 0 |" if random_rounds else ""),
-                  "|---|---|---|---|---|---|" + ("---|" if random_rounds else "")]
+                  "max | float kernels | largest \\|w·x\\| |"
+                  + (" float64 seed 1 / seed 0 |" if random_rounds else ""),
+                  "|---|---|---|---|---|---|---|" + ("---|" if random_rounds else "")]
         for r in (r for r in results if r["model"] == label):
             lines.append(f"| {r['data']} | {r['err64']:.5g} | {r['err32']:.5g} | "
                          f"{r['ratio']:.4f} | {r['agreement_median']:.0e} / "
                          f"{r['agreement_p99']:.0e} / {r['agreement']:.0e} | "
-                         f"{r['largest_angle']:.0f} |"
+                         f"{r['float_kernels']} | {r['largest_angle']:.1f} |"
                          + (f" {r['seed_ratio']:.4f} |" if random_rounds else ""))
         worst = max(abs(r["ratio"] - 1) for r in results if r["model"] == label)
         lines += ["", f"Largest error change: {worst:.2%}.", ""]

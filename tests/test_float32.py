@@ -88,7 +88,7 @@ def test_float32_bank_against_numpy(D):
     transform_many(bank, X, out)
     want, bound = float_features(W, X)
     assert np.all(np.abs(out - want) <= bound)
-    assert bank.dtype == "float32" and bank.float32_sets.all()
+    assert bank.dtype == "float32" and bank.float32_kernels.all()
     np.testing.assert_array_equal(bank.frequencies, W.astype(np.float32).astype(np.float64))
 
 
@@ -126,9 +126,9 @@ def test_kernels_whose_angles_could_reach_far_keep_float64():
     W = _row_norm_limit_cases()
     norms = np.linalg.norm(W, axis=2).max(axis=1)
     bank, exact = RFFBank(W, "float32"), RFFBank(W)
-    np.testing.assert_array_equal(bank.float32_sets, norms <= FLOAT32_ANGLE_LIMIT)
-    assert bank.float32_sets.tolist() == [True, True, False, False]
-    assert not exact.float32_sets.any()
+    np.testing.assert_array_equal(bank.float32_kernels, norms <= FLOAT32_ANGLE_LIMIT)
+    assert bank.float32_kernels.tolist() == [True, True, False, False]
+    assert not exact.float32_kernels.any()
     X = np.random.default_rng(12).normal(size=(30, 5))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     out, want64 = np.empty((30, 4, 24)), np.empty((30, 4, 24))
@@ -144,23 +144,36 @@ def test_kernels_whose_angles_could_reach_far_keep_float64():
     assert bank.stored_bytes == 2 * 5 * 16 * 4 + 2 * 5 * 16 * 8
 
 
-def test_a_shared_draw_family_keeps_float64_when_one_of_its_kernels_reaches_far():
+def test_a_shared_draw_computes_each_kernel_in_the_precision_its_angles_allow():
+    """Per kernel, as without a shared draw: kernel k's angles are bounded by scale[k] times its
+    base's largest row norm.  A family with float and double kernels keeps its base in both
+    precisions, so its float kernels get the float features of the rounded base (as in an
+    all-float bank) and its double kernels the float64 bank's bits."""
     rng = np.random.default_rng(13)
     base = rng.normal(size=(2, 20, 4))
     base /= np.linalg.norm(base, axis=2).max(axis=1)[:, None, None]      # largest row norm 1
     family = np.array([0, 0, 1, 1])
-    scale = np.array([0.5, 1.0, 2.0, 2.0 * FLOAT32_ANGLE_LIMIT]) * FLOAT32_ANGLE_LIMIT / 2.0
+    scale = np.array([0.25, 0.5, 1.0, FLOAT32_ANGLE_LIMIT]) * FLOAT32_ANGLE_LIMIT
     bank = SharedDrawRFFBank(base, family, scale, dtype="float32")
     exact = SharedDrawRFFBank(base, family, scale)
-    assert bank.float32_sets.tolist() == [True, False]
+    assert bank.float32_kernels.tolist() == [True, True, True, False]
+    assert not exact.float32_kernels.any()
+    floats, doubles = bank.stored
+    assert floats.shape[0] == 2 and doubles.shape[0] == 1          # family 1 in both
     X = rng.uniform(-0.5, 0.5, (25, 4))
-    out, want64 = np.empty((25, 4, 40)), np.empty((25, 4, 40))
+    out, direct, want64 = np.empty((25, 4, 40)), np.empty((25, 4, 40)), np.empty((25, 4, 40))
     transform_many(bank, X, out)
+    transform_many(bank, X, direct, prepared=False)
     transform_many(exact, X, want64)
-    np.testing.assert_array_equal(out[:, 2:], want64[:, 2:])
-    for k in range(2):
-        want, bound = float_features(base[:1], X, np.float32(scale[k]))
+    np.testing.assert_array_equal(out, direct)
+    np.testing.assert_array_equal(out[:, 3], want64[:, 3])
+    for k in range(3):
+        want, bound = float_features(base[family[k]][None], X, np.float32(scale[k]))
         assert np.all(np.abs(out[:, k] - want[:, 0]) <= 2 * bound[:, 0])
+    # the public base: family 0 as stored (float only), family 1 exact (kept in double too)
+    stored_base = np.stack([base[0].astype(np.float32).astype(np.float64), base[1]])
+    np.testing.assert_array_equal(bank.frequencies,
+                                  stored_base[family] * scale[:, None, None])
 
 
 def test_inputs_that_could_overflow_float_take_the_double_path():
@@ -171,7 +184,7 @@ def test_inputs_that_could_overflow_float_take_the_double_path():
     for bank in (RFFBank(w.reshape(1, D, 1), "float32"),
                  SharedDrawRFFBank(w.reshape(1, D, 1), np.array([0]), np.array([1.0]),
                                    dtype="float32")):
-        assert bank.float32_sets.all()
+        assert bank.float32_kernels.all()
         X = np.array([[1e36], [1e150], [-3e38], [0.5]])
         out = np.empty((4, 1, 2 * D))
         transform_many(bank, X, out)
@@ -254,7 +267,7 @@ def _mixed_raker(X, y, **params):
     """A float32 Raker with one wide and one narrow kernel (float32 and float64 sets)."""
     model = fastomkl.Raker([Gaussian(1.0), Laplacian(0.01)], n_components=20, random_state=0,
                            dtype="float32", **params).fit(X, y)
-    assert model._fitted_engine().features.float32_sets.tolist() == [True, False]
+    assert model._fitted_engine().features.float32_kernels.tolist() == [True, False]
     return model
 
 
@@ -265,8 +278,8 @@ def test_a_mixed_precision_model_saves_and_loads_its_partition(shared_draw):
     out = io.BytesIO()
     model.save(out)
     loaded = fastomkl.load(io.BytesIO(out.getvalue()))
-    np.testing.assert_array_equal(loaded._fitted_engine().features.float32_sets,
-                                  model._fitted_engine().features.float32_sets)
+    np.testing.assert_array_equal(loaded._fitted_engine().features.float32_kernels,
+                                  model._fitted_engine().features.float32_kernels)
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     # a fresh model of another seed takes the file's partition, not its own draw's
     fresh = type(model)(**{**model.get_params(), "random_state": 5})
@@ -285,7 +298,7 @@ def test_files_written_when_every_float32_set_was_float_load_as_such():
     old["features.weights"] = state["features.weights"].astype(np.float32)
     engine = model._fitted_engine()
     engine.set_state(old)
-    assert engine.features.float32_sets.all()
+    assert engine.features.float32_kernels.all()
     bank = engine.features
     out, want = np.empty((len(X), 2, 40)), np.empty((len(X), 2, 40))
     transform_many(bank, X, out)

@@ -99,57 +99,62 @@ def _check_dtype(dtype):
     return dtype == "float32"
 
 
-# A float32 bank keeps a set of frequencies (a kernel's, or a family's base draw) in float only if
-# its angles |w x| stay within this bound for every x in the unit ball: the float path computes an
-# angle to about 1.2e-7 of its size (the rounding of the frequencies, of x and of the sum), so a
-# feature moves by at most ~8e-6 there.  Narrow or heavy-tailed kernels (paper 000's Laplacians
-# below sigma ~ 2, whose Cauchy frequencies give angles of 1e3-1e6 on unit-scale data) would move
-# by 1e-4 to 1e-1, which reaches the predictions: they stay float64, computed as in a float64 bank.
+# A float32 bank computes a kernel in float only if its angles |w x| stay within this bound for
+# every x in the unit ball (its largest frequency norm): the float path computes an angle to
+# about 1.2e-7 of its size (the rounding of the frequencies, of x and of the sum), so a feature
+# moves by at most ~2e-6 there.  Narrow or heavy-tailed kernels (paper 000's Gaussians below
+# sigma ~ 0.3 and Laplacians below sigma ~ 2 on 15 features, whose angles reach 20 to 1e6 on
+# unit-scale data) would move by 1e-5 to 1e-1, which reaches the predictions (VAW2's ridge
+# solves amplify it most): they stay float64, computed as in a float64 bank.
 FLOAT32_ANGLE_LIMIT = 16.0
 
 
 cdef class StoredFrequencies(FeatureBank):
-    """What the random-feature banks share: sets of frequencies in padded rows, each set in
-    float32 or float64."""
+    """What the random-feature banks share: sets of frequencies (a kernel's, or a family's base
+    draw) in padded rows, in float32 for the kernels that compute in float, in float64 for the
+    others."""
 
-    def _store(self, frequencies, dtype, angle_bounds):
-        """Keep `frequencies` (n, n_components, n_features), float64: all in float64, or with
-        dtype "float32" each set whose `angle_bounds` entry (its largest |w x| over the unit
-        ball) is at most FLOAT32_ANGLE_LIMIT in float32, rounded to nearest, the others in float64."""
+    def _store(self, frequencies, dtype, kernel_set, kernel_bounds):
+        """Keep `frequencies` (n, n_components, n_features), float64, for kernels using set
+        `kernel_set[k]`: in float64, or with dtype "float32" in float32 (rounded to nearest) for
+        the kernels whose `kernel_bounds` (largest |w x| over the unit ball) are at most
+        FLOAT32_ANGLE_LIMIT, and in float64 for the others."""
         self.single = _check_dtype(dtype)
-        in_float32 = (np.asarray(angle_bounds) <= FLOAT32_ANGLE_LIMIT if self.single
-                      else np.zeros(frequencies.shape[0], dtype=bool))
-        self._arrange(frequencies.transpose(0, 2, 1), in_float32)
+        self._arrange(frequencies.transpose(0, 2, 1), kernel_set,
+                      np.asarray(kernel_bounds) <= FLOAT32_ANGLE_LIMIT if self.single
+                      else np.zeros(len(kernel_set), dtype=bool))
 
-    def _arrange(self, sets, in_float32):
-        """Store set i of `sets` (n, n_features, n_components) in float32 where
-        `in_float32[i]`, else in float64."""
+    def _arrange(self, sets, kernel_set, in_float32):
+        """Store `sets` (n, n_features, n_components): in float32 those used by a kernel that
+        computes in float (`in_float32[k]`), in float64 those used by another kernel or none."""
         self.n_features, self.n_components = sets.shape[1], sets.shape[2]
         self.ld = _row_length(self.n_components, False)
         self.ld32 = _row_length(self.n_components, True)
+        has32, has64 = _storage_of(sets.shape[0], kernel_set, in_float32)
         self.in_float32 = in_float32.astype(np.uint8)
-        self.row = (np.where(in_float32, np.cumsum(in_float32), np.cumsum(~in_float32))
-                    - 1).astype(np.int32)
-        self.f32 = _padded_rows(sets[in_float32], self.ld32, np.float32)
-        self.f64 = _padded_rows(sets[~in_float32], self.ld, np.float64)
+        self.row32 = np.where(has32, np.cumsum(has32) - 1, -1).astype(np.int32)
+        self.row64 = np.where(has64, np.cumsum(has64) - 1, -1).astype(np.int32)
+        self.f32 = _padded_rows(sets[has32], self.ld32, np.float32)
+        self.f64 = _padded_rows(sets[has64], self.ld, np.float64)
 
     def _sets(self):
-        """Every set (n, n_features, n_components) in float64 (a float32 set as stored), without
-        the padding: what a file holds, whatever the storage layout."""
-        in_float32 = np.asarray(self.in_float32).astype(bool)
-        sets = np.empty((in_float32.shape[0], self.n_features, self.n_components))
-        sets[in_float32] = np.asarray(self.f32)[:, :, :self.n_components]
-        sets[~in_float32] = np.asarray(self.f64)[:, :, :self.n_components]
+        """Every set (n, n_features, n_components) in float64 (exact, or a float32-only set as
+        stored), without the padding: what a file holds, whatever the storage layout."""
+        row32, row64 = np.asarray(self.row32), np.asarray(self.row64)
+        sets = np.empty((row32.shape[0], self.n_features, self.n_components))
+        only32 = row64 < 0
+        sets[~only32] = np.asarray(self.f64)[row64[~only32], :, :self.n_components]
+        sets[only32] = np.asarray(self.f32)[row32[only32], :, :self.n_components]
         return sets
 
     @property
     def dtype(self):
-        """The element type asked for: "float64", or "float32" (see ``float32_sets``)."""
+        """The element type asked for: "float64", or "float32" (see ``float32_kernels``)."""
         return DTYPES[self.single]
 
     @property
-    def float32_sets(self):
-        """Which stored sets (kernels, or a shared draw's families) are float32: bool (n,)."""
+    def float32_kernels(self):
+        """Which kernels compute in float: bool (n_kernels,)."""
         return np.asarray(self.in_float32).astype(bool)
 
     @property
@@ -163,30 +168,31 @@ cdef class StoredFrequencies(FeatureBank):
         return sum(part.nbytes for part in self.stored)
 
     def _sets_state(self, name):
-        # The sets in float64 and, for a float32 bank, which of them compute in float.
+        # The sets in float64 and, for a float32 bank, which kernels compute in float.
         state = {name: self._sets()}
         if self.single:
-            state["in_float32"] = self.float32_sets
+            state["in_float32"] = self.float32_kernels
         return state
 
-    def _check_sets(self, state, name):
-        sets = np.abs(state[name])
-        require(sets.max(initial=0.0) <= MAX_FREQUENCY, self, f"{name} frequencies must lie "
-                "within +-1e100")
+    def _check_sets(self, state, name, kernel_set):
+        sets = state[name]
+        require(np.abs(sets).max(initial=0.0) <= MAX_FREQUENCY, self, f"{name} frequencies "
+                "must lie within +-1e100")
         if self.single:
-            kept = state[name][state["in_float32"]]
+            has32, has64 = _storage_of(sets.shape[0], kernel_set, state["in_float32"])
+            only32 = sets[has32 & ~has64]
             with np.errstate(over="ignore"):
-                require(np.array_equal(kept.astype(np.float32), kept), self, f"{name} sets "
-                        "stored in float32 must hold float32 values")
+                require(np.array_equal(only32.astype(np.float32), only32), self, f"{name} sets "
+                        "used only by float32 kernels must hold float32 values")
 
     def _with_precision(self, state, name):
         """`state`, or a float32 bank's state from a file written when every set was stored in
-        float32 ('{name}' float32, no 'in_float32'): its sets in float64, all marked float32."""
+        float32 ('{name}' float32, no 'in_float32'): its sets in float64, every kernel float."""
         if self.single and "in_float32" not in state and name in state:
             sets = np.asarray(state[name])
             if sets.dtype == np.float32 and sets.ndim == 3:
                 return {**state, name: sets.astype(np.float64),
-                        "in_float32": np.ones(sets.shape[0], dtype=bool)}
+                        "in_float32": np.ones(self.n_kernels, dtype=bool)}
         return state
 
     def _upgraded(self, state):
@@ -205,20 +211,29 @@ cdef class StoredFrequencies(FeatureBank):
         """Rebuild the storage from a checked state."""
 
 
+def _storage_of(n_sets, kernel_set, in_float32):
+    """(float32 copy, float64 copy): whether each set is stored in each precision."""
+    kernel_set, in_float32 = np.asarray(kernel_set), np.asarray(in_float32, dtype=bool)
+    has32, used64 = np.zeros(n_sets, dtype=bool), np.zeros(n_sets, dtype=bool)
+    has32[kernel_set[in_float32]] = True
+    used64[kernel_set[~in_float32]] = True
+    return has32, used64 | ~has32
+
+
 cdef class RFFBank(StoredFrequencies):
     """z_k(x) = [cos(W_k x); sin(W_k x)] / sqrt(D) for each kernel k (no phase)."""
 
     def __init__(self, frequencies, dtype="float64"):
         """`frequencies`: array (n_kernels, n_components, n_features) of spectral draws, stored
         in float64, or with `dtype` "float32" rounded to float32 for every kernel whose angles
-        stay within FLOAT32_ANGLE_LIMIT over the unit ball."""
+        stay within FLOAT32_ANGLE_LIMIT over the unit ball (``float32_kernels``)."""
         frequencies = np.asarray(frequencies, dtype=np.float64)
         if frequencies.ndim != 3:
             raise ValueError("frequencies must have shape (n_kernels, n_components, n_features)")
         with np.errstate(over="ignore"):
             bounds = np.linalg.norm(frequencies, axis=2).max(axis=1, initial=0.0)
-        self._store(frequencies, dtype, bounds)
         self.n_kernels = frequencies.shape[0]
+        self._store(frequencies, dtype, np.arange(self.n_kernels), bounds)
         self.n_work = self.single       # whether the sample fits the float path
         self.n_outputs = 2 * self.n_components
         self.scale = 1.0 / sqrt(<double>self.n_components)
@@ -243,10 +258,11 @@ cdef class RFFBank(StoredFrequencies):
 
     def _check_semantics(self, state):
         # |frequency| <= 1e100 keeps W x finite for every accepted x (|x_j| <= 1e150).
-        self._check_sets(state, "weights")
+        self._check_sets(state, "weights", np.arange(self.n_kernels))
 
     def _restore(self, state):
-        self._arrange(state["weights"], np.asarray(state["in_float32"]) if self.single
+        self._arrange(state["weights"], np.arange(self.n_kernels),
+                      np.asarray(state["in_float32"]) if self.single
                       else np.zeros(self.n_kernels, dtype=bool))
 
     cdef void prepare(self, const double* x, double* work) noexcept nogil:
@@ -256,9 +272,9 @@ cdef class RFFBank(StoredFrequencies):
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
         if self.in_float32[k]:
-            self.transform_float(x, self.row[k], work[0] != 0.0, z)
+            self.transform_float(x, self.row32[k], work[0] != 0.0, z)
         else:
-            fastomkl_rff(&self.f64[self.row[k], 0, 0], x, self.n_features, self.n_components,
+            fastomkl_rff(&self.f64[self.row64[k], 0, 0], x, self.n_features, self.n_components,
                          self.ld, self.scale, z)
 
     cdef void transform_float(self, const double* x, int r, bint fits, double* z) noexcept nogil:
@@ -271,10 +287,10 @@ cdef class RFFBank(StoredFrequencies):
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         if self.in_float32[k]:
-            self.transform_float(x, self.row[k],
+            self.transform_float(x, self.row32[k],
                                  _fits_float(x, self.n_features, self.float_safe_x), z)
         else:
-            fastomkl_rff(&self.f64[self.row[k], 0, 0], x, self.n_features, self.n_components,
+            fastomkl_rff(&self.f64[self.row64[k], 0, 0], x, self.n_features, self.n_components,
                          self.ld, self.scale, z)
 
 
@@ -290,8 +306,9 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
     def __init__(self, base, family, scale, dtype="float64"):
         """`base`: (n_families, n_components, n_features) draws; `family`: (n_kernels,) index of
         each kernel's base; `scale`: (n_kernels,) positive factor of each kernel (1 / sigma_k for a
-        standard base draw).  With `dtype` "float32" a base is stored rounded to float32 when the
-        angles of every kernel of its family stay within FLOAT32_ANGLE_LIMIT over the unit ball."""
+        standard base draw).  With `dtype` "float32" the kernels whose angles stay within
+        FLOAT32_ANGLE_LIMIT over the unit ball compute in float from their base rounded to float32
+        (``float32_kernels``), the others in double: a family with both is stored in both."""
         base = np.asarray(base, dtype=np.float64)
         family = np.asarray(family)
         scale = np.asarray(scale, dtype=np.float64)
@@ -301,21 +318,19 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
             raise ValueError("family (integers) and scale must be vectors of one length")
         if not np.all((family >= 0) & (family < base.shape[0])):
             raise ValueError(f"family indices must lie in [0, {base.shape[0]})")
-        largest_scale = np.zeros(base.shape[0])
-        np.maximum.at(largest_scale, family, np.abs(scale))
         with np.errstate(over="ignore"):
-            bounds = np.linalg.norm(base, axis=2).max(axis=1, initial=0.0) * largest_scale
-        self._store(base, dtype, bounds)
+            bounds = np.linalg.norm(base, axis=2).max(axis=1, initial=0.0)[family] * np.abs(scale)
         self.n_families = base.shape[0]
         self.n_kernels = family.shape[0]
+        self._store(base, dtype, family, bounds)
         self.family = family.astype(np.int64)
         self.scale = np.array(scale)
         self.n_outputs = 2 * self.n_components
         self.norm = 1.0 / sqrt(<double>self.n_components)
-        # each family's projection (ld doubles' room: ld32 floats fit in it), then the flags,
-        # then whether the sample fits the float path
-        self.flags = self.n_families * self.ld
-        self.n_work = self.flags + self.n_families + 1
+        # two projection slots per family (ld doubles' room: ld32 floats fit in it), then their
+        # flags, then whether the sample fits the float path
+        self.flags = 2 * self.n_families * self.ld
+        self.n_work = self.flags + 2 * self.n_families + 1
         self._check_semantics(self._state_arrays())
         self._state_restored()
 
@@ -341,15 +356,16 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
         require(np.all((family >= 0) & (family < self.n_families)), self,
                 f"family indices must lie in [0, {self.n_families})")
         require(np.all(scale > 0), self, "scales must be positive")
-        self._check_sets(state, "base")
+        self._check_sets(state, "base", family)
         base = np.abs(state["base"])
         largest = base.reshape(self.n_families, -1).max(axis=1, initial=0.0)
         require(np.all(largest[family] * scale <= MAX_FREQUENCY), self,
                 "scaled frequencies must lie within +-1e100")
 
     def _restore(self, state):
-        self._arrange(state["base"], np.asarray(state["in_float32"]) if self.single
-                      else np.zeros(self.n_families, dtype=bool))
+        self._arrange(state["base"], np.asarray(state["family"]),
+                      np.asarray(state["in_float32"]) if self.single
+                      else np.zeros(self.n_kernels, dtype=bool))
         self.family = np.asarray(state["family"]).astype(np.int64)
         self.scale = np.array(state["scale"], dtype=np.float64)
 
@@ -384,50 +400,49 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
         return {"base": base, "family": family.copy(), "scale": scale.copy()}
 
     cdef void prepare(self, const double* x, double* work) noexcept nogil:
-        cdef int f
-        for f in range(self.n_families):            # no projection computed yet
-            work[self.flags + f] = 0.0
-        work[self.flags + self.n_families] = (not self.single
-                                              or _fits_float(x, self.n_features,
-                                                             self.float_safe_x))
+        cdef int slot
+        for slot in range(2 * self.n_families):     # no projection computed yet
+            work[self.flags + slot] = 0.0
+        work[self.flags + 2 * self.n_families] = (not self.single
+                                                  or _fits_float(x, self.n_features,
+                                                                 self.float_safe_x))
 
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
         cdef int f = <int>self.family[k]
-        cdef bint single = self.in_float32[f]
-        cdef double* done = work + self.flags + f
-        if single and work[self.flags + self.n_families] == 0.0:  # the float path could
-            self.project(x, f, self.scale[k], NULL, z)             # overflow: exact per kernel
-        elif done[0] == 0.0:         # the family's first kernel in this sample projects
-            self.project(x, f, self.scale[k], work, z)
+        cdef bint single = self.in_float32[k]
+        cdef int slot = 2 * f + single
+        cdef double* done = work + self.flags + slot
+        if single and work[self.flags + 2 * self.n_families] == 0.0:  # the float path could
+            self.project(x, f, True, self.scale[k], NULL, z)           # overflow: exact per kernel
+        elif done[0] == 0.0:         # the slot's first kernel in this sample projects
+            self.project(x, f, single, self.scale[k], work, z)
             done[0] = 1.0
         elif single:
-            fastomkl_rff_scaled_f32(<float*>(work + f * self.ld), self.n_components,
+            fastomkl_rff_scaled_f32(<float*>(work + slot * self.ld), self.n_components,
                                     self.scale[k], self.norm, z)
         else:
-            fastomkl_rff_scaled(work + f * self.ld, self.n_components, self.scale[k], self.norm,
-                                z)
+            fastomkl_rff_scaled(work + slot * self.ld, self.n_components, self.scale[k],
+                                self.norm, z)
 
-    cdef void project(self, const double* x, int f, double factor, double* work,
-                             double* z) noexcept nogil:
-        """z of a kernel of family f with scale `factor`; its projection kept in `work` if not
-        NULL."""
-        cdef int r = self.row[f]
-        if not self.in_float32[f]:
-            fastomkl_rff_project_scaled(&self.f64[r, 0, 0], x, self.n_features,
-                                        self.n_components, self.ld, factor, self.norm,
-                                        NULL if work == NULL else work + f * self.ld, z)
+    cdef void project(self, const double* x, int f, bint single, double factor, double* work,
+                      double* z) noexcept nogil:
+        """z of a kernel of family f with scale `factor`, in float if `single`; its projection
+        kept in `work`'s slot if `work` is not NULL."""
+        cdef double* keep = NULL if work == NULL else work + (2 * f + single) * self.ld
+        if not single:
+            fastomkl_rff_project_scaled(&self.f64[self.row64[f], 0, 0], x, self.n_features,
+                                        self.n_components, self.ld, factor, self.norm, keep, z)
         elif not _fits_float(x, self.n_features, self.float_safe_x):
-            _rff_float32_exact(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
-                               self.ld32, factor, self.norm, z)
+            _rff_float32_exact(&self.f32[self.row32[f], 0, 0], x, self.n_features,
+                               self.n_components, self.ld32, factor, self.norm, z)
         else:
-            fastomkl_rff_project_scaled_f32(&self.f32[r, 0, 0], x, self.n_features,
+            fastomkl_rff_project_scaled_f32(&self.f32[self.row32[f], 0, 0], x, self.n_features,
                                             self.n_components, self.ld32, factor, self.norm,
-                                            NULL if work == NULL
-                                            else <float*>(work + f * self.ld), z)
+                                            <float*>keep, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        self.project(x, <int>self.family[k], self.scale[k], NULL, z)
+        self.project(x, <int>self.family[k], self.in_float32[k], self.scale[k], NULL, z)
 
 
 cdef class ConcatenatedFeatures(FeatureBank):
