@@ -161,11 +161,20 @@ def _pair_ns(dtype: str) -> float:
     return best / x.size * 1e9
 
 
+def _float32_storage() -> tuple[int, int]:
+    """(kernels computing in float, bytes of stored frequencies) of the float32 Raker-76."""
+    X, y = naval(2)
+    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
+                           random_state=0, dtype="float32").learn_one(X[0], y[0])
+    return int(model.features_.float32_kernels_.sum()), model._engine.features.stored_bytes
+
+
 def write(pairs, rff, l2_gbs, core, errors, described, sleef_note, quick) -> None:
     tsc_ghz = next(float(r[2]) for r in pairs if r[0] == "tsc_ghz")
     freq_bytes = 76 * 15 * 50 * 8
     stored_bytes = 76 * 15 * 56 * 8
     floor_ns = stored_bytes / l2_gbs
+    n_float, single_bytes = _float32_storage()
     names = {4: "AVX-512", 3: "AVX2 + FMA", 2: "SSE2"}
     lines = [
         "# Sine-cosine of the random features (one run, medians)", "",
@@ -200,11 +209,12 @@ def write(pairs, rff, l2_gbs, core, errors, described, sleef_note, quick) -> Non
               f"reading them takes at least {floor_ns:.0f} ns per sample. The whole feature step "
               f"takes {step_ns:.0f} ns on the widest variant, of which the 3800 sine-cosine pairs "
               f"take about {3800 * pair_ns:.0f} ns at {pair_ns:.2f} ns per pair.", "",
-              f"With `dtype=\"float32\"`: 76 × 15 × 50 × 4 = {freq_bytes // 2} B "
-              f"({76 * 15 * 64 * 4} B as stored, rows padded to 64 floats), at least "
-              f"{76 * 15 * 64 * 4 / l2_gbs:.0f} ns per sample; the float sine-cosine takes "
-              f"{_pair_ns('float32'):.2f} ns per pair against {_pair_ns('float64'):.2f} in double "
-              "(through `_sincos` on 4096 values in L1, best of 200).", "",
+              f"With `dtype=\"float32\"`: {n_float} of the 76 kernels compute in float, their "
+              f"frequencies in float32 (rows padded to 64 floats), the {76 - n_float} narrower "
+              f"ones in float64: {single_bytes} B as stored, at least {single_bytes / l2_gbs:.0f} "
+              f"ns per sample; the float sine-cosine takes {_pair_ns('float32'):.2f} ns per pair "
+              f"against {_pair_ns('float64'):.2f} in double (through `_sincos` on 4096 values in "
+              "L1, best of 200).", "",
               "## Raker-76 against the hand-written C loop (bench/compare_core.py, interleaved)", "",
               "| contender | µs per sample |", "|---|---|",
               f"| fastomkl `predict_learn_one` (from Python) | "

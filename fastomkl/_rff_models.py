@@ -16,15 +16,16 @@ REGRESSION_LOSSES = ("squared", "absolute")
 # The ``dtype`` parameter of every random-feature model, as their docstrings state it.
 DTYPE_DOC = """
     dtype : "float64" or "float32", default "float64"
-        Storage of the random frequencies.  "float32" halves their memory and the bytes each
-        sample's projection reads, and computes the projections and their sines and cosines in
-        float (rounded to nearest from the same draws); the features, the weights and every sum
-        stay float64.  On the shipped data sets Raker's predictions differ from the float64
-        model of the same seed by at most 6e-6 of their scale in median (4e-5 at worst, from
-        kernels whose angles w.x reach 1e5, where the rounding of a frequency alone moves them
-        by 1e-2; VAW2's ridge solves amplify it to 8e-5 and 6e-4), and the prequential error of
-        the deterministic models moves by at most 0.14% (bench/results/float32.md).  Saved and
-        loaded with the model."""
+        Storage of the random frequencies.  "float32" stores them rounded to float32 and
+        computes each projection and its sines and cosines in float, for every kernel whose
+        angles w.x stay within 16 over the unit ball (its largest frequency norm; paper 000's
+        dictionary on Naval: 39 of its 76 kernels); the narrower ones keep float64
+        frequencies and compute as in a float64 model, since rounding would move their angles
+        (up to 1e6 for narrow Laplacians) by more than their features can bear.  The features,
+        the weights and every sum stay float64.  On the shipped data sets the predictions of
+        Raker and VAW2 stay within 9e-6 of the float64 model's scale and their prequential
+        errors do not move (bench/results/float32.md); ``features_.float32_kernels_`` says
+        which kernels compute in float.  Saved and loaded with the model."""
 
 
 def with_dtype_doc(doc: str) -> str:

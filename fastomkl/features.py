@@ -35,18 +35,24 @@ class RandomFourierFeatures:
         one family are no longer independent, so their errors (and, in a model, the losses and
         kernel weights estimated from them) are correlated across kernels.
     dtype : "float64" or "float32", default "float64"
-        Storage of the frequencies (the same draws, rounded to nearest in float32).  "float32"
-        halves their memory and computes each projection and its sines and cosines in float:
-        the features differ from float64 by about 1e-7 (the rounding of the frequencies, the
-        inputs and the sum; each sine and cosine within 2 ulp of float).  ``transform`` returns
-        float64 either way.  A sample large enough that a float projection could overflow is
-        computed in double from the float32 frequencies.
+        Storage of the frequencies.  "float32" keeps the same draws rounded to float32 for every
+        kernel whose angles w.x stay within 16 over the unit ball (its largest frequency norm,
+        times 1/sigma_i with ``shared_draw``), and computes their projections and sines and
+        cosines in float: such features differ from float64 by about 1e-7 of the angle (the
+        rounding of the frequencies, the inputs and the sum; each sine and cosine within 2 ulp
+        of float).  Narrower kernels keep float64 frequencies and give exactly the float64
+        features.  It halves the memory and the bytes a sample reads for the float kernels.
+        ``transform`` returns float64 either way.  A sample large enough that a float projection
+        could overflow is computed in double from the float32 frequencies.
 
     Attributes
     ----------
     frequencies_ : ndarray (n_kernels, n_components, n_features), read-only
-        Every kernel's frequencies (with ``shared_draw``, B_f * (1 / sigma_i); the features
-        scale the projection B_f x instead, equal up to rounding).
+        Every kernel's frequencies in float64, a float kernel's as rounded (with
+        ``shared_draw``, B_f * (1 / sigma_i); the features scale the projection B_f x instead,
+        equal up to rounding).
+    float32_kernels_ : ndarray of bool (n_kernels,)
+        Which kernels compute in float (none unless ``dtype="float32"``).
     n_features_in_ : int
 
     Examples
@@ -92,6 +98,10 @@ class RandomFourierFeatures:
     @property
     def frequencies_(self) -> np.ndarray:
         return self._fitted().frequencies
+
+    @property
+    def float32_kernels_(self) -> np.ndarray:
+        return self._fitted().float32_kernels
 
     @property
     def n_features_in_(self) -> int:

@@ -267,7 +267,7 @@ def _mixed_raker(X, y, **params):
     """A float32 Raker with one wide and one narrow kernel (float32 and float64 sets)."""
     model = fastomkl.Raker([Gaussian(1.0), Laplacian(0.01)], n_components=20, random_state=0,
                            dtype="float32", **params).fit(X, y)
-    assert model._fitted_engine().features.float32_kernels.tolist() == [True, False]
+    assert model.features_.float32_kernels_.tolist() == [True, False]
     return model
 
 
