@@ -20,7 +20,7 @@ cdef class RFFBank(StoredFrequencies):
     # Every kernel's own frequencies (n = n_kernels); the public view is (n_kernels,
     # n_components, n_features).
     cdef double scale
-    cdef void transform_float(self, const double* x, int k, bint fits, double* z) noexcept nogil
+    cdef void transform_float(self, const double* x, int r, bint fits, double* z) noexcept nogil
 
 
 cdef class SharedDrawRFFBank(StoredFrequencies):
