@@ -20,7 +20,7 @@ cdef class RFFBank(StoredFrequencies):
     # Every kernel's own frequencies (n = n_kernels); the public view is (n_kernels,
     # n_components, n_features).
     cdef double scale
-    cdef void transform_float(self, const double* x, int r, bint fits, double* z) noexcept nogil
+    cdef void transform_fitting(self, const double* x, int k, bint fits, double* z) noexcept nogil
 
 
 cdef class SharedDrawRFFBank(StoredFrequencies):
@@ -35,8 +35,8 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
     cdef readonly int n_families
     cdef int flags                      # offset of the "computed" flags in the work (doubles)
     cdef double norm                    # 1 / sqrt(n_components)
-    cdef void project(self, const double* x, int f, bint single, double factor, double* work,
-                      double* z) noexcept nogil
+    cdef void project(self, const double* x, int f, bint single, bint fits, double factor,
+                      double* work, double* z) noexcept nogil
 
 
 cdef class ConcatenatedFeatures(FeatureBank):

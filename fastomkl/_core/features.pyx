@@ -271,27 +271,24 @@ cdef class RFFBank(StoredFrequencies):
 
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil:
-        if self.in_float32[k]:
-            self.transform_float(x, self.row32[k], work[0] != 0.0, z)
-        else:
-            fastomkl_rff(&self.f64[self.row64[k], 0, 0], x, self.n_features, self.n_components,
-                         self.ld, self.scale, z)
-
-    cdef void transform_float(self, const double* x, int r, bint fits, double* z) noexcept nogil:
-        if fits:
-            fastomkl_rff_f32(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
-                             self.ld32, self.scale, z)
-        else:
-            _rff_float32_exact(&self.f32[r, 0, 0], x, self.n_features, self.n_components,
-                               self.ld32, 1.0, self.scale, z)
+        self.transform_fitting(x, k, work[0] != 0.0, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        if self.in_float32[k]:
-            self.transform_float(x, self.row32[k],
-                                 _fits_float(x, self.n_features, self.float_safe_x), z)
-        else:
+        self.transform_fitting(x, k, self.in_float32[k]
+                               and _fits_float(x, self.n_features, self.float_safe_x), z)
+
+    cdef void transform_fitting(self, const double* x, int k, bint fits,
+                                double* z) noexcept nogil:
+        """z of kernel k; `fits`: whether x fits the float path (read by float kernels only)."""
+        if not self.in_float32[k]:
             fastomkl_rff(&self.f64[self.row64[k], 0, 0], x, self.n_features, self.n_components,
                          self.ld, self.scale, z)
+        elif fits:
+            fastomkl_rff_f32(&self.f32[self.row32[k], 0, 0], x, self.n_features,
+                             self.n_components, self.ld32, self.scale, z)
+        else:
+            _rff_float32_exact(&self.f32[self.row32[k], 0, 0], x, self.n_features,
+                               self.n_components, self.ld32, 1.0, self.scale, z)
 
 
 cdef class SharedDrawRFFBank(StoredFrequencies):
@@ -413,10 +410,11 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
         cdef bint single = self.in_float32[k]
         cdef int slot = 2 * f + single
         cdef double* done = work + self.flags + slot
-        if single and work[self.flags + 2 * self.n_families] == 0.0:  # the float path could
-            self.project(x, f, True, self.scale[k], NULL, z)           # overflow: exact per kernel
+        cdef bint fits = work[self.flags + 2 * self.n_families] != 0.0
+        if single and not fits:      # the float path could overflow: exact per kernel
+            self.project(x, f, True, False, self.scale[k], NULL, z)
         elif done[0] == 0.0:         # the slot's first kernel in this sample projects
-            self.project(x, f, single, self.scale[k], work, z)
+            self.project(x, f, single, fits, self.scale[k], work, z)
             done[0] = 1.0
         elif single:
             fastomkl_rff_scaled_f32(<float*>(work + slot * self.ld), self.n_components,
@@ -425,15 +423,15 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
             fastomkl_rff_scaled(work + slot * self.ld, self.n_components, self.scale[k],
                                 self.norm, z)
 
-    cdef void project(self, const double* x, int f, bint single, double factor, double* work,
-                      double* z) noexcept nogil:
-        """z of a kernel of family f with scale `factor`, in float if `single`; its projection
-        kept in `work`'s slot if `work` is not NULL."""
+    cdef void project(self, const double* x, int f, bint single, bint fits, double factor,
+                      double* work, double* z) noexcept nogil:
+        """z of a kernel of family f with scale `factor`, in float if `single` (`fits`: whether x
+        fits the float path); its projection kept in `work`'s slot if `work` is not NULL."""
         cdef double* keep = NULL if work == NULL else work + (2 * f + single) * self.ld
         if not single:
             fastomkl_rff_project_scaled(&self.f64[self.row64[f], 0, 0], x, self.n_features,
                                         self.n_components, self.ld, factor, self.norm, keep, z)
-        elif not _fits_float(x, self.n_features, self.float_safe_x):
+        elif not fits:
             _rff_float32_exact(&self.f32[self.row32[f], 0, 0], x, self.n_features,
                                self.n_components, self.ld32, factor, self.norm, z)
         else:
@@ -442,7 +440,10 @@ cdef class SharedDrawRFFBank(StoredFrequencies):
                                             <float*>keep, z)
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        self.project(x, <int>self.family[k], self.in_float32[k], self.scale[k], NULL, z)
+        cdef bint single = self.in_float32[k]
+        self.project(x, <int>self.family[k], single,
+                     single and _fits_float(x, self.n_features, self.float_safe_x),
+                     self.scale[k], NULL, z)
 
 
 cdef class ConcatenatedFeatures(FeatureBank):
