@@ -2,9 +2,10 @@
 
 Every ``fastomkl/_core/*.pyx`` becomes an extension module.  The plain C kernels in ``src_c/`` are
 compiled once into object files with their own flags and linked into every extension: fast-math and
-OpenMP-SIMD apply to those kernels only (so NaN checks elsewhere keep their meaning), and GCC's
-``target_clones`` picks the vector width (AVX-512, AVX2 or SSE2) at run time, so one build runs on
-any x86-64 machine.
+OpenMP-SIMD apply to those kernels only (so NaN checks elsewhere keep their meaning), and every
+kernel is compiled once per instruction set (AVX-512, AVX2 + FMA, SSE2; ``src_c/fastomkl_dispatch.h``),
+the widest the CPU has chosen at load time, so one build runs on any x86-64 machine and
+``FASTOMKL_ISA`` can run any narrower variant for tests.
 """
 import glob
 import os

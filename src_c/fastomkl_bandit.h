@@ -1,6 +1,6 @@
 /* Plain C kernels of the bandit kernel-selection models (paper 001): the sums of the Tsallis
  * normaliser and the projected gradient step of a random-feature expert.  Compiled like
- * fastomkl_kernels.c (fast-math, OpenMP SIMD, per-ISA clones): exp and log vectorise through
+ * fastomkl_kernels.c (fast-math, OpenMP SIMD, one variant per instruction set): exp and log vectorise through
  * libmvec.  Callers validate their input. */
 #ifndef FASTOMKL_BANDIT_H
 #define FASTOMKL_BANDIT_H

@@ -1,5 +1,5 @@
 /* Plain C kernels of the exact kernel expansions (OMKR, single-kernel online regression).
- * Compiled like fastomkl_kernels.c (fast-math, OpenMP SIMD, per-ISA clones): exp vectorises through
+ * Compiled like fastomkl_kernels.c (fast-math, OpenMP SIMD, one variant per instruction set): exp vectorises through
  * libmvec.  Callers validate their input. */
 #ifndef FASTOMKL_EXPANSION_H
 #define FASTOMKL_EXPANSION_H

@@ -37,3 +37,16 @@ def can_be_saved(cls) -> bool:
     """A model holding a Python function (a user feature map) cannot be written to a file."""
     import inspect
     return "phi" not in inspect.signature(cls).parameters
+
+
+def cpu_isa_level() -> int:
+    """The widest kernel variant this CPU runs (4: AVX-512, 3: AVX2 + FMA, 2: SSE2), whatever
+    FASTOMKL_ISA caps this process to (CI runs the suite under each cap)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "FASTOMKL_ISA"}
+    run = subprocess.run([sys.executable, "-c",
+                          "from fastomkl._core.features import isa_level; print(isa_level())"],
+                         env=env, capture_output=True, text=True, check=True)
+    return int(run.stdout)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fastomkl._core.features import isa_level
+from helpers import cpu_isa_level
 
 HERE = Path(__file__).resolve().parent
 LEVELS = {"v4": 4, "v3": 3, "base": 2}
@@ -23,7 +23,7 @@ NUMPY_COMPARISONS = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_c
 
 @pytest.mark.parametrize("isa", ["v4", "v3", "base"])
 def test_variant_matches_numpy(isa):
-    if LEVELS[isa] > isa_level():
+    if LEVELS[isa] > cpu_isa_level():
         pytest.skip(f"this CPU has no {isa} instructions")
     env = {**os.environ, "FASTOMKL_ISA": isa}
     chosen = subprocess.run([sys.executable, "-c",

@@ -48,6 +48,7 @@ cdef class BanditExpansionExperts(BanditExperts):
     cdef readonly long[::1] head, tail, sizes # (K,)
     cdef readonly double[::1] mult, norm2     # (K,) lazy multiplier s_k and ||f_k||^2
     cdef readonly long[::1] rows              # [rows stored]
+    cdef void _restore_sqnorms(self, long n) noexcept
 
 
 cdef class BanditSampler(Combiner):

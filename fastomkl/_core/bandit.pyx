@@ -450,7 +450,7 @@ cdef class BanditExpansionExperts(BanditExperts):
         self._allocate(max(n, 1))
         support = np.asarray(state["support"])
         np.asarray(self.support)[:n] = support
-        np.asarray(self.sqnorm)[:n] = np.einsum("ij,ij->i", support, support)
+        self._restore_sqnorms(n)
         np.asarray(self.coef)[:n] = state["coef"]
         np.asarray(self.owner)[:n] = owner
         for key in ("mult", "norm2", "sums", "info"):
@@ -469,6 +469,14 @@ cdef class BanditExpansionExperts(BanditExperts):
                 nxt[idx[:idx.shape[0] - 1]] = idx[1:]
                 nxt[last] = -1
         self.rows[0] = n
+
+    cdef void _restore_sqnorms(self, long n) noexcept:
+        """||x_r||^2 of the first n rows by the very call learn() made for them: the same bits on
+        every instruction set (a NumPy sum orders its additions otherwise)."""
+        cdef long r
+        for r in range(n):
+            self.sqnorm[r] = fastomkl_dot(&self.support[r, 0], &self.support[r, 0],
+                                          self.n_features)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef long r = self.head[k]

@@ -70,7 +70,15 @@ cdef class OGDExperts(ExpertBank):
             require((state["grad_sq"] >= 0).all(), self, "grad_sq must be >= 0")
 
     def _state_restored(self):
-        np.asarray(self.sqnorm)[:] = np.einsum("kj,kj->k", self.theta, self.theta)
+        # ||theta_k||^2 by the kernel learn() computes it with (a step of 0 leaves theta as it is),
+        # so a restored model carries the very bits the saved one had, on every instruction set
+        cdef double before, after
+        cdef double[::1] zero = np.zeros(self.rows.shape[1])
+        cdef int k
+        for k in range(self.n_experts):
+            fastomkl_shrink_axpy(&self.rows[k, 0], &zero[0], self.rows.shape[1], 1.0, 0.0,
+                                 &before, &after)
+            self.sqnorm[k] = after
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         # ||z||^2 in the same pass, for the learn() that follows on the same z
