@@ -45,7 +45,7 @@ class BuildWithKernels(build_ext):
 
 extensions = [
     Extension(
-        "fastomkl._core." + os.path.splitext(os.path.basename(path))[0],
+        os.path.splitext(path)[0].replace(os.sep, "."),
         [path],
         include_dirs=[numpy.get_include(), "src_c"],
         extra_compile_args=MODULE_FLAGS,
@@ -53,7 +53,7 @@ extensions = [
         libraries=LIBRARIES,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for path in sorted(glob.glob(os.path.join("fastomkl", "_core", "*.pyx")))
+    for path in sorted(glob.glob(os.path.join("fastomkl", "_core", "**", "*.pyx"), recursive=True))
 ]
 
 setup(

@@ -28,7 +28,7 @@ sys.path.insert(0, ROOT)                                   # this checkout
 sys.path.insert(0, os.path.join(ROOT, "tests"))            # the NumPy reference
 
 import fastomkl as fo                                      # noqa: E402
-from fastomkl._core.bandit import solve_tsallis            # noqa: E402
+from fastomkl._core.combiners.bandit import solve_tsallis# noqa: E402
 import bandit_reference as ref                             # noqa: E402
 
 D, d = 400, 18

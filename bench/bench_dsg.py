@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-import fastomkl._core.dsg  # noqa: E402,F401  (loads scipy's BLAS before the thread limit)
+import fastomkl._core.features.dsg_blocks  # noqa: E402,F401  (loads scipy's BLAS before the thread limit)
 from fastomkl.dsg import DoublySGDClassifier  # noqa: E402
 
 B, R, D = 256, 256, 123

@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fastomkl import Gaussian  # noqa: E402
-from fastomkl._core import dsg as core  # noqa: E402
+from fastomkl._core.features import dsg_blocks as core  # noqa: E402
 from fastomkl.dsg import DoublySGDGP  # noqa: E402
 
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl as fo  # noqa: E402
 from defaults import CLASSIFICATION, REGRESSION, load  # noqa: E402
-from fastomkl._core.features import FLOAT32_ANGLE_LIMIT  # noqa: E402
+from fastomkl._core.features.rff import FLOAT32_ANGLE_LIMIT# noqa: E402
 
 PAPER001 = [fo.Gaussian(s) for s in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)]
 MODELS = [  # (label, regressor, classifier, parameters, draws at random each round)

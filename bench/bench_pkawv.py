@@ -34,7 +34,10 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fastomkl._core.taylor import taylor_tables  # noqa: E402
-from fastomkl._core.vaw import blas_floor, pack  # noqa: E402
+from fastomkl._core.packed import pack  # noqa: E402
+from floors import load as load_floors  # noqa: E402
+
+blas_floor = load_floors().blas_floor
 from fastomkl.pkawv import NystromAWV, TaylorAWV  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -116,7 +116,7 @@ def report(times: dict, counts: dict | None, mse: dict, rounds: int) -> str:
         "# Shared frequency draws: Raker-76 (paper 000 dictionary), D = 50, Naval d = 15", "",
         f"Command: `python bench/bench_shared_draw.py{' --callgrind' if counts else ''}` "
         f"({platform.processor() or platform.machine()}, ISA level "
-        f"{fastomkl._core.features.isa_level()}; {rounds} interleaved blocks of 400 samples, "
+        f"{fastomkl._core.features.rff.isa_level()}; {rounds} interleaved blocks of 400 samples, "
         "medians, one run; eta = 0.1).", "",
         "With `shared_draw=True` the 51 Gaussians share one standard draw and the 25 Laplacians "
         "another; each sample is projected once per family (2 x 15 x 50 multiply-adds instead of "

@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl  # noqa: E402
 from compare_core import naval, raker76  # noqa: E402
-from fastomkl._core.features import _sincos, isa_level  # noqa: E402
+from fastomkl._core.features.rff import _sincos, isa_level# noqa: E402
 
 # The last commit whose fastomkl_rff took sin and cos from libmvec (two loops after the projections).
 LIBMVEC_REVISION = "0033b118c4f5a4b47f867126abb38ac59679f1ef"
@@ -107,7 +107,7 @@ import sys
 import numpy as np
 sys.path.insert(0, "tests")
 from test_sincos import edge_cases, ulps
-from fastomkl._core.features import _sincos
+from fastomkl._core.features.rff import _sincos
 x = np.random.default_rng(0).uniform(-1e3, 1e3, 10 ** 6)
 e = edge_cases()
 worst, near_zero = 0.0, 0.0

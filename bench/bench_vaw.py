@@ -36,7 +36,10 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import fastomkl  # noqa: E402
 from fastomkl._core.features import transform_many  # noqa: E402
-from fastomkl._core.vaw import blas_floor, kernel_floor, pack  # noqa: E402
+from fastomkl._core.packed import pack  # noqa: E402
+from floors import load as load_floors  # noqa: E402
+
+blas_floor, kernel_floor = load_floors().blas_floor, load_floors().kernel_floor
 from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval  # noqa: E402
 
 N_KERNELS, M = 76, 50

@@ -26,7 +26,10 @@ DRIVER = """
 import os; os.environ["OPENBLAS_NUM_THREADS"] = "1"
 import sys, numpy as np, fastomkl
 from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval
-from fastomkl._core.vaw import blas_floor, kernel_floor, pack
+from fastomkl._core.packed import pack
+from floors import load as load_floors
+
+blas_floor, kernel_floor = load_floors().blas_floor, load_floors().kernel_floor
 n, mode = int(sys.argv[1]), sys.argv[2]
 if mode == "vaw2":
     X, y = load_dataset("naval"); X = scale_to_unit_ball(X[:, :15]); y = scale_to_unit_interval(y)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._core.base import ADAGRAD, LOSSES, SCHEDULES, SELF_CONFIDENT
-from fastomkl._core.features import DTYPES, RFFBank
+from fastomkl._core.steps import ADAGRAD, SCHEDULES, SELF_CONFIDENT
+from fastomkl._core.losses import LOSSES
+from fastomkl._core.features.rff import DTYPES, RFFBank
 from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
                                   split_random_state)
 from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_legacy_frequencies,

@@ -61,10 +61,12 @@ import math
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, BudgetedExpansion,
-                                   BudgetMixture, Exp3Sampler, TsallisSampler)
+from fastomkl._core.experts.bandit import BanditExpansionExperts, BanditRFFExperts
+from fastomkl._core.experts.budgeted import BudgetedExpansion
+from fastomkl._core.combiners.budget import BudgetMixture
+from fastomkl._core.combiners.bandit import Exp3Sampler, TsallisSampler
 from fastomkl._core.engine import Engine
-from fastomkl._core.expansion import ExpansionEngine, NullFeatures
+from fastomkl._core.features.embedding import NullFeatures
 from fastomkl._rff_models import DTYPE_DOC, RFFModelMixin, check_loss
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, paper001_dictionary
@@ -172,8 +174,8 @@ class _BanditBase(_KernelModel):
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        features, experts, engine_type = self._representation(config, n_features, feature_rng)
-        return engine_type(features, experts, self._sampler(config), round_bit_generator)
+        features, experts = self._representation(config, n_features, feature_rng)
+        return Engine(features, experts, self._sampler(config), round_bit_generator)
 
     # -- inspection --------------------------------------------------------------------------
     @property
@@ -343,7 +345,7 @@ class _Expansion:
         experts = BanditExpansionExperts(gamma, n_features, config["loss"], config["rule"],
                                          config["scale"], config["radius"], config["gc0"],
                                          config["project"], config["tem1"])
-        return NullFeatures(len(gamma), n_features), experts, ExpansionEngine
+        return NullFeatures(len(gamma), n_features), experts
 
     @property
     def support_sizes_(self) -> np.ndarray:
@@ -369,7 +371,7 @@ class _RandomFeatures(RFFModelMixin):
                                    config["scale"], config["radius"], config["gc0"],
                                    config["project"], D if config["clip"] == "D" else 2.0 * D,
                                    config["tem1"])
-        return bank, experts, Engine
+        return bank, experts
 
     @property
     def kernels_(self) -> list:
@@ -806,8 +808,8 @@ class _LKMBooksBase(_KernelModel):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         K = len(config["gamma"])
         mixture = BudgetMixture(K, config["loss"], config["T"])
-        experts = BudgetedExpansion(mixture, config["gamma"], n_features, config["loss"],
-                                    config["B"], config["nu"], config["T"],
+        experts = BudgetedExpansion(config["gamma"], n_features, config["loss"], config["B"],
+                                    config["nu"], config["T"],
                                     logistic_step=config["loss_name"] == "logistic")
         return Engine(NullFeatures(K, n_features), experts, mixture, round_bit_generator)
 

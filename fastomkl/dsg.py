@@ -58,7 +58,7 @@ MAX_TEST_POINTS = 1 << 16
 
 
 def _core():
-    from fastomkl._core import dsg
+    from fastomkl._core.features import dsg_blocks as dsg
     return dsg
 
 

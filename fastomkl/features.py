@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._core.features import RFFBank, SharedDrawRFFBank, transform_many
+from fastomkl._core.features.rff import RFFBank, SharedDrawRFFBank, transform_many
 from fastomkl._validation import check_int, check_kernels, check_matrix, split_random_state
 
 __all__ = ["RandomFourierFeatures", "legacy_frequencies"]

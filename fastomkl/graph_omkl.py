@@ -61,8 +61,8 @@ import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.graph import GraphFeedback, SimilarityGraphFeedback
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
                                   PAPER_EXPLORATION, SELF_CONFIDENT_RATE, check_rate,
                                   with_dtype_doc)

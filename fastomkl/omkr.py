@@ -22,12 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.base import LOSSES
+from fastomkl._core.losses import LOSSES
 from fastomkl._core.engine import Engine
-from fastomkl._core.expansion import ExpansionEngine as _ExpansionEngine
-from fastomkl._core.expansion import KernelExpansionExperts, NullFeatures
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.graph import DiscountHedge
+
+from fastomkl._core.experts.expansion import KernelExpansionExperts
+from fastomkl._core.features.embedding import NullFeatures
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.combiners.hedge import DiscountHedge
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
                                   check_loss, check_steps, with_dtype_doc)
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
@@ -82,7 +83,7 @@ class _OMKRBase:
         n = len(kinds)
         experts = KernelExpansionExperts(kinds, gamma, n_features, config["loss"],
                                          *config["eta"], grad_scale=0.5)
-        return _ExpansionEngine(NullFeatures(n, n_features), experts,
+        return Engine(NullFeatures(n, n_features), experts,
                                 DiscountHedge(n, config["beta"], True), round_bit_generator,
                                 config["standardize"])
 
@@ -210,7 +211,7 @@ class OnlineKernelRegressor(OnlineEstimator):
         experts = KernelExpansionExperts([config["kind"]], [config["gamma"]], n_features,
                                          config["loss"], *config["eta"], grad_scale=0.5,
                                          degree=[config["degree"]], coef0=[config["coef0"]])
-        return _ExpansionEngine(NullFeatures(1, n_features), experts, DiscountHedge(1, 0.5),
+        return Engine(NullFeatures(1, n_features), experts, DiscountHedge(1, 0.5),
                                 round_bit_generator, config["standardize"])
 
 

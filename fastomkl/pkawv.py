@@ -37,17 +37,17 @@ import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
-from fastomkl._core.expansion import NullFeatures
-from fastomkl._core.meta import Single
-from fastomkl._core.base import LOSSES
-from fastomkl._core.embedding import IdentityFeatures, NystromFeatures
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.features import RFFBank
-from fastomkl._core.kernel_awv import KernelAWVExperts
-from fastomkl._core.nystrom import GrowingEngine, NystromExperts
-from fastomkl._core.pros_n_kons import ProsNKonsExperts
-from fastomkl._core.taylor import TaylorBank, n_taylor_features
-from fastomkl._core.vaw import VAWExperts
+from fastomkl._core.features.embedding import NullFeatures
+from fastomkl._core.combiners.meta import Single
+from fastomkl._core.losses import LOSSES
+from fastomkl._core.features.embedding import IdentityFeatures, NystromFeatures
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.features.rff import RFFBank
+from fastomkl._core.experts.kernel_awv import KernelAWVExperts
+from fastomkl._core.experts.nystrom import NystromExperts
+from fastomkl._core.experts.pros_n_kons import ProsNKonsExperts
+from fastomkl._core.features.taylor import TaylorBank, n_taylor_features
+from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._rff_models import check_steps
 from fastomkl._validation import (MAX_ABS_INPUT, check_choice, check_float, check_int,
                                   check_matrix, check_sample, check_targets, split_random_state)
@@ -132,7 +132,7 @@ class _TaylorAWVBase(_Deterministic):
 
     def taylor_features(self, X) -> np.ndarray:
         """(n, r) Taylor features of the rows of X, exactly as the model computes them."""
-        from fastomkl._core.features import transform_many
+        from fastomkl._core.features.rff import transform_many
         from fastomkl._validation import check_matrix
         engine = self._fitted_engine()
         X = check_matrix(X, engine.n_features)
@@ -236,8 +236,8 @@ class _NystromAWVBase:
         experts = NystromExperts(n_features, config["sigma"], config["lam"], config["mode"],
                                  config["mu"], config["beta"], config["eps"],
                                  config["kors_weights"], config["max_centres"],
-                                 round_bit_generator, config["cache_kernel"])
-        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+                                 config["cache_kernel"])
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
 
     @property
     def n_centres_(self) -> int:
@@ -354,7 +354,7 @@ class _KernelAWVBase(_Deterministic):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = KernelAWVExperts(n_features, config["sigma"], config["lam"], config["mode"],
                                    config["max_samples"])
-        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
 
 
 _KERNEL_DOC = """
@@ -641,9 +641,8 @@ class _ProsNKonsBase:
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = ProsNKonsExperts(n_features, config["sigma"], config["alpha"], config["beta"],
-                                   config["eps"], config["C"], config["kors_weights"],
-                                   round_bit_generator)
-        return GrowingEngine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+                                   config["eps"], config["C"], config["kors_weights"])
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
 
     @property
     def n_centres_(self) -> int:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.combiners import Hedge
+from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts import OGDExperts
+from fastomkl._core.experts.ogd import OGDExperts
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
                                   with_dtype_doc)
 

@@ -52,12 +52,12 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._base import BinaryClassifier, OnlineEstimator
-from fastomkl._core.combiners import Hedge
+from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.features import ConcatenatedFeatures
-from fastomkl._core.meta import AA, BOA, EWA, MLPoly, MLProd, Single, VAWCombiner
-from fastomkl._core.base import SCHEDULES
-from fastomkl._core.vaw import VAWExperts
+from fastomkl._core.features.rff import ConcatenatedFeatures
+from fastomkl._core.combiners.meta import AA, BOA, EWA, MLPoly, MLProd, Single, VAWCombiner
+from fastomkl._core.steps import SCHEDULES
+from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._rff_models import RFFModelMixin, with_dtype_doc
 from fastomkl._validation import check_choice, check_float, check_int, check_kernels
 from fastomkl.kernels import Gaussian, paper003_dictionary

@@ -47,6 +47,6 @@ def cpu_isa_level() -> int:
     import sys
     env = {k: v for k, v in os.environ.items() if k != "FASTOMKL_ISA"}
     run = subprocess.run([sys.executable, "-c",
-                          "from fastomkl._core.features import isa_level; print(isa_level())"],
+                          "from fastomkl._core.features.rff import isa_level; print(isa_level())"],
                          env=env, capture_output=True, text=True, check=True)
     return int(run.stdout)

@@ -5,13 +5,15 @@ absolute and hinge losses, 2 ln 2 for the logistic loss from f = 0)."""
 import numpy as np
 import pytest
 
-from fastomkl._core.base import ADAGRAD, LOSSES
-from fastomkl._core.combiners import Hedge
+from fastomkl._core.steps import ADAGRAD
+from fastomkl._core.losses import LOSSES
+from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.expansion import ExpansionEngine, KernelExpansionExperts, NullFeatures
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.features import RFFBank
-from fastomkl._core.graph import DiscountHedge
+from fastomkl._core.experts.expansion import KernelExpansionExperts
+from fastomkl._core.features.embedding import NullFeatures
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.features.rff import RFFBank
+from fastomkl._core.combiners.hedge import DiscountHedge
 
 HUGE = 1e6          # an AdaGrad scale that alone would throw the prediction far past the label
 X = np.array([0.3, -0.2])
@@ -34,7 +36,7 @@ def test_random_feature_expert_lands_on_the_tangent_zero(loss, y, landing):
 @pytest.mark.parametrize("loss, y, landing", LANDING)
 def test_kernel_expansion_expert_lands_on_the_tangent_zero(loss, y, landing):
     experts = KernelExpansionExperts([0], [1.0], 2, LOSSES[loss], HUGE, ADAGRAD, grad_scale=0.5)
-    eng = ExpansionEngine(NullFeatures(1, 2), experts, DiscountHedge(1), np.random.PCG64(0))
+    eng = Engine(NullFeatures(1, 2), experts, DiscountHedge(1), np.random.PCG64(0))
     eng.predict_learn_one(X, y)
     assert eng.predict_one(X) == pytest.approx(landing, rel=1e-12)
 

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from fastomkl._core.bandit import (BanditExpansionExperts, BanditRFFExperts, Exp3Sampler,
-                                   TsallisSampler, solve_tsallis)
+from fastomkl._core.experts.bandit import BanditExpansionExperts, BanditRFFExperts
+from fastomkl._core.combiners.bandit import Exp3Sampler, TsallisSampler, solve_tsallis
 from fastomkl._core.engine import Engine
-from fastomkl._core.expansion import ExpansionEngine, NullFeatures
-from fastomkl._core.features import RFFBank
+from fastomkl._core.features.embedding import NullFeatures
+from fastomkl._core.features.rff import RFFBank
 
 import bandit_reference as ref
 
@@ -104,7 +104,7 @@ def test_kernel_expansion_rounds_match_numpy(data, name):
     n = 120
     experts = BanditExpansionExperts(GAMMA, d, loss, rule, **kw)
     sampler = make()
-    engine = ExpansionEngine(NullFeatures(K, d), experts, sampler, np.random.PCG64(3))
+    engine = Engine(NullFeatures(K, d), experts, sampler, np.random.PCG64(3))
     out = np.empty(n)
     engine.predict_learn_many(X[:n], y[:n], out)
     r_sampler = make_ref()
@@ -126,7 +126,7 @@ def test_huge_radius_equals_the_unprojected_expansion(data):
 
     def run(project):
         experts = BanditExpansionExperts(GAMMA, d, radius=1e12, project=project, **kw)
-        engine = ExpansionEngine(NullFeatures(K, d), experts,
+        engine = Engine(NullFeatures(K, d), experts,
                                  TsallisSampler(K, radius=1.0, horizon=T), np.random.PCG64(1))
         out = np.empty(100)
         engine.predict_learn_many(X[:100], y[:100], out)
@@ -235,7 +235,7 @@ def test_ioks_invariants_on_a_long_stream(data):
 def test_expansion_norms_stay_in_the_ball(data):
     _, X, y, _ = data
     experts = BanditExpansionExperts(GAMMA, d, 0, OKSPP, radius=0.05, gc0=4.0)
-    engine = ExpansionEngine(NullFeatures(K, d), experts,
+    engine = Engine(NullFeatures(K, d), experts,
                              Exp3Sampler(K, True, gc0=4.0, radius=0.05), np.random.PCG64(4))
     out = np.empty(T)
     engine.predict_learn_many(X, y, out)
@@ -287,7 +287,7 @@ def test_selection_frequencies_match_p(data):
 
 
 def test_scaled_bank_equals_the_bank_of_scaled_frequencies(data):
-    from fastomkl._core.features import SharedDrawRFFBank, transform_many
+    from fastomkl._core.features.rff import SharedDrawRFFBank, transform_many
     freqs, X, _, _ = data
     base = freqs[0] * SIGMAS[0]
     scaled = SharedDrawRFFBank(base[None], np.zeros(len(SIGMAS), dtype=np.int64),

@@ -8,7 +8,7 @@ import pytest
 
 import fastomkl
 from fastomkl import Cauchy, Gaussian, Laplacian, Matern
-from fastomkl._core import dsg as core
+from fastomkl._core.features import dsg_blocks as core
 from fastomkl.dsg import (LOSSES, NORMA, DoublySGDClassifier, DoublySGDRegressor, merge,
                           median_bandwidth)
 

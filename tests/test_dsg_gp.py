@@ -8,7 +8,7 @@ import pytest
 
 import fastomkl
 from fastomkl import Gaussian
-from fastomkl._core import dsg as core
+from fastomkl._core.features import dsg_blocks as core
 from fastomkl.dsg import SECOND_DRAWS, DoublySGDGP, DoublySGDRegressor, DoublySGDSoftmaxClassifier
 from helpers import state_bytes
 from load_mutations import read, saved, write

@@ -15,8 +15,7 @@ import pytest
 
 import fastomkl
 from fastomkl import Gaussian, Laplacian
-from fastomkl._core.features import (FLOAT32_ANGLE_LIMIT, RFFBank, SharedDrawRFFBank, _sincos,
-                                     transform_many)
+from fastomkl._core.features.rff import FLOAT32_ANGLE_LIMIT, RFFBank, SharedDrawRFFBank, _sincos, transform_many
 from fastomkl._base import OnlineEstimator
 from reference import NumpyRaker
 

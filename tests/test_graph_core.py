@@ -2,12 +2,13 @@
 import numpy as np
 import pytest
 
-from fastomkl._core.base import ADAGRAD, SELF_CONFIDENT
-from fastomkl._core.combiners import Hedge
+from fastomkl._core.steps import ADAGRAD, SELF_CONFIDENT
+from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.features import RFFBank
-from fastomkl._core.graph import DiscountHedge, GraphFeedback, SimilarityGraphFeedback
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.features.rff import RFFBank
+from fastomkl._core.combiners.hedge import DiscountHedge
+from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 
 from graph_reference import gf_stream, rff, sfg_stream
 

@@ -27,7 +27,7 @@ def test_variant_matches_numpy(isa):
         pytest.skip(f"this CPU has no {isa} instructions")
     env = {**os.environ, "FASTOMKL_ISA": isa}
     chosen = subprocess.run([sys.executable, "-c",
-                             "from fastomkl._core.features import isa_level; print(isa_level())"],
+                             "from fastomkl._core.features.rff import isa_level; print(isa_level())"],
                             env=env, capture_output=True, text=True, check=True)
     assert int(chosen.stdout) == LEVELS[isa]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

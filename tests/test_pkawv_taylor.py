@@ -4,13 +4,13 @@ from math import comb, factorial
 import numpy as np
 import pytest
 
-from fastomkl._core.taylor import TaylorBank, n_taylor_features, taylor_tables
+from fastomkl._core.features.taylor import TaylorBank, n_taylor_features, taylor_tables
 from fastomkl.pkawv import TaylorAWV, TaylorAWVClassifier, taylor_degree_theory
 from tests import pkawv_reference as ref
 
 
 def bank_features(X, M, sigma):
-    from fastomkl._core.features import transform_many
+    from fastomkl._core.features.rff import transform_many
     bank = TaylorBank(X.shape[1], M, [sigma])
     out = np.zeros((X.shape[0], 1, bank.n_outputs))
     transform_many(bank, np.ascontiguousarray(X), out)

@@ -5,7 +5,7 @@ tests/test_isa_variants.py runs this file again under every instruction-set vari
 import numpy as np
 import pytest
 
-from fastomkl._core.features import RFFBank, _sincos, transform_many
+from fastomkl._core.features.rff import RFFBank, _sincos, transform_many
 
 LIMIT = 2.0 ** 20          # beyond it, lanes are recomputed by glibc (src_c/fastomkl_sincos.h)
 

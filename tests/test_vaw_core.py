@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fastomkl import VAW, VAW2, ConcatVAW, Gaussian, Laplacian
-from fastomkl._core.vaw import pack, unpack
+from fastomkl._core.packed import pack, unpack
 import vaw_reference as ref
 
 KERNELS = [Gaussian(0.3), Laplacian(1.0), Gaussian(2.0)]
@@ -185,7 +185,7 @@ def test_vaw_regret_stays_below_its_bound():
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
 def test_importance_weighted_updates_are_weighted_least_squares(mode):
     """Under partial feedback an expert learns with weight w = 1/q: S += w z z^T, b += w y z."""
-    from fastomkl._core.vaw import VAWExperts
+    from fastomkl._core.experts.vaw import VAWExperts
     rng = np.random.default_rng(3)
     T, D, lam = 120, 6, 0.3
     Z = rng.standard_normal((T, D)) / np.sqrt(D)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from fastomkl import VAW, VAW2, VAWEWA, Gaussian, Laplacian, VAWMeta
-from fastomkl._core.meta import AA, BOA, EWA, MLPoly, MLProd, VAWCombiner
-from fastomkl._core.vaw import VAWExperts
+from fastomkl._core.combiners.meta import AA, BOA, EWA, MLPoly, MLProd, VAWCombiner
+from fastomkl._core.experts.vaw import VAWExperts
 from helpers import state_bytes
 
 KERNELS = [Gaussian(0.5), Laplacian(1.0), Gaussian(2.0)]
@@ -151,7 +151,7 @@ def test_expert_prediction_saturates():
 
 def _learn(comb, preds, y):
     from fastomkl._core.engine import Engine
-    from fastomkl._core.features import RFFBank
+    from fastomkl._core.features.rff import RFFBank
     n = len(preds)
     # one expert per prediction: a single constant feature, weights set so that it predicts preds
     bank = RFFBank(np.zeros((n, 1, 1)))

@@ -3,13 +3,14 @@ import numpy as np
 import pytest
 
 from fastomkl import VAWEWA, VAWMeta, Gaussian, Laplacian
-from fastomkl._core.base import LOSSES, SCHEDULES
-from fastomkl._core.combiners import Hedge
+from fastomkl._core.losses import LOSSES
+from fastomkl._core.steps import SCHEDULES
+from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts import OGDExperts
-from fastomkl._core.features import RFFBank, transform_many
-from fastomkl._core.meta import AA, EWA, VAWCombiner
-from fastomkl._core.vaw import VAWExperts
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.features.rff import RFFBank, transform_many
+from fastomkl._core.combiners.meta import AA, EWA, VAWCombiner
+from fastomkl._core.experts.vaw import VAWExperts
 import vaw_reference as ref
 
 KERNELS = [Gaussian(0.2), Laplacian(0.5), Gaussian(1.0), Laplacian(3.0)]
@@ -212,7 +213,7 @@ def test_vaw_experts_under_graph_feedback():
 
 
 def test_weights_views_say_what_each_combiner_mixes():
-    from fastomkl._core.meta import Single
+    from fastomkl._core.combiners.meta import Single
     np.testing.assert_array_equal(Single(1).weights_, [1.0])     # the one expert, passed through
     np.testing.assert_allclose(EWA(4, 0.5).weights_, 0.25)
     with pytest.raises(AttributeError, match="coef_"):

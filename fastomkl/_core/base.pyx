@@ -1,10 +1,24 @@
-"""Base classes of the compiled components (interfaces in base.pxd) and their state handling."""
+"""Base classes of the compiled components (the contract is in base.pxd) and their state handling."""
 import numpy as np
 
 
 cdef class Component:
     """A compiled part of a model whose mutable state lives in NumPy arrays."""
 
+    # -- growth (components whose arrays grow with the stream override these) -----------------
+    cdef bint needs_room(self) noexcept nogil:
+        return False
+
+    def reserve(self):
+        """Make room for one more round (called with the GIL when needs_room() says so)."""
+
+    def admit(self, long n_more):
+        """Raise ValueError if n_more further rounds would pass a size limit (nothing learnt)."""
+
+    def check_input(self, X):
+        """Raise ValueError for rows of X (validated, 2-D float64) this component cannot take."""
+
+    # -- state ----------------------------------------------------------------------------------
     def _state_arrays(self):
         """Name -> live array of everything a round may change (overridden by subclasses)."""
         return {}
@@ -66,58 +80,6 @@ cdef class Component:
         """Recompute what is derived from the state arrays (after set_state)."""
 
 
-def aligned_zeros(shape, dtype=np.float64):
-    """Zeros of `shape`, starting on a 64-byte boundary.  The allocator only promises 16 bytes,
-    and which of the four offsets an array gets depends on the heap's history: arrays streamed
-    by whole-vector loads (frequencies, expert weights) whose rows are whole cache lines then
-    straddle two lines on every load, or none, from one model to the next (Raker-76: 12-15%
-    of a round between otherwise identical models)."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64))
-    raw = np.zeros(size + 64 // dtype.itemsize, dtype=dtype)
-    start = (-raw.ctypes.data % 64) // dtype.itemsize
-    return raw[start:start + size].reshape(shape)
-
-
-def aligned_rows(int n, int dim):
-    """Zeros (n, ld), ld >= dim a multiple of 8 doubles, starting on a 64-byte boundary: every
-    row starts a cache line, so whole-vector loads of a row never straddle two."""
-    return aligned_zeros((n, (dim + 7) // 8 * 8))
-
-
-def require(bint condition, owner, str what):
-    """Raise ValueError naming the component and the broken invariant unless `condition`."""
-    if not condition:
-        raise ValueError(f"{type(owner).__name__} state: {what}")
-
-
-def require_names(owner, state, names):
-    """ValueError unless `state` holds exactly the arrays `names` (components whose arrays grow
-    with the data, so the base check cannot compare their shapes with live arrays)."""
-    if set(state) != set(names):
-        raise ValueError(f"{type(owner).__name__} state must have arrays {sorted(names)}, "
-                         f"got {sorted(state)}")
-
-
-def require_shapes(owner, state, shapes):
-    """ValueError unless each array named in `shapes` is finite float64 of that shape."""
-    for name, shape in shapes.items():
-        value = np.asarray(state[name])
-        if value.dtype != np.float64 or value.shape != shape or not np.all(np.isfinite(value)):
-            raise ValueError(f"{type(owner).__name__} state '{name}' must be finite float64 of "
-                             f"shape {shape}")
-
-
-def require_triangular(owner, state, name, str side):
-    """ValueError unless `state[name]` is a Cholesky factor: `side` ("upper" or "lower")
-    triangular with a positive diagonal."""
-    value = np.asarray(state[name])
-    outside = np.tril(value, -1) if side == "upper" else np.triu(value, 1)
-    if np.any(outside != 0) or np.any(np.diag(value) <= 0):
-        raise ValueError(f"{type(owner).__name__} state '{name}' must be {side} triangular with "
-                         f"a positive diagonal")
-
-
 cdef class FeatureBank(Component):
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         pass
@@ -131,16 +93,19 @@ cdef class FeatureBank(Component):
 
 
 cdef class ExpertBank(Component):
+    cdef void prepare(self, const double* x) noexcept nogil:
+        pass
+
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         return 0.0
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
         return 0.0
 
 
 cdef class Combiner(Component):
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+    cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
         return 0
 
     cdef int select_predict(self, int* active) noexcept nogil:
@@ -149,13 +114,13 @@ cdef class Combiner(Component):
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         return 0.0
 
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
         pass
 
 
 cdef class FullInformation(Combiner):
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+    cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
         cdef int k
         for k in range(self.n_experts):
             active[k] = k
@@ -167,11 +132,3 @@ cdef class FullInformation(Combiner):
         for k in range(self.n_experts):
             active[k] = k
         return self.n_experts
-
-
-# Names of the compiled codes, for the Python layer (one source of truth: the enums in base.pxd).
-LOSSES = {"squared": LOSS_SQUARED, "absolute": LOSS_ABSOLUTE, "logistic": LOSS_LOGISTIC,
-          "hinge": LOSS_HINGE}
-SCHEDULES = {"constant": SCHEDULE_CONSTANT, "inv_sqrt": SCHEDULE_INV_SQRT}
-ADAGRAD = SCHEDULE_ADAGRAD
-SELF_CONFIDENT = SCHEDULE_SELF_CONFIDENT

@@ -1,9 +1,20 @@
-"""The one compiled step of every model: features -> experts -> combiner, and the updates.
+"""The one compiled engine of every model: features -> experts -> combiner, and the updates.
 
 The single-sample entry points validate their argument here (a NaN, a wrong length or a wrong type
 raises ValueError before anything changes); the batch entry points take arrays the Python layer has
-already validated and run their loop without the GIL.  Every entry point holds the engine's lock, so
-threads may share a model (one round at a time).
+already validated and run their loop without the GIL.
+
+Threads.  Every round runs under the engine's lock, so threads may share a model.  A batch call
+(``predict_many``, ``predict_learn_many``) holds the lock round by round: between two rounds it
+checks whether another call is waiting for the lock and, if one is, lets it run first.  So a
+``predict_one`` served while another thread learns a batch waits for at most the round in
+progress, and it sees the model as it is between two rounds of that batch (never a torn state);
+a batch call is a sequence of rounds that other calls may interleave with, in an order the
+scheduler picks.  The check costs one relaxed atomic load per round when nobody waits.
+
+Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
+say so (``grows``); before each round the engine asks them whether the next round fits and, when
+it does not, makes room with the GIL (``Component.reserve``), then goes on without it.
 """
 import numpy as np
 cimport numpy as cnp
@@ -13,12 +24,33 @@ from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThr
                                PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
 from libc.math cimport fabs, isfinite, sqrt
 
-from fastomkl._core.base cimport FeatureBank, ExpertBank, Combiner, bitgen_t
-from fastomkl._core.base import aligned_rows, aligned_zeros
+from fastomkl._core.base cimport Component, FeatureBank, ExpertBank, Combiner, bitgen_t
+from fastomkl._core.arrays import aligned_rows, aligned_zeros
+from fastomkl._core.base import Component as _Component
 import warnings
 
-from fastomkl._validation import (MAX_ABS_INPUT, NumericalWarning, check_sample,
-                                  check_target_value)
+from fastomkl._core.inputs import (MAX_ABS_INPUT, NumericalWarning, check_sample,
+                                   check_target_value)
+
+cdef extern from *:
+    """
+    #if defined(_WIN32)
+    #include <windows.h>
+    #define fastomkl_yield_cpu() SwitchToThread()
+    #else
+    #include <sched.h>
+    #define fastomkl_yield_cpu() sched_yield()
+    #endif
+    static inline void fastomkl_atomic_add(int *p, int v) { __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST); }
+    static inline int fastomkl_atomic_read(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    """
+    void fastomkl_yield_cpu() nogil
+    void fastomkl_atomic_add(int* p, int v) nogil
+    int fastomkl_atomic_read(int* p) nogil
+
+# How long a batch call lets the calls that wait for the lock go first, at most, between two of its
+# rounds (in yields of the CPU): bounded, so a stream of requests cannot starve learning.
+cdef enum: WAITER_YIELDS = 256
 
 # The accepted magnitude of a feature value or target (see fastomkl._validation).
 cdef double MAX_ABS = MAX_ABS_INPUT
@@ -110,6 +142,11 @@ def _warn_rejected(long count):
                   stacklevel=3)
 
 
+def _overrides(Component part, str method):
+    """Whether a component's class overrides a Python hook of Component (so the engine calls it)."""
+    return getattr(type(part), method) is not getattr(_Component, method)
+
+
 cdef class Engine:
     """Runs rounds of a model made of a FeatureBank, an ExpertBank and a Combiner."""
 
@@ -122,16 +159,20 @@ cdef class Engine:
         self.experts = experts
         self.combiner = combiner
         self.bit_generator = bit_generator
-        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.round.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self.t = 0
         self.n_features = features.n_features
         self.standardize_target = standardize_target
+        self.grows = features.grows or experts.grows or combiner.grows
+        self.checks_input = any(_overrides(part, "check_input")
+                                for part in (features, experts, combiner))
         self.target = np.zeros(3)
         cdef int n = experts.n_experts
         self.active = np.zeros(n, dtype=np.intc)
         self.weight = np.ones(n)
         self.preds = np.zeros(n)
         self.losses = np.zeros(n)
+        self.round.preds = &self.preds[0]
         # Independent experts are finished one at a time and share one feature buffer (stride 0);
         # otherwise every active kernel keeps its features until the updates.
         # Each kernel's features start a cache line, as the experts' weights do.
@@ -147,22 +188,68 @@ cdef class Engine:
         if self.lock != NULL:
             PyThread_free_lock(self.lock)
 
+    # -- the lock ---------------------------------------------------------------------------------
     cdef int acquire(self) except -1:
-        """Take the lock; when another thread has it, wait without the GIL (it may need the GIL)."""
+        """Take the lock; when another call has it, wait without the GIL (it may need the GIL),
+        counted in `waiting` so that a batch call in progress lets this call in at its next
+        round."""
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
+            fastomkl_atomic_add(&self.waiting, 1)
             with nogil:
                 PyThread_acquire_lock(self.lock, WAIT_LOCK)
+            fastomkl_atomic_add(&self.waiting, -1)
         return 0
 
     cdef void release(self) noexcept:
         PyThread_release_lock(self.lock)
 
+    cdef void let_waiters_run(self) noexcept nogil:
+        """Between two rounds of a batch call: release the lock while calls are waiting for it (a
+        bounded while), then take it back."""
+        cdef int spins = 0
+        PyThread_release_lock(self.lock)
+        while fastomkl_atomic_read(&self.waiting) > 0 and spins < WAITER_YIELDS:
+            fastomkl_yield_cpu()
+            spins += 1
+        PyThread_acquire_lock(self.lock, WAIT_LOCK)
+
+    # -- growth -----------------------------------------------------------------------------------
+    cdef bint needs_room(self) noexcept nogil:
+        return (self.features.needs_room() or self.experts.needs_room()
+                or self.combiner.needs_room())
+
+    cdef int make_room(self) except -1:
+        """Let the growing components reserve room for the next round (with the GIL)."""
+        cdef Component part
+        for part in (self.features, self.experts, self.combiner):
+            if part.needs_room():
+                part.reserve()
+                if part.needs_room():
+                    raise ValueError(f"{type(part).__name__} has no room for another round "
+                                     f"(its size limit was reached by learning in another "
+                                     f"thread since this call was admitted)")
+        return 0
+
+    def _admit(self, long n_more):
+        """Raise ValueError if n_more further rounds would pass a component's size limit."""
+        self.features.admit(n_more)
+        self.experts.admit(n_more)
+        self.combiner.admit(n_more)
+
+    def _check_input(self, X):
+        """Raise ValueError for rows of X (2-D float64) a component cannot take."""
+        self.features.check_input(X)
+        self.experts.check_input(X)
+        self.combiner.check_input(X)
+
+    # -- a round ----------------------------------------------------------------------------------
     cdef double predict_ptr(self, const double* x) noexcept nogil:
         cdef int* active = &self.active[0]
         cdef int n = self.combiner.select_predict(active)
         cdef int j, k
         cdef double* z
         self.features.prepare(x, &self.work[0])
+        self.experts.prepare(x)
         for j in range(n):
             k = active[j]
             z = &self.z[0, 0] + k * self.z_stride
@@ -183,12 +270,13 @@ cdef class Engine:
         cdef int* active = &self.active[0]
         cdef double* preds = &self.preds[0]
         cdef double* losses = &self.losses[0]
-        cdef long t = self.t + 1
-        cdef int n = self.combiner.select(t, self.rng, active, &self.weight[0])
-        cdef int j, k
+        cdef Round* ctx = &self.round
+        cdef int n, j, k
         cdef double y_hat, center = 0.0, scale = 1.0, delta
         cdef double* z
         cdef bint finish_each = self.experts.independent
+        ctx.t = self.t + 1
+        n = self.combiner.select(ctx, active, &self.weight[0])
         if self.standardize_target:
             # Predict in the units of the targets seen before y; learn in those of y included
             # (Welford's update of the mean and of the variance itself, which stays below
@@ -200,27 +288,30 @@ cdef class Engine:
             self.target[1] += delta / self.target[0]
             self.target[2] += (delta * (y - self.target[1]) - self.target[2]) / self.target[0]
             y = (y - self.target[1]) / self.target_scale()
+        ctx.y = y
         self.features.prepare(x, &self.work[0])
+        self.experts.prepare(x)
         for j in range(n):
             k = active[j]
             z = &self.z[0, 0] + k * self.z_stride
             self.features.transform_prepared(x, &self.work[0], k, z)
             preds[k] = self.experts.predict(k, x, z)
             if finish_each:           # the combination below reads only the stored predictions
-                losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
+                ctx.weight = self.weight[j]
+                losses[k] = self.experts.learn(k, x, z, preds[k], ctx)
         y_hat = self.combiner.combine(active, n, preds)
+        ctx.y_hat = y_hat
         if not finish_each:
             for j in range(n):
                 k = active[j]
                 z = &self.z[0, 0] + k * self.z_stride
-                losses[k] = self.experts.learn(k, x, z, preds[k], y, t, self.weight[j])
+                ctx.weight = self.weight[j]
+                losses[k] = self.experts.learn(k, x, z, preds[k], ctx)
         if self.standardize_target:
             y_hat = center + scale * y_hat            # in the units of y
-            self.combiner.learn(t, active, n, preds, losses,
-                                (y_hat - self.target[1]) / self.target_scale(), y)
-        else:
-            self.combiner.learn(t, active, n, preds, losses, y_hat, y)
-        self.t = t
+            ctx.y_hat = (y_hat - self.target[1]) / self.target_scale()
+        self.combiner.learn(ctx, active, n, preds, losses)
+        self.t = ctx.t
         return y_hat
 
     # -- single samples (validated here) ---------------------------------------------------------
@@ -230,6 +321,8 @@ cdef class Engine:
         cdef const double* p = (&buf[0] if sample is None
                                 else <const double*>cnp.PyArray_DATA(sample))
         cdef double y_hat
+        if self.checks_input:
+            self._check_input(np.array(<double[:self.n_features]>p)[None, :])
         self.acquire()
         y_hat = self.predict_ptr(p)
         self.release()
@@ -243,7 +336,16 @@ cdef class Engine:
         cdef double target = _target(y)
         cdef double y_hat
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
+        if self.checks_input:
+            self._check_input(np.array(<double[:self.n_features]>p)[None, :])
         self.acquire()
+        if self.grows:
+            try:
+                self._admit(1)
+                self.make_room()
+            except BaseException:
+                self.release()
+                raise
         y_hat = self.step_ptr(p, target)
         self.release()
         if self.experts.n_rejected + self.combiner.n_rejected != rejected:
@@ -253,20 +355,36 @@ cdef class Engine:
     # -- streams (validated by the caller) -------------------------------------------------------
     def predict_many(self, const double[:, ::1] X, double[::1] out):
         cdef Py_ssize_t i
+        if self.checks_input:
+            self._check_input(np.asarray(X))
         self.acquire()
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.predict_ptr(&X[i, 0])
+                if fastomkl_atomic_read(&self.waiting):
+                    self.let_waiters_run()
         self.release()
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i = 0, n = X.shape[0]
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
+        if self.checks_input:
+            self._check_input(np.asarray(X))
         self.acquire()
-        with nogil:
-            for i in range(X.shape[0]):
-                out[i] = self.step_ptr(&X[i, 0], y[i])
-        self.release()
+        try:
+            if self.grows:
+                self._admit(n)
+            while i < n:
+                if self.grows:
+                    self.make_room()
+                with nogil:
+                    while i < n and not (self.grows and self.needs_room()):
+                        out[i] = self.step_ptr(&X[i, 0], y[i])
+                        i += 1
+                        if fastomkl_atomic_read(&self.waiting):
+                            self.let_waiters_run()
+        finally:
+            self.release()
         if self.experts.n_rejected + self.combiner.n_rejected != rejected:
             _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
 

@@ -5,27 +5,23 @@ learns by a functional gradient step: the sample is appended to the support with
 alpha[k, t] = -eta_t * weight * grad_scale * loss'(f_k, y); with the ADAGRAD schedule eta_t is the
 AdaGrad-norm step of ``OGDExperts`` (accumulator, truncation), on the squared RKHS norm
 weight (grad_scale loss')^2 k_k(x_t, x_t) of the gradient.  The support is shared by all experts,
-and the distances of x to it are computed once per sample for every expert (a cache keyed on the
-values of x and the support size).  The capacity grows only from Python (``reserve``); the models
-reserve room for a whole batch before running it.
+and the distances of x to it are computed once per sample for every expert (``prepare``).  The
+arrays double when full (the engine asks ``needs_room`` before each round).
 
 Kernels: kind 0 exp(-gamma ||x - x'||^2), kind 1 exp(-gamma ||x - x'||_1),
 kind 2 (gamma x.x' + coef0)^degree.
 """
 import numpy as np
-cimport numpy as cnp
 
-from fastomkl._core.base cimport (FeatureBank, ExpertBank, Schedule, schedule_at, adagrad_step,
-                                  truncated_step, loss_value, loss_derivative, SCHEDULE_ADAGRAD,
-                                  STATE_LIMIT)
+from fastomkl._core.inputs import MAX_ABS_INPUT
+
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.losses cimport loss_derivative, loss_value
+from fastomkl._core.numeric cimport STATE_LIMIT
+from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, Schedule, adagrad_step, schedule_at,
+                                   truncated_step)
 from libc.math cimport exp, fabs, pow
-from libc.string cimport memcmp, memcpy
-
-from fastomkl._core.engine cimport Engine
-from fastomkl._core.engine import _warn_rejected
-from fastomkl._validation import MAX_ABS_INPUT, check_sample, check_target_value
-
-cnp.import_array()
+from libc.string cimport memcpy
 
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
@@ -36,18 +32,6 @@ KIND_GAUSSIAN = 0
 KIND_LAPLACIAN = 1
 KIND_POLYNOMIAL = 2
 cdef enum: KIND_POLYNOMIAL_C = 2
-
-
-cdef class NullFeatures(FeatureBank):
-    """n_kernels empty representations of x (n_outputs = 0)."""
-
-    def __init__(self, int n_kernels, int n_features):
-        self.n_kernels = n_kernels
-        self.n_features = n_features
-        self.n_outputs = 0
-
-    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        pass
 
 
 cdef class KernelExpansionExperts(ExpertBank):
@@ -74,8 +58,7 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.has_dot = bool((kinds == KIND_POLYNOMIAL).any())
         self.info = np.zeros(2, dtype=np.int64)
         self.grad_sq = np.zeros(n if eta_kind == SCHEDULE_ADAGRAD else 0)
-        self.cache_x = np.zeros(n_features)
-        self.cache_n = -1
+        self.grows = True
         self._allocate(max(capacity, 1))
 
     def _allocate(self, int capacity):
@@ -90,7 +73,6 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.sq = np.zeros(capacity)
         self.l1 = np.zeros(capacity)
         self.dot = np.zeros(capacity)
-        self.cache_n = -1
 
     @property
     def capacity(self):
@@ -100,11 +82,27 @@ cdef class KernelExpansionExperts(ExpertBank):
     def n_support(self):
         return int(self.info[0])
 
-    def reserve(self, long n_more):
-        """Make room for n_more further rounds (amortised doubling)."""
-        need = int(self.info[0]) + n_more
-        if need > self.capacity:
-            self._allocate(max(need, 2 * self.capacity))
+    cdef bint needs_room(self) noexcept nogil:
+        return self.info[0] >= self.support.shape[0]
+
+    def reserve(self):
+        """Room for one more round (amortised doubling)."""
+        if self.info[0] >= self.capacity:
+            self._allocate(2 * self.capacity)
+
+    def check_input(self, X):
+        """Refuse rows whose polynomial kernel values could overflow (``polynomial_norm_limit``)."""
+        limit, k = polynomial_norm_limit(self)
+        if k < 0:
+            return
+        sq = np.einsum("ij,ij->i", X, X)
+        if not (sq <= limit).all():
+            i = int(np.argmax(~(sq <= limit)))
+            raise ValueError(
+                f"x (row {i}) has squared norm {sq[i]:g}, beyond what the polynomial kernel "
+                f"(gamma={self.gamma[k]:g} x.x' + coef0={self.coef0[k]:g})^degree="
+                f"{self.degree[k]} accepts: ||x||^2 <= {max(limit, 0.0):g} (kernel values at "
+                f"most {POLYNOMIAL_KERNEL_LIMIT:g})")
 
     def get_state(self):
         n = int(self.info[0])
@@ -153,20 +151,14 @@ cdef class KernelExpansionExperts(ExpertBank):
         np.asarray(self.grad_sq)[:] = state["grad_sq"]
         self.n_rejected = int(state["n_rejected"])
 
-    cdef void fill_cache(self, const double* x) noexcept nogil:
-        cdef long n = self.info[0], tau
-        cdef int d = self.n_features, j
-        cdef double a, b, c, v
-        cdef const double* row
-        if self.cache_n == n and memcmp(x, &self.cache_x[0], d * sizeof(double)) == 0:
-            return
+    cdef void prepare(self, const double* x) noexcept nogil:
+        """The distances of x to the support, once per sample for every expert's prediction."""
+        cdef long n = self.info[0]
         if n > 0:
-            fastomkl_support_distances(&self.support[0, 0], x, n, d,
+            fastomkl_support_distances(&self.support[0, 0], x, n, self.n_features,
                                        &self.sq[0] if self.has_sq else NULL,
                                        &self.l1[0] if self.has_l1 else NULL,
                                        &self.dot[0] if self.has_dot else NULL)
-        memcpy(&self.cache_x[0], x, d * sizeof(double))
-        self.cache_n = n
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef long n = self.info[0], tau
@@ -175,7 +167,6 @@ cdef class KernelExpansionExperts(ExpertBank):
         cdef const double* al = &self.alpha[k, 0]
         if n == 0:
             return 0.0
-        self.fill_cache(x)
         if kind == 0:
             f = fastomkl_exp_dot(al, &self.sq[0], n, g)
         elif kind == 1:
@@ -189,13 +180,14 @@ cdef class KernelExpansionExperts(ExpertBank):
                 f += al[tau] * pow(g * self.dot[tau] + c0, deg)
         return f
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
+        cdef long t = ctx.t
+        cdef double weight = ctx.weight
         cdef long n = self.info[0]
         cdef int i
         if self.info[1] != t:
-            if n >= self.support.shape[0]:     # no room: the caller did not reserve
-                return loss_value(self.loss, f, y)
             memcpy(&self.support[n, 0], x, self.n_features * sizeof(double))
             for i in range(self.n_experts):
                 self.alpha[i, n] = 0.0
@@ -251,71 +243,3 @@ def polynomial_norm_limit(KernelExpansionExperts experts):
             if own < limit:
                 limit, which = own, k
     return limit, which
-
-
-cdef class ExpansionEngine(Engine):
-    """The engine of models whose expert bank grows (kernel expansions).
-
-    Room for the samples of a learning call is reserved under the engine's lock, in the same
-    critical section as the rounds themselves, so concurrent callers can never run out of it.
-    Polynomial kernels refuse samples whose kernel values could overflow (``polynomial_norm_limit``).
-    """
-
-    def check_norms(self, X):
-        """Raise ValueError unless every row of X (validated, 2-D) keeps the polynomial kernel
-        values within POLYNOMIAL_KERNEL_LIMIT."""
-        if not isinstance(self.experts, KernelExpansionExperts):   # no polynomial kernels
-            return
-        limit, k = polynomial_norm_limit(self.experts)
-        if k < 0:
-            return
-        sq = np.einsum("ij,ij->i", X, X)
-        if not (sq <= limit).all():
-            i = int(np.argmax(~(sq <= limit)))
-            experts = self.experts
-            raise ValueError(
-                f"x (row {i}) has squared norm {sq[i]:g}, beyond what the polynomial kernel "
-                f"(gamma={experts.gamma[k]:g} x.x' + coef0={experts.coef0[k]:g})^degree="
-                f"{experts.degree[k]} accepts: ||x||^2 <= {max(limit, 0.0):g} (kernel values at "
-                f"most {POLYNOMIAL_KERNEL_LIMIT:g})")
-
-    def predict_one(self, x):
-        xv = check_sample(x, self.n_features)
-        self.check_norms(xv[None, :])
-        return Engine.predict_one(self, xv)
-
-    def predict_many(self, X, out):
-        self.check_norms(np.asarray(X))
-        Engine.predict_many(self, X, out)
-
-    def predict_learn_one(self, x, y):
-        cdef cnp.ndarray xa = check_sample(x, self.n_features)
-        cdef double target = check_target_value(y)
-        self.check_norms(xa[None, :])
-        cdef const double[::1] xv = xa
-        cdef double y_hat
-        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
-        self.acquire()
-        try:
-            self.experts.reserve(1)
-            y_hat = self.step_ptr(&xv[0], target)
-        finally:
-            self.release()
-        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
-            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
-        return y_hat
-
-    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
-        self.check_norms(np.asarray(X))
-        cdef Py_ssize_t i
-        cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
-        self.acquire()
-        try:
-            self.experts.reserve(X.shape[0])
-            with nogil:
-                for i in range(X.shape[0]):
-                    out[i] = self.step_ptr(&X[i, 0], y[i])
-        finally:
-            self.release()
-        if self.experts.n_rejected + self.combiner.n_rejected != rejected:
-            _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)

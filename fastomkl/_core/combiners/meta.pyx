@@ -19,10 +19,12 @@ finite (see MetaLearner.learn).
 """
 import numpy as np
 
-from fastomkl._core.base cimport FullInformation, softmax_in_place
-from fastomkl._core.vaw cimport (vaw_predict, vaw_update, vaw_update_safe, saturate,
+from fastomkl._core.base cimport FullInformation, Round
+from fastomkl._core.numeric cimport saturate, softmax_in_place
+from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe,
                                  VAW_MODE_VAW, VAW_MODE_RIDGE, fastomkl_spr, fastomkl_spd_inverse)
-from fastomkl._core.vaw import pack, unpack, require, check_finite, check_packed_spd
+from fastomkl._core.checks import require, require_packed_spd
+from fastomkl._core.packed import pack, unpack
 from libc.math cimport exp, log, sqrt, ceil, log2, pow, fabs, isfinite, INFINITY
 from libc.string cimport memcpy
 
@@ -117,10 +119,10 @@ cdef class MetaLearner(FullInformation):
         the base checked names, shapes, dtypes and finiteness."""
         name = type(self).__name__
         if self.clip == CLIP_OBSERVED:
-            require(state["n_observed"][0] >= 0, name, "n_observed", "must be >= 0")
+            require(state["n_observed"][0] >= 0, name, "'n_observed' must be >= 0")
             lo, hi = state["observed"]
-            require(state["n_observed"][0] == 0 or lo <= hi, name, "observed",
-                    "must be [min, max] with min <= max")
+            require(state["n_observed"][0] == 0 or lo <= hi, name,
+                    "'observed' must be [min, max] with min <= max")
         self._check_values(state)
 
     def _check_values(self, state):
@@ -165,9 +167,12 @@ cdef class MetaLearner(FullInformation):
             y_hat += self.w[k] * self.xbar[k]
         return saturate(y_hat)
 
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
         """update() under the guard, then the label enters the observed range."""
+        cdef long t = ctx.t
+        cdef double y_hat = ctx.y_hat
+        cdef double y = ctx.y
         cdef int j, i, offset = 0
         cdef bint ok = True
         for j in range(self.n_guarded):
@@ -288,12 +293,12 @@ cdef class VAWCombiner(MetaLearner):
 
     def _check_values(self, state):
         name = type(self).__name__
-        check_packed_spd(name, "P", state["P"], self.n_experts)
+        require_packed_spd(name, "P", state["P"], self.n_experts)
         if self.scale_lam:
-            check_packed_spd(name, "G", state["G"], self.n_experts, strict=False)
-            require(state["y_scale"][0] >= 0.0, name, "y_scale", "must be >= 0")
+            require_packed_spd(name, "G", state["G"], self.n_experts, strict=False)
+            require(state["y_scale"][0] >= 0.0, name, "'y_scale' must be >= 0")
         if self.center:
-            require(state["label_sums"][1] >= 0.0, name, "label_sums", "must count >= 0 labels")
+            require(state["label_sums"][1] >= 0.0, name, "'label_sums' must count >= 0 labels")
 
     def inverse(self):
         return unpack(self.P, self.n_experts)
@@ -315,8 +320,9 @@ cdef class VAWCombiner(MetaLearner):
         return saturate(m + vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0],
                                         &self.u[0], &self.q, self.mode))
 
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef double y = ctx.y
         # xbar, u and q are those of the combine() of this round (the engine calls it just before;
         # with center, xbar is already centred on m).
         cdef int n = self.n_experts, i
@@ -387,8 +393,7 @@ cdef class ExpWeights(MetaLearner):
         return state
 
     def _check_values(self, state):
-        require((state["L"] >= 0).all(), type(self).__name__, "L",
-                "must be >= 0 (cumulative square losses)")
+        require((state["L"] >= 0).all(), self, "'L' must be >= 0 (cumulative square losses)")
 
     @property
     def rate_(self):
@@ -462,7 +467,7 @@ cdef class EWA(ExpWeights):
     def _check_values(self, state):
         ExpWeights._check_values(self, state)
         if self.eta == 0.0:
-            require(state["gap"][0] >= 0, type(self).__name__, "gap", "must be >= 0")
+            require(state["gap"][0] >= 0, self, "'gap' must be >= 0")
 
     cdef double rate(self) noexcept nogil:
         if self.eta > 0.0:
@@ -580,7 +585,7 @@ cdef class AdaptiveRates(MetaLearner):
 
     def _check_values(self, state):
         for key in ("lr", "V", "M"):
-            require((state[key] > 0).all(), type(self).__name__, key, "must be > 0")
+            require((state[key] > 0).all(), self, f"'{key}' must be > 0")
 
     cdef bint valid(self) noexcept nogil:
         cdef int k
@@ -650,8 +655,8 @@ cdef class MLPoly(MetaLearner):
 
     def _check_values(self, state):
         name = type(self).__name__
-        require((state["lr"] > 0).all(), name, "lr", "must be > 0")
-        require(state["Smax"][0] >= 0, name, "Smax", "must be >= 0")
+        require((state["lr"] > 0).all(), name, "'lr' must be > 0")
+        require(state["Smax"][0] >= 0, name, "'Smax' must be >= 0")
 
     cdef bint valid(self) noexcept nogil:
         cdef int k

@@ -80,3 +80,15 @@ cdef class IdentityFeatures(FeatureBank):
         cdef int j
         for j in range(self.n_features):
             z[j] = x[j]
+
+
+cdef class NullFeatures(FeatureBank):
+    """n_kernels empty representations of x (n_outputs = 0)."""
+
+    def __init__(self, int n_kernels, int n_features):
+        self.n_kernels = n_kernels
+        self.n_features = n_features
+        self.n_outputs = 0
+
+    cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
+        pass

@@ -19,20 +19,19 @@ restart; memory O(m^2 + m d).
 """
 import numpy as np
 
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport exp, sqrt, fabs
+from libc.math cimport sqrt, fabs
 from libc.string cimport memcpy
-from numpy.random cimport bitgen_t
 
-from fastomkl._core.base import require_names, require_shapes, require_triangular
-from fastomkl._core.nystrom cimport (GrowingExperts, kors_probability, kors_append,
-                                     solve_upper_transposed)
+from fastomkl._core.checks import require_names, require_shapes, require_triangular
+from fastomkl._core.experts.nystrom import KORS_WEIGHTS
 
-KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
-cdef double DEPENDENT = 1e-10
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.kernel_rows cimport gaussian_row
+from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
+from fastomkl._core.linalg cimport solve_upper_transposed
 
 
-cdef class ProsNKonsExperts(GrowingExperts):
+cdef class ProsNKonsExperts(ExpertBank):
     """One Pros-N-KONS learner on the square loss (module docstring).
 
     Made for full-information combiners: learn() ignores the importance weight (every round
@@ -41,8 +40,6 @@ cdef class ProsNKonsExperts(GrowingExperts):
 
     cdef readonly double sigma, alpha, beta, eps, clip
     cdef readonly int weights_kind, n_features
-    cdef readonly object bit_generator
-    cdef bitgen_t* rng
     cdef public long n_refused
     cdef long[::1] info                   # [rounds learnt, dictionary size]
     cdef double[:, ::1] centres, R, L, A  # (cap, d), (cap, cap) x 3; A holds A^{-1} (full)
@@ -50,7 +47,7 @@ cdef class ProsNKonsExperts(GrowingExperts):
     cdef double[::1] a, phi, uA, tmp      # scratch
 
     def __init__(self, int n_features, double sigma, double alpha, double beta, double eps,
-                 double clip, kors_weights, bit_generator, int capacity=16):
+                 double clip, kors_weights, int capacity=16):
         for name, value in (("sigma", sigma), ("alpha", alpha), ("beta", beta), ("C", clip)):
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be finite and > 0, got {value}")
@@ -61,8 +58,7 @@ cdef class ProsNKonsExperts(GrowingExperts):
         self.n_features = n_features
         self.sigma, self.alpha, self.beta, self.eps, self.clip = sigma, alpha, beta, eps, clip
         self.weights_kind = KORS_WEIGHTS[kors_weights]
-        self.bit_generator = bit_generator
-        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.grows = True
         self.info = np.zeros(2, dtype=np.int_)
         self._allocate(max(capacity, 1), False)
 
@@ -147,12 +143,8 @@ cdef class ProsNKonsExperts(GrowingExperts):
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0], j, i, d = self.n_features
         cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma), f = 0.0
+        gaussian_row(&self.centres[0, 0], m, self.centres.shape[1], d, x, scale, &self.a[0])
         for j in range(m):
-            sq = 0.0
-            for i in range(d):
-                diff = self.centres[j, i] - x[i]
-                sq += diff * diff
-            self.a[j] = exp(-sq * scale)
             self.phi[j] = self.a[j]
         if m == 0:
             return 0.0
@@ -161,8 +153,9 @@ cdef class ProsNKonsExperts(GrowingExperts):
             f += self.phi[j] * self.v[j]
         return f if fabs(f) <= self.clip else (self.clip if f > 0 else -self.clip)
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
         cdef int m = self.info[1], ld = self.R.shape[0], i, j
         cdef double delta = 0.0, proj = 0.0, excess, yp = 0.0, gc, q, shrink, p, rho2
         if m > 0:
@@ -190,7 +183,7 @@ cdef class ProsNKonsExperts(GrowingExperts):
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.tmp[0],
                              self.alpha, self.beta, self.eps)
         self.info[0] += 1
-        if self.rng.next_double(self.rng.state) < p:
+        if ctx.rng.next_double(ctx.rng.state) < p:
             rho2 = 1.0
             for j in range(m):
                 rho2 -= self.phi[j] * self.phi[j]

@@ -1,63 +1,22 @@
 """Compiled Vovk-Azoury-Warmuth experts: one VAW (or online ridge) forecaster per kernel.
 
-See vaw.pxd for the round (one dspmv in predict, one dspr in learn), the packed storage and the
-drift guards.
+See linalg.pxd for the round (one packed matrix-vector product in predict, one rank-one update in
+learn), the packed storage and the drift guards.
 """
 import numpy as np
-cimport cython
 
-from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.vaw cimport (vaw_predict, vaw_update, vaw_update_safe, saturate,
-                                 VAW_MODE_VAW, VAW_MODE_RIDGE, VAW_PENDING, fastomkl_spmv,
-                                 fastomkl_spr, fastomkl_spr4, fastomkl_spd_inverse, fastomkl_dot)
+from fastomkl._core.checks import require, require_packed_spd
+from fastomkl._core.packed import pack, packed_size, unpack
+
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe, VAW_MODE_VAW,
+                                    VAW_MODE_RIDGE, VAW_PENDING, fastomkl_spmv, fastomkl_spr,
+                                    fastomkl_spr4, fastomkl_spd_inverse, fastomkl_dot)
+from fastomkl._core.numeric cimport saturate
 from libc.float cimport DBL_MAX
 from libc.math cimport isfinite
-from scipy.linalg.cython_blas cimport dspr, dspmv, dsyr, dsymv
 
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
-
-
-# -- saved-state checks shared with the meta-learners ------------------------------------------------
-def require(condition, owner, name, message):
-    """ValueError naming the state entry unless condition holds."""
-    if not condition:
-        raise ValueError(f"{owner} state '{name}' {message}")
-
-
-def check_finite(owner, name, value):
-    require(np.isfinite(np.asarray(value)).all(), owner, name, "must be finite")
-
-
-def check_packed_spd(owner, name, value, int dim, bint strict=True):
-    """Finite, with a positive (strict) or non-negative diagonal: the affordable necessary
-    conditions of a packed symmetric positive (semi)definite matrix."""
-    check_finite(owner, name, value)
-    diag = np.asarray(value)[..., np.arange(dim) * (np.arange(dim) + 1) // 2 + np.arange(dim)]
-    require((diag > 0).all() if strict else (diag >= 0).all(), owner, name,
-            "must have a positive diagonal" if strict else "must have a non-negative diagonal")
-
-
-def packed_size(int dim):
-    return dim * (dim + 1) // 2
-
-
-@cython.wraparound(True)
-def pack(A):
-    """Packed storage (..., dim (dim + 1) / 2) of symmetric matrices A (..., dim, dim)."""
-    A = np.asarray(A, dtype=np.float64)
-    rows, cols = np.tril_indices(A.shape[-1])
-    return np.ascontiguousarray(A[..., rows, cols])
-
-
-@cython.wraparound(True)
-def unpack(P, int dim):
-    """Full symmetric matrices (..., dim, dim) from packed storage (..., dim (dim + 1) / 2)."""
-    P = np.asarray(P)
-    out = np.zeros(P.shape[:-1] + (dim, dim))
-    rows, cols = np.tril_indices(dim)
-    out[..., rows, cols] = P
-    out[..., cols, rows] = P
-    return out
 
 
 cdef class VAWExperts(ExpertBank):
@@ -140,21 +99,17 @@ cdef class VAWExperts(ExpertBank):
         """P (and S) with a positive diagonal, every buffered coefficient <= 0 (a Sherman-Morrison
         term removes), 0 <= n_pending < VAW_PENDING, n_updates >= 0 (the base checked names,
         shapes, dtypes and finiteness)."""
-        name = type(self).__name__
-        check_packed_spd(name, "P", state["P"], self.dim)
+        require_packed_spd(self, "P", state["P"], self.dim)
         if self.refresh_every > 0:
-            check_packed_spd(name, "S", state["S"], self.dim)
-        for key in ("b", "pend_u", "pend_a"):
-            check_finite(name, key, state[key])
+            require_packed_spd(self, "S", state["S"], self.dim)
         if self.center:
-            check_finite(name, "label_sums", state["label_sums"])
-            require((state["label_sums"][:, 1] >= 0).all(), name, "label_sums",
-                    "must have non-negative weight sums (column 1)")
-        require((state["pend_a"] <= 0).all(), name, "pend_a", "must be <= 0")
+            require((state["label_sums"][:, 1] >= 0).all(), self,
+                    "'label_sums' must have non-negative weight sums (column 1)")
+        require((state["pend_a"] <= 0).all(), self, "'pend_a' must be <= 0")
         pending = np.asarray(state["n_pending"])
-        require(((pending >= 0) & (pending < VAW_PENDING)).all(), name, "n_pending",
-                f"must be in [0, {VAW_PENDING - 1}]")
-        require((np.asarray(state["n_updates"]) >= 0).all(), name, "n_updates", "must be >= 0")
+        require(((pending >= 0) & (pending < VAW_PENDING)).all(), self,
+                f"'n_pending' must be in [0, {VAW_PENDING - 1}]")
+        require((np.asarray(state["n_updates"]) >= 0).all(), self, "'n_updates' must be >= 0")
 
     def inverse(self):
         """(n_experts, dim, dim) copy of the inverses (both triangles filled, buffered terms
@@ -208,8 +163,10 @@ cdef class VAWExperts(ExpertBank):
             return self.label_sums[k, 0] / self.label_sums[k, 1]
         return 0.0
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
+        cdef double weight = ctx.weight
         cdef int D = self.dim, i
         cdef long slot = self.n_pending[k]
         cdef double target = y - self.offset(k) if self.center else y
@@ -266,7 +223,9 @@ cdef class VAWExperts(ExpertBank):
             raise ValueError(f"weight must be > 0, got {weight}")
         f = self.predict_expert(k, z)
         cdef double[::1] zv = np.ascontiguousarray(z, dtype=np.float64)
-        return self.learn(k, NULL, &zv[0], f, y, self.n_updates[k] + 1, weight)
+        cdef Round ctx
+        ctx.t, ctx.y, ctx.weight = self.n_updates[k] + 1, y, weight
+        return self.learn(k, NULL, &zv[0], f, &ctx)
 
     def refresh_now(self):
         """Recompute every P_k from S_k now (only with refresh_every > 0)."""
@@ -275,46 +234,3 @@ cdef class VAWExperts(ExpertBank):
         cdef int k
         for k in range(self.n_experts):
             self.refresh(k)
-
-
-def blas_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds, bint packed=True):
-    """Time reference: n_rounds x, for every k, the two BLAS calls of a VAW round on P[k] and z[k]
-    and nothing else: dspmv + dspr on packed P[k] (packed=True), or dsymv + dsyr on a full
-    (dim x dim) P[k] stored flat (packed=False).  The arithmetic floor of a round with BLAS.
-    The rank-one term is scaled so the matrices stay bounded; returns the last u[0].
-    """
-    cdef int n = P.shape[0], D = z.shape[1], inc = 1, k
-    cdef long t
-    cdef char uplo = b'U'
-    cdef double one = 1.0, zero = 0.0, alpha = -1e-9
-    if P.shape[1] != (packed_size(D) if packed else D * D):
-        raise ValueError("P has the wrong width for z")
-    u = np.zeros(D)
-    cdef double[::1] uv = u
-    with nogil:
-        for t in range(n_rounds):
-            for k in range(n):
-                if packed:
-                    dspmv(&uplo, &D, &one, &P[k, 0], <double*>&z[k, 0], &inc, &zero, &uv[0], &inc)
-                    dspr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0])
-                else:
-                    dsymv(&uplo, &D, &one, &P[k, 0], &D, <double*>&z[k, 0], &inc, &zero, &uv[0],
-                          &inc)
-                    dsyr(&uplo, &D, &alpha, &uv[0], &inc, &P[k, 0], &D)
-    return u[0]
-
-
-def kernel_floor(double[:, ::1] P, const double[:, ::1] z, long n_rounds):
-    """Like blas_floor, with the package's own packed kernels (what VAWExperts runs)."""
-    cdef int n = P.shape[0], D = z.shape[1], k
-    cdef long t
-    if P.shape[1] != packed_size(D):
-        raise ValueError("P has the wrong width for z")
-    u = np.zeros(D)
-    cdef double[::1] uv = u
-    with nogil:
-        for t in range(n_rounds):
-            for k in range(n):
-                fastomkl_spmv(D, &P[k, 0], &z[k, 0], &uv[0])
-                fastomkl_spr(D, -1e-9, &uv[0], &P[k, 0])
-    return u[0]

@@ -1,4 +1,5 @@
-from fastomkl._core.base cimport ExpertBank, Schedule
+from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.steps cimport Schedule
 
 cdef class OGDExperts(ExpertBank):
     # One linear model theta_k per kernel, trained by online gradient descent on

@@ -1,30 +1,13 @@
-from numpy.random cimport bitgen_t
 from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.engine cimport Engine
-
-# KORS (see nystrom.pyx), shared by the experts that grow a dictionary with it.
-cdef double kors_probability(int m, double* L, int ld, const double* S, const double* a,
-                             double* v, double mu, double beta, double eps) noexcept nogil
-cdef void kors_append(int m, double* L, int ld, double* S, const double* v, double mu, double p,
-                      int weights_kind) noexcept nogil
-cdef void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil
 
 
-cdef class GrowingExperts(ExpertBank):
-    # Experts whose arrays grow with the stream: GrowingEngine calls reserve() (Python, may
-    # reallocate) whenever needs_room() says the next round might not fit.
-    cdef bint needs_room(self) noexcept nogil
-
-
-cdef class NystromExperts(GrowingExperts):
+cdef class NystromExperts(ExpertBank):
     # Sequential-Nystrom PKAWV / projected KRR with a KORS dictionary (see nystrom.pyx).  Arrays
     # have room for cap_t samples and cap_m centres; info = [samples seen, dictionary size].
     cdef readonly double sigma, lam, mu, beta, eps
     cdef readonly int mode, weights_kind, n_features
     cdef readonly long max_centres
     cdef readonly bint cache_kernel       # keep K (memory O(t m)) or recompute it on insertion
-    cdef readonly object bit_generator
-    cdef bitgen_t* rng
     cdef public long n_refused           # insertions refused as numerically dependent
     cdef long[::1] info
     cdef double[:, ::1] X                 # (cap_t, d) every input learnt
@@ -41,7 +24,3 @@ cdef class NystromExperts(GrowingExperts):
     cdef double lev
     cdef void kernel_row(self, const double* x, double* out) noexcept nogil
     cdef void insert(self, const double* x, double y, double p) noexcept nogil
-
-
-cdef class GrowingEngine(Engine):
-    pass

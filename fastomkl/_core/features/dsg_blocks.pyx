@@ -22,7 +22,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemm, sgemm
 
-from fastomkl._core.base cimport FLOAT_SAFE
+from fastomkl._core.numeric cimport FLOAT_SAFE
 
 
 cdef extern from "fastomkl_dsg.h":

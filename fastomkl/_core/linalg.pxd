@@ -1,3 +1,8 @@
+# Linear algebra the components share, in place and allocation-free: the packed symmetric
+# kernels of the VAW forecasters (src_c/fastomkl_linalg.c, one variant per instruction set) and the
+# Sherman-Morrison round built on them, and the triangular factor operations of the Cholesky-based
+# forecasters (over scipy.linalg.cython_blas).
+#
 # The Vovk-Azoury-Warmuth forecaster (and online ridge regression) on one feature vector.
 #
 # State of one forecaster of dimension D: P = S_{t-1}^{-1} (D x D, symmetric positive definite) with
@@ -17,7 +22,7 @@
 # src_c/fastomkl_linalg.c: OpenBLAS's threaded packed dpptrf/dpptri took 50x longer here), which
 # resets any accumulated rounding error.
 #
-# VAWExperts (below) buffers the rank-one terms: the inverse is P + sum of up to three pending
+# VAWExperts (experts/vaw.pxd) buffers the rank-one terms: the inverse is P + sum of up to three pending
 # a_j u_j u_j^T, which a prediction applies to u in O(D) each, and every fourth update writes all
 # four into P in one pass (spr4).  A round then reads P once instead of reading it twice and writing
 # it once.  The second-level VAWCombiner (order N, small) uses vaw_predict / vaw_update directly.
@@ -38,8 +43,10 @@ cdef extern from "fastomkl_linalg.h" nogil:
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
 
-from libc.math cimport isfinite
-from libc.float cimport DBL_MAX
+from libc.math cimport hypot, isfinite
+from scipy.linalg.cython_blas cimport ddot, drot, dtrsv
+
+from fastomkl._core.numeric cimport saturate
 
 cdef enum:
     VAW_MODE_VAW = 0
@@ -59,18 +66,6 @@ cdef inline double vaw_predict(int D, double* P, const double* b, const double* 
     if mode == VAW_MODE_VAW:
         return saturate(r / (1.0 + q))
     return saturate(r)
-
-
-cdef inline double saturate(double v) noexcept nogil:
-    """v if finite, else the nearest finite value (0 for NaN): what a forecaster returns when its
-    arithmetic overflows, so that no prediction is ever NaN or infinite."""
-    if isfinite(v):
-        return v
-    if v > 0.0:
-        return DBL_MAX
-    if v < 0.0:
-        return -DBL_MAX
-    return 0.0
 
 
 cdef inline bint vaw_update_safe(int D, const double* b, const double* z, double q, double y,
@@ -103,28 +98,35 @@ cdef inline bint vaw_update(int D, double* P, double* b, const double* z, double
     return True
 
 
-from fastomkl._core.base cimport ExpertBank
+# -- triangular factors (row-major upper R is column-major lower R^T) ------------------------------
+cdef inline void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
+    """R^T R <- R^T R + v v^T for R upper (row-major, leading dimension ld); v is overwritten."""
+    cdef int k, n, one = 1
+    cdef double r, c, s
+    for k in range(m):
+        r = hypot(R[k * ld + k], v[k])
+        c = R[k * ld + k] / r
+        s = v[k] / r
+        R[k * ld + k] = r
+        n = m - k - 1
+        if n > 0:
+            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
 
-cdef class VAWExperts(ExpertBank):
-    # One VAW / online-ridge forecaster per kernel on that kernel's features.
-    cdef readonly int dim
-    cdef readonly int mode
-    cdef readonly double lam
-    cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
-    cdef readonly bint center               # learn y minus the running mean of the labels
-    cdef double[:, ::1] label_sums          # (n_experts, 2): sum w y, sum w (center; else (0, 2))
-    cdef double[:, ::1] P                   # (n_experts, dim (dim + 1) / 2), packed (see above)
-    cdef double[:, ::1] b                   # (n_experts, dim)
-    cdef double[:, ::1] S                   # like P when refresh_every > 0, else (0, 0)
-    cdef long[::1] n_updates                # updates per expert (drives the refresh)
-    cdef double[:, ::1] u                   # scratch: P_k z_k of the last predict of expert k
-    cdef double[::1] q                      # scratch: z_k . P_k z_k of the last predict
-    cdef double[::1] _work                  # scratch of the refresh (dim * dim, or empty)
-    # Buffered Sherman-Morrison terms: the inverse is P_k + sum_{j < n_pending[k]} a_kj u_kj u_kj^T.
-    # Every VAW_PENDING updates they go into P_k in one pass (a rank-4 update), which halves the
-    # memory traffic over P of a round; predictions add the pending terms in O(dim) each.
-    cdef double[:, :, ::1] pend_u           # (n_experts, VAW_PENDING, dim)
-    cdef double[:, ::1] pend_a              # (n_experts, VAW_PENDING)
-    cdef long[::1] n_pending                # (n_experts,)
-    cdef void refresh(self, int k) noexcept nogil
-    cdef double offset(self, int k) noexcept nogil
+
+cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
+    """x <- R^{-T} x (forward substitution)."""
+    cdef char lo = b'L', no = b'N'
+    cdef int one = 1
+    dtrsv(&lo, &no, &no, &m, R, &ld, x, &one)
+
+
+cdef inline void solve_upper(int m, double* R, int ld, double* x) noexcept nogil:
+    """x <- R^{-1} x (back substitution)."""
+    cdef char lo = b'L', tr = b'T', no = b'N'
+    cdef int one = 1
+    dtrsv(&lo, &tr, &no, &m, R, &ld, x, &one)
+
+
+cdef inline double blas_dot(int n, double* a, double* b) noexcept nogil:
+    cdef int one = 1
+    return ddot(&n, a, &one, b, &one)

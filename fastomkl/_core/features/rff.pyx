@@ -1,9 +1,11 @@
 """Compiled feature maps: random Fourier features, and their concatenation over kernels."""
 import numpy as np
 
-from fastomkl._core.base import aligned_zeros, require
+from fastomkl._core.arrays import aligned_zeros
+from fastomkl._core.checks import require
 
-from fastomkl._core.base cimport FLOAT_SAFE, FeatureBank
+from fastomkl._core.base cimport FeatureBank
+from fastomkl._core.numeric cimport FLOAT_SAFE
 from libc.math cimport cos, fabs, sin, sqrt
 
 

@@ -16,13 +16,14 @@ from libc.math cimport exp, sqrt
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dtrsv, ddot
 
-from fastomkl._core.base import require_names, require_shapes, require_triangular
-from fastomkl._core.nystrom cimport GrowingExperts
+from fastomkl._core.checks import require_names, require_shapes, require_triangular
 
-MODES = {"vaw": 0, "ridge": 1}
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.kernel_rows cimport gaussian_row
+from fastomkl._core.experts.nystrom import MODES
 
 
-cdef class KernelAWVExperts(GrowingExperts):
+cdef class KernelAWVExperts(ExpertBank):
     """One exact Kernel-AWV (or KRR) forecaster with a Gaussian kernel (module docstring).
 
     Made for full-information combiners: learn() ignores the importance weight (every round
@@ -54,6 +55,7 @@ cdef class KernelAWVExperts(GrowingExperts):
         self.mode = MODES[mode]
         self.max_samples = max_samples
         self.info = np.zeros(1, dtype=np.int_)
+        self.grows = True
         self._allocate(max(capacity, 1), False)
 
     def _allocate(self, long cap, bint keep=True):
@@ -135,12 +137,7 @@ cdef class KernelAWVExperts(GrowingExperts):
             self.ss = 0.0
             self.sq = 0.0
             return 0.0
-        for j in range(n):
-            sq = 0.0
-            for i in range(d):
-                diff = self.X[j, i] - x[i]
-                sq += diff * diff
-            self.s[j] = exp(-sq * scale)
+        gaussian_row(&self.X[0, 0], n, self.X.shape[1], d, x, scale, &self.s[0])
         # row-major lower L is column-major upper L^T: L s = k is (L^T)^T s = k
         dtrsv(&up, &tr, &no, &n, &self.L[0, 0], &ld, &self.s[0], &one)
         self.ss = ddot(&n, &self.s[0], &one, &self.s[0], &one)
@@ -152,8 +149,9 @@ cdef class KernelAWVExperts(GrowingExperts):
             e = 0.0
         return self.sq / (1.0 + e / self.lam)
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
         cdef int n = self.info[0], j
         cdef double l2 = 1.0 + self.lam - self.ss, l, qn
         if not l2 > 0.0:          # cannot happen in exact arithmetic (l2 >= lam): refuse

@@ -1,9 +1,5 @@
-from fastomkl._core.base cimport FeatureBank, ExpertBank, Schedule
-
-cdef class NullFeatures(FeatureBank):
-    # No representation: experts that work on x itself (kernel expansions) sit behind this bank.
-    pass
-
+from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.steps cimport Schedule
 
 cdef class KernelExpansionExperts(ExpertBank):
     # One exact kernel expansion f_k(x) = sum_tau alpha[k, tau] k_k(x, x_tau) per expert over a
@@ -18,8 +14,6 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef readonly int n_features, loss
     cdef readonly double grad_scale
     cdef Schedule eta
-    cdef double[::1] sq, l1, dot, cache_x
-    cdef long cache_n
+    cdef double[::1] sq, l1, dot              # scratch: this sample's distances to the support
     cdef bint has_sq, has_l1, has_dot
-    cdef void fill_cache(self, const double* x) noexcept nogil
     cdef double self_kernel(self, int k, const double* x) noexcept nogil

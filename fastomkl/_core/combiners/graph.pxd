@@ -1,4 +1,5 @@
-from fastomkl._core.base cimport Combiner, FullInformation, Schedule, bitgen_t
+from fastomkl._core.base cimport Combiner, bitgen_t
+from fastomkl._core.steps cimport Schedule
 
 cdef class GraphFeedback(Combiner):
     # OMKL-GF (paper 000, Alg. 1-3): a bipartite graph of J selective nodes, each attached to at
@@ -61,11 +62,3 @@ cdef class SimilarityGraphFeedback(Combiner):
     cdef void rebuild_refinement(self) noexcept nogil
     cdef int argmax_u(self) noexcept nogil
     cdef int _subset(self, int I, int* active, bint with_unrefined_mask) noexcept nogil
-
-
-cdef class DiscountHedge(FullInformation):
-    # Hedge with a fixed discount: w_k <- w_k beta^{L_k} (OMKR, RFOMKR), w_1 = 1/N; the prediction
-    # uses the normalised weights or, as a legacy option, the raw weights.
-    cdef readonly double[::1] log_w
-    cdef readonly double log_beta
-    cdef readonly bint normalize

@@ -37,103 +37,21 @@ is kept.  Capacities double when full (the engine grows them between rounds, wit
 """
 import numpy as np
 
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport exp, sqrt, hypot
-from libc.string cimport memcpy
-from scipy.linalg.cython_blas cimport drot, dtrsv, dgemv, ddot
+from fastomkl._core.checks import require_names, require_shapes, require_triangular
 
-from fastomkl._core.base cimport ExpertBank
-from fastomkl._core.base import require_names, require_shapes, require_triangular
-from fastomkl._core.engine cimport Engine
-from fastomkl._core.engine import _warn_rejected
-from fastomkl._validation import check_sample, check_target_value
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.kernel_rows cimport gaussian_row
+from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
+from fastomkl._core.linalg cimport blas_dot, cholupdate, solve_upper_transposed
+from libc.math cimport sqrt
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport dgemv
 
 MODES = {"vaw": 0, "ridge": 1}
 KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
-# An insertion whose Schur complement rho^2 is below this fraction of its diagonal is refused.
-cdef double DEPENDENT = 1e-10
 
 
-cdef void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
-    """R^T R <- R^T R + v v^T for R upper (row-major, leading dimension ld); v is overwritten."""
-    cdef int k, n, one = 1
-    cdef double r, c, s
-    for k in range(m):
-        r = hypot(R[k * ld + k], v[k])
-        c = R[k * ld + k] / r
-        s = v[k] / r
-        R[k * ld + k] = r
-        n = m - k - 1
-        if n > 0:
-            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
-
-
-cdef void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
-    """x <- R^{-T} x (forward substitution).  Row-major upper R is column-major lower R^T."""
-    cdef char lo = b'L', no = b'N'
-    cdef int one = 1
-    dtrsv(&lo, &no, &no, &m, R, &ld, x, &one)
-
-
-cdef inline void solve_upper(int m, double* R, int ld, double* x) noexcept nogil:
-    """x <- R^{-1} x (back substitution)."""
-    cdef char lo = b'L', tr = b'T', no = b'N'
-    cdef int one = 1
-    dtrsv(&lo, &tr, &no, &m, R, &ld, x, &one)
-
-
-cdef inline double dot(int n, double* a, double* b) noexcept nogil:
-    cdef int one = 1
-    return ddot(&n, a, &one, b, &one)
-
-
-cdef double kors_probability(int m, double* L, int ld, const double* S, const double* a,
-                             double* v, double mu, double beta, double eps) noexcept nogil:
-    """KORS probability min(beta (1 + eps) e / (e + mu), 1) of a point with kernel row a against
-    a dictionary of m centres with weights S, L the upper factor of S K_II S + mu I; k(x, x) = 1.
-    Leaves v = L^{-T} (S a) for kors_append."""
-    cdef int j
-    cdef double e, p
-    for j in range(m):
-        v[j] = S[j] * a[j]
-    solve_upper_transposed(m, L, ld, v)
-    e = 1.0 - dot(m, v, v)
-    if e < 0.0:                 # round-off
-        e = 0.0
-    p = beta * (1.0 + eps) * e / (e + mu)
-    return 1.0 if p > 1.0 else p
-
-
-cdef void kors_append(int m, double* L, int ld, double* S, const double* v, double mu, double p,
-                      int weights_kind) noexcept nogil:
-    """Borders L (and S) with the point kors_probability just scored, kept with probability p:
-    weight S_t = 1 / sqrt(p) (weights_kind 0) or 1 / p (1), column S_t v, diagonal
-    sqrt(S_t^2 (1 - v.v) + mu) (always >= sqrt(mu))."""
-    cdef int j
-    cdef double weight = 1.0 / (sqrt(p) if weights_kind == 0 else p)
-    cdef double e = 1.0 - dot(m, <double*>v, <double*>v)
-    if e < 0.0:
-        e = 0.0
-    for j in range(m):
-        L[j * ld + m] = weight * v[j]
-    L[m * ld + m] = sqrt(weight * weight * e + mu)
-    S[m] = weight
-
-
-cdef class GrowingExperts(ExpertBank):
-    """Base of the experts whose arrays grow with the stream (see GrowingEngine)."""
-
-    def reserve(self):
-        """Make room for one more round."""
-
-    def admit(self, long n_more):
-        """Raise ValueError if n_more further rounds would exceed a size limit (nothing learnt)."""
-
-    cdef bint needs_room(self) noexcept nogil:
-        return False
-
-
-cdef class NystromExperts(GrowingExperts):
+cdef class NystromExperts(ExpertBank):
     """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring).
 
     Made for full-information combiners: learn() ignores the importance weight (every round
@@ -141,8 +59,8 @@ cdef class NystromExperts(GrowingExperts):
     """
 
     def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
-                 double eps, kors_weights, long max_centres, bit_generator,
-                 bint cache_kernel=False, int capacity=64):
+                 double eps, kors_weights, long max_centres, bint cache_kernel=False,
+                 int capacity=64):
         if n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}")
         for name, value in (("sigma", sigma), ("lam", lam), ("mu", mu), ("beta", beta)):
@@ -161,8 +79,7 @@ cdef class NystromExperts(GrowingExperts):
         self.weights_kind = KORS_WEIGHTS[kors_weights]
         self.max_centres = max_centres
         self.cache_kernel = cache_kernel
-        self.bit_generator = bit_generator
-        self.rng = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.grows = True
         self.info = np.zeros(2, dtype=np.int_)
         self._allocate(max(capacity, 1), max(min(capacity, 16), 1), False)
 
@@ -301,14 +218,8 @@ cdef class NystromExperts(GrowingExperts):
     # -- a round ------------------------------------------------------------------------------------
     cdef void kernel_row(self, const double* x, double* out) noexcept nogil:
         """out[j] = k(centre j, x)."""
-        cdef int j, i, d = self.n_features
-        cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma)
-        for j in range(self.info[1]):
-            sq = 0.0
-            for i in range(d):
-                diff = self.centres[j, i] - x[i]
-                sq += diff * diff
-            out[j] = exp(-sq * scale)
+        gaussian_row(&self.centres[0, 0], self.info[1], self.centres.shape[1], self.n_features, x,
+                     0.5 / (self.sigma * self.sigma), out)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0]
@@ -321,14 +232,15 @@ cdef class NystromExperts(GrowingExperts):
         memcpy(&self.g[0], &self.h[0], m * sizeof(double))
         solve_upper_transposed(m, &self.R[0, 0], ld, &self.w[0])      # w = R^{-T} a
         solve_upper_transposed(m, &self.R[0, 0], ld, &self.g[0])      # g = R^{-T} h
-        ridge = dot(m, &self.w[0], &self.g[0])
-        self.lev = dot(m, &self.w[0], &self.w[0])
+        ridge = blas_dot(m, &self.w[0], &self.g[0])
+        self.lev = blas_dot(m, &self.w[0], &self.w[0])
         if self.mode == 0:
             return ridge / (1.0 + self.lev)
         return ridge
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
         cdef int m = self.info[1], ld = self.R.shape[0], j
         cdef long n = self.info[0]
         cdef double p, u
@@ -344,7 +256,7 @@ cdef class NystromExperts(GrowingExperts):
         self.info[0] = n + 1
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.v[0], self.mu,
                              self.beta, self.eps)
-        u = self.rng.next_double(self.rng.state)
+        u = ctx.rng.next_double(ctx.rng.state)
         if u < p and (self.max_centres <= 0 or m < self.max_centres):
             self.insert(x, y, p)
         return (f - y) * (f - y)
@@ -358,12 +270,7 @@ cdef class NystromExperts(GrowingExperts):
         cdef double sq, diff, dd, rho2, lam = self.lam, unit = 1.0
         cdef double scale = 0.5 / (self.sigma * self.sigma)
         # col[s] = k(x_s, x) over every stored sample (the last one is x itself)
-        for j in range(n):
-            sq = 0.0
-            for i in range(d):
-                diff = self.X[j, i] - x[i]
-                sq += diff * diff
-            self.col[j] = exp(-sq * scale)
+        gaussian_row(&self.X[0, 0], n, self.X.shape[1], d, x, scale, &self.col[0])
         # c = K_{t,I}^T col + lam a  (K row-major (n, ldk) is column-major (ldk, n))
         for j in range(m):
             self.c[j] = self.a[j]
@@ -379,8 +286,8 @@ cdef class NystromExperts(GrowingExperts):
                     for j in range(m):
                         self.c[j] += self.col[s] * self.w[j]
             solve_upper_transposed(m, &self.R[0, 0], ld, &self.c[0])
-        dd = dot(n, &self.col[0], &self.col[0]) + lam
-        rho2 = dd - dot(m, &self.c[0], &self.c[0])
+        dd = blas_dot(n, &self.col[0], &self.col[0]) + lam
+        rho2 = dd - blas_dot(m, &self.c[0], &self.c[0])
         if not rho2 > DEPENDENT * dd:
             self.n_refused += 1
             return
@@ -392,47 +299,7 @@ cdef class NystromExperts(GrowingExperts):
         if self.cache_kernel:
             for j in range(n):
                 self.K[j, m] = self.col[j]
-        self.h[m] = dot(n, &self.col[0], &self.Y[0])
+        self.h[m] = blas_dot(n, &self.col[0], &self.Y[0])
         memcpy(&self.centres[m, 0], x, d * sizeof(double))
         self.index[m] = n - 1
         self.info[1] = m + 1
-
-
-cdef class GrowingEngine(Engine):
-    """The engine of experts that grow (GrowingExperts): before a round it makes room (doubling
-    the arrays) when the round might not fit, then runs it without the GIL."""
-
-    def predict_learn_one(self, x, y):
-        cdef const double[::1] xv = check_sample(x, self.n_features)
-        cdef double target = check_target_value(y)
-        cdef double y_hat
-        cdef GrowingExperts experts = self.experts
-        cdef long rejected = experts.n_rejected
-        self.acquire()
-        try:
-            experts.admit(1)
-            experts.reserve()
-            y_hat = self.step_ptr(&xv[0], target)
-        finally:
-            self.release()
-        if experts.n_rejected != rejected:
-            _warn_rejected(experts.n_rejected - rejected)
-        return y_hat
-
-    def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
-        cdef Py_ssize_t i = 0, n = X.shape[0]
-        cdef GrowingExperts experts = self.experts
-        cdef long rejected = experts.n_rejected
-        self.acquire()
-        try:
-            experts.admit(n)
-            while i < n:
-                experts.reserve()
-                with nogil:
-                    while i < n and not experts.needs_room():
-                        out[i] = self.step_ptr(&X[i, 0], y[i])
-                        i += 1
-        finally:
-            self.release()
-        if experts.n_rejected != rejected:
-            _warn_rejected(experts.n_rejected - rejected)

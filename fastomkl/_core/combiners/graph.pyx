@@ -4,7 +4,6 @@
   kernel weights (optionally frozen after a given round).
 * ``SimilarityGraphFeedback``: OMKL-SFG (Alg. 5) on a fixed similarity graph with a dominating set,
   and with ``refine`` OMKL-SFG-R (Alg. 6), whose graph is refined every round so that q >= beta.
-* ``DiscountHedge``: Hedge with the fixed factor beta^{loss} of OMKR and RFOMKR.
 
 Every combiner selects its subset and sets the importance weights 1/q of the experts it runs; the
 Hedge update of the kernel weights uses the importance-weighted loss L_i / q_i.  Kernel weights are
@@ -26,9 +25,11 @@ classification loss).
 """
 import numpy as np
 
-from fastomkl._core.base cimport (Combiner, Schedule, schedule_at, loss_value, bitgen_t,
-                                  SCHEDULE_SELF_CONFIDENT)
-from fastomkl._core.base import require
+from fastomkl._core.checks import require
+
+from fastomkl._core.base cimport Combiner, Round, bitgen_t
+from fastomkl._core.losses cimport loss_value
+from fastomkl._core.steps cimport SCHEDULE_SELF_CONFIDENT, Schedule, schedule_at
 from libc.math cimport exp, log, log1p, expm1, isfinite, sqrt, INFINITY
 
 
@@ -251,7 +252,9 @@ cdef class GraphFeedback(Combiner):
             e *= eta_e
         self.info[0] = t
 
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+    cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
+        cdef long t = ctx.t
+        cdef bitgen_t* rng = ctx.rng
         cdef int J = self.n_nodes, j, r, i, chosen
         cdef double eta_e = _clip01(schedule_at(self.eta_e, t))
         cdef double top = -INFINITY, total = 0.0, x, acc, qi, pi
@@ -337,8 +340,9 @@ cdef class GraphFeedback(Combiner):
             den += w
         return num / den
 
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef long t = ctx.t
         cdef double eta, v = 0.0, W = self.wstate[0], ref = self.wstate[1]
         cdef double new, delta
         cdef int j, i
@@ -731,7 +735,9 @@ cdef class SimilarityGraphFeedback(Combiner):
         return n
 
     # -- the round ------------------------------------------------------------------------------
-    cdef int select(self, long t, bitgen_t* rng, int* active, double* weight) noexcept nogil:
+    cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
+        cdef long t = ctx.t
+        cdef bitgen_t* rng = ctx.rng
         cdef int N = self.n_experts, I, n, j, i, n_dom, cn, par
         cdef double xi = _clip01(schedule_at(self.xi, t))
         cdef double U, r1, r2, su, qi
@@ -804,8 +810,11 @@ cdef class SimilarityGraphFeedback(Combiner):
                 den += w
         return num / den
 
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef long t = ctx.t
+        cdef double y_hat = ctx.y_hat
+        cdef double y = ctx.y
         cdef double eta, eta_u, v = self.rate_v[0], v_u = self.rate_v[1]
         cdef double p, old, new, delta, U, loss = loss_value(self.loss, y_hat, y)
         cdef int j, i, e, I = <int>self.istate[0], f
@@ -852,51 +861,3 @@ cdef class SimilarityGraphFeedback(Combiner):
                     self.s[j] += self.u[self.in_idx[f]]
             else:
                 self.s[j] += delta
-
-
-# ------------------------------------------------------------------------------------------------
-cdef class DiscountHedge(FullInformation):
-    """Every expert, weights w_k <- w_k beta^{L_k} from w_k = 1/N (OMKR, RFOMKR).
-
-    ``normalize`` (default) predicts sum_k w_bar_k f_k; without it, sum_k w_k f_k with the raw
-    weights, as the released RFOMKR code does (the weights shrink, so do the predictions).
-    """
-
-    def __init__(self, int n_experts, double beta=0.5, bint normalize=True):
-        if not 0.0 < beta <= 1.0:
-            raise ValueError(f"beta must be in (0, 1], got {beta}")
-        self.n_experts = n_experts
-        self.log_beta = log(beta)
-        self.normalize = normalize
-        self.log_w = np.full(n_experts, -np.log(n_experts))
-
-    def _state_arrays(self):
-        return {"log_w": self.log_w}
-
-    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
-        cdef double top = -INFINITY, num = 0.0, den = 0.0, w
-        cdef int j
-        if not self.normalize:
-            for j in range(n_active):
-                num += exp(self.log_w[active[j]]) * preds[active[j]]
-            return num
-        for j in range(n_active):
-            if self.log_w[active[j]] > top:
-                top = self.log_w[active[j]]
-        for j in range(n_active):
-            w = exp(self.log_w[active[j]] - top)
-            num += w * preds[active[j]]
-            den += w
-        return num / den
-
-    cdef void learn(self, long t, const int* active, int n_active, const double* preds,
-                    const double* losses, double y_hat, double y) noexcept nogil:
-        cdef int j
-        for j in range(n_active):
-            if not isfinite(self.log_beta * losses[active[j]]):
-                self.n_rejected += 1
-                return
-        for j in range(n_active):
-            self.log_w[active[j]] += self.log_beta * losses[active[j]]
-            if self.log_w[active[j]] < -1e300:     # exp() of it is 0 already; stay finite
-                self.log_w[active[j]] = -1e300

@@ -1,13 +1,16 @@
 """Compiled experts: single-kernel online learners on one representation each."""
 import numpy as np
 
-from fastomkl._core.base import aligned_rows, require
+from fastomkl._core.arrays import aligned_rows
+from fastomkl._core.checks import require
 
 from libc.math cimport fabs, sqrt
 
-from fastomkl._core.base cimport (ExpertBank, Schedule, schedule_at, adagrad_step,
-                                  truncated_step, loss_value, loss_derivative, SCHEDULE_ADAGRAD,
-                                  STATE_LIMIT)
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.losses cimport loss_derivative, loss_value
+from fastomkl._core.numeric cimport STATE_LIMIT
+from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, Schedule, adagrad_step, schedule_at,
+                                   truncated_step)
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -84,8 +87,11 @@ cdef class OGDExperts(ExpertBank):
         # ||z||^2 in the same pass, for the learn() that follows on the same z
         return fastomkl_dot_sqnorm(&self.rows[k, 0], z, self.rows.shape[1], &self.zz[k])
 
-    cdef double learn(self, int k, const double* x, const double* z, double f, double y,
-                      long t, double weight) noexcept nogil:
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
+        cdef long t = ctx.t
+        cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
         cdef double step, shrink, g, bound, norm_before, norm_after, grad_sq

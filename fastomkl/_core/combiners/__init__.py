@@ -1,0 +1,2 @@
+"""Combiners: which experts run each round, how their predictions mix, and how the mixture learns
+(Hedge, graph feedback, bandit samplers, budget mixtures, second-level meta-learners)."""

@@ -1,0 +1,18 @@
+from fastomkl._core.base cimport FullInformation
+from fastomkl._core.steps cimport Schedule
+
+cdef class Hedge(FullInformation):
+    # Exponential weights over all experts, kept in the log domain; w_bar caches the normalised
+    # weights so a prediction is one dot product.
+    cdef readonly double[::1] log_w
+    cdef readonly double[::1] w_bar
+    cdef Schedule eta
+    cdef void normalise(self) noexcept nogil
+
+
+cdef class DiscountHedge(FullInformation):
+    # Hedge with a fixed discount: w_k <- w_k beta^{L_k} (OMKR, RFOMKR), w_1 = 1/N; the prediction
+    # uses the normalised weights or, as a legacy option, the raw weights.
+    cdef readonly double[::1] log_w
+    cdef readonly double log_beta
+    cdef readonly bint normalize

@@ -1,0 +1,114 @@
+"""Exponential weights over every expert: Hedge (Raker) and the discounted Hedge of OMKR."""
+import numpy as np
+
+from fastomkl._core.checks import require
+
+from libc.math cimport exp, isfinite, log, INFINITY
+
+from fastomkl._core.base cimport FullInformation, Round
+from fastomkl._core.numeric cimport softmax_in_place
+from fastomkl._core.steps cimport Schedule, schedule_at
+
+# Log-weights are kept above this floor: exp of it is 0 in double precision, so the weights do not
+# change, and log_w stays finite however long an expert keeps losing.
+cdef double LOG_WEIGHT_FLOOR = -1e300
+
+
+cdef class Hedge(FullInformation):
+    """Hedge / exponential weights: w_k <- w_k exp(-eta_t L_k); y_hat = sum_k w_bar_k f_k."""
+
+    def __init__(self, int n_experts, double eta_scale, int eta_kind):
+        self.n_experts = n_experts
+        self.eta.scale = eta_scale
+        self.eta.kind = eta_kind
+        self.log_w = np.zeros(n_experts)
+        self.w_bar = np.full(n_experts, 1.0 / n_experts)
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w, "w_bar": self.w_bar}
+
+    def _check_semantics(self, state):
+        log_w = state["log_w"]
+        require(log_w.max() == 0.0 and log_w.min() >= LOG_WEIGHT_FLOOR, self,
+                "log_w must be normalised (maximum 0, minimum above the floor)")
+        w = np.exp(log_w)
+        require(np.allclose(state["w_bar"], w / w.sum(), rtol=1e-9, atol=0.0), self,
+                "w_bar must be the normalised exp(log_w)")
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double y_hat = 0.0
+        cdef int j
+        for j in range(n_active):
+            y_hat += self.w_bar[active[j]] * preds[active[j]]
+        return y_hat
+
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef long t = ctx.t
+        cdef double eta = schedule_at(self.eta, t)
+        cdef int j
+        for j in range(n_active):
+            if not isfinite(eta * losses[active[j]]):
+                self.n_rejected += 1
+                return
+        for j in range(n_active):
+            self.log_w[active[j]] -= eta * losses[active[j]]
+        self.normalise()
+
+    cdef void normalise(self) noexcept nogil:
+        """Refresh w_bar and shift log_w so its maximum is 0 (it never under- or overflows)."""
+        cdef int k
+        for k in range(self.n_experts):
+            self.w_bar[k] = self.log_w[k]
+        cdef double top = softmax_in_place(&self.w_bar[0], self.n_experts)
+        for k in range(self.n_experts):
+            self.log_w[k] -= top
+            if self.log_w[k] < LOG_WEIGHT_FLOOR:
+                self.log_w[k] = LOG_WEIGHT_FLOOR
+
+
+cdef class DiscountHedge(FullInformation):
+    """Every expert, weights w_k <- w_k beta^{L_k} from w_k = 1/N (OMKR, RFOMKR).
+
+    ``normalize`` (default) predicts sum_k w_bar_k f_k; without it, sum_k w_k f_k with the raw
+    weights, as the released RFOMKR code does (the weights shrink, so do the predictions).
+    """
+
+    def __init__(self, int n_experts, double beta=0.5, bint normalize=True):
+        if not 0.0 < beta <= 1.0:
+            raise ValueError(f"beta must be in (0, 1], got {beta}")
+        self.n_experts = n_experts
+        self.log_beta = log(beta)
+        self.normalize = normalize
+        self.log_w = np.full(n_experts, -np.log(n_experts))
+
+    def _state_arrays(self):
+        return {"log_w": self.log_w}
+
+    cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
+        cdef double top = -INFINITY, num = 0.0, den = 0.0, w
+        cdef int j
+        if not self.normalize:
+            for j in range(n_active):
+                num += exp(self.log_w[active[j]]) * preds[active[j]]
+            return num
+        for j in range(n_active):
+            if self.log_w[active[j]] > top:
+                top = self.log_w[active[j]]
+        for j in range(n_active):
+            w = exp(self.log_w[active[j]] - top)
+            num += w * preds[active[j]]
+            den += w
+        return num / den
+
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef int j
+        for j in range(n_active):
+            if not isfinite(self.log_beta * losses[active[j]]):
+                self.n_rejected += 1
+                return
+        for j in range(n_active):
+            self.log_w[active[j]] += self.log_beta * losses[active[j]]
+            if self.log_w[active[j]] < -1e300:     # exp() of it is 0 already; stay finite
+                self.log_w[active[j]] = -1e300

@@ -1,0 +1,2 @@
+"""Expert banks: one online learner per kernel on its representation (OGD, VAW, kernel expansions,
+Nystrom and exact AWV forecasters, the bandit experts, ...)."""

@@ -1,0 +1,65 @@
+# Step-size rules shared by every expert and combiner rate.  A rule is a scale and a kind; the
+# rules that adapt to the data keep their statistics in the component that uses them (one
+# accumulator per expert), so a rule here is a pure function of (rule, round, statistics).
+from libc.limits cimport LONG_MAX
+from libc.math cimport fabs, sqrt
+
+cdef enum:
+    SCHEDULE_CONSTANT = 0
+    SCHEDULE_INV_SQRT = 1
+    SCHEDULE_ADAGRAD = 2     # scale / sqrt(sum of squared gradient norms), kept by the expert
+    SCHEDULE_SELF_CONFIDENT = 3   # scale sqrt(ln N / (1 + V)), V kept by the combiner
+
+
+ctypedef struct Schedule:
+    double scale
+    int kind
+
+
+cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
+    """Step size of round t (t >= 1): `scale` or `scale / sqrt(t)`."""
+    if s.kind == SCHEDULE_INV_SQRT:
+        return s.scale / sqrt(<double>t)
+    return s.scale
+
+
+cdef inline double adagrad_step(double scale, double* grad_sq, double g_sq) noexcept nogil:
+    """AdaGrad-norm: the step scale / sqrt(G) after G += g_sq (0 while G is 0), whatever the scale
+    of the gradients."""
+    grad_sq[0] += g_sq
+    if grad_sq[0] > 0.0:
+        return scale / sqrt(grad_sq[0])
+    return 0.0
+
+
+cdef inline double truncated_step(double step, double move, double loss,
+                                  double slope) noexcept nogil:
+    """min(step, loss / (|slope| move)) for a step that moves the example's own prediction by
+    `move` per unit against the loss's slope: the prediction never passes the zero of the loss's
+    tangent loss + slope (f' - f) (the truncated model of Asi & Duchi 2019).  The squared loss
+    goes at most half-way to y, the absolute and hinge losses at most onto their kink, so a large
+    step cannot overshoot the example it learns from."""
+    cdef double limit
+    if move == 0.0 or slope == 0.0:
+        return step
+    limit = loss / (fabs(slope) * move)
+    return step if step <= limit else limit
+
+
+# The doubling rule of anytime horizons: constants that need the horizon T use, in round t, the
+# smallest FIRST_HORIZON * 2^j >= t (so they follow the stream); a positive fixed horizon is used
+# as it is (the Python layer refuses a stream longer than it).
+cdef enum: FIRST_HORIZON = 64      # the doubling rule's first horizon (IOKS needs T >= 40)
+
+
+cdef inline long horizon_of(long fixed, long current, long t) noexcept nogil:
+    """The horizon of round t: `fixed`, or the doubling rule from `current`."""
+    if fixed > 0:
+        return fixed
+    if current < FIRST_HORIZON:
+        current = FIRST_HORIZON
+    while current < t:
+        if current > LONG_MAX / 2:      # no doubling passes t without overflowing: t itself
+            return t
+        current *= 2
+    return current
