@@ -13,7 +13,7 @@ import numpy as np
 
 import fastomkl
 from fastomkl import MAX_ABS_INPUT, OnlineKernelRegressor
-from fastomkl._base import OnlineEstimator
+from fastomkl._estimator import OnlineEstimator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 

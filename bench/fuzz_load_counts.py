@@ -49,7 +49,7 @@ def worker(class_name: str, n: int, seed: int) -> dict:
     import io
     import warnings
     import fastomkl
-    from fastomkl._base import BinaryClassifier
+    from fastomkl._estimator import BinaryClassifier
     from load_mutations import (EXTREME_FLOATS, EXTREME_INTS, edit_array, fitted, read, saved,
                                 write)
     warnings.simplefilter("ignore")

@@ -60,7 +60,7 @@ import math
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.experts.bandit import BanditExpansionExperts, BanditRFFExperts
 from fastomkl._core.experts.budgeted import BudgetedExpansion
 from fastomkl._core.combiners.budget import BudgetMixture

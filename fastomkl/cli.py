@@ -26,7 +26,7 @@ MEDIAN_SAMPLES = 500   # the first samples that set the median dictionary's band
 
 def _regressors() -> dict:
     import fastomkl
-    from fastomkl._base import _REGISTRY, BinaryClassifier, MulticlassClassifier, OnlineEstimator
+    from fastomkl._estimator import _REGISTRY, BinaryClassifier, MulticlassClassifier, OnlineEstimator
     fastomkl._import_all()
     return {name.lower(): cls for name, cls in sorted(_REGISTRY.items())
             if issubclass(cls, OnlineEstimator)

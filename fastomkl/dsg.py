@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fastomkl._base import (BinaryClassifier, MulticlassClassifier, OnlineEstimator,
-                            _sample_weight, _unchanged_on_error)
+from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
+from fastomkl._estimator.base import _sample_weight, _unchanged_on_error
 from fastomkl._validation import (NumericalWarning, check_choice, check_float, check_int,
                                   check_matrix, check_sample, check_target_value, check_targets)
 

@@ -59,7 +59,7 @@ import functools
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback

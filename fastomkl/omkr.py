@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.engine import Engine
 

@@ -62,7 +62,7 @@ def save(model, path, key=None) -> None:
     key : bytes or str, optional
         Sign the file with HMAC-SHA256 under this secret: ``load`` then needs the same key.
     """
-    from fastomkl._base import OnlineEstimator
+    from fastomkl._estimator import OnlineEstimator
     if not isinstance(model, OnlineEstimator):
         raise ValueError(f"save expects a fastomkl estimator, got {type(model).__name__}")
     engine = model._engine
@@ -227,7 +227,7 @@ def _verify_digest(header: dict, arrays: dict, key: bytes | None) -> None:
 
 
 def _build(header: dict, arrays: dict):
-    from fastomkl._base import _REGISTRY
+    from fastomkl._estimator import _REGISTRY
     cls = _REGISTRY.get(header["class"])
     if cls is None:                     # estimator modules load lazily: register them all first
         import fastomkl

@@ -35,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.features.embedding import NullFeatures
 from fastomkl._core.combiners.meta import Single

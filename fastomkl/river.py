@@ -29,7 +29,7 @@ import copy
 import numpy as np
 from river import base
 
-from fastomkl._base import BinaryClassifier, MulticlassClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl._validation import NotFittedError
 
 __all__ = ["RiverClassifier", "RiverRegressor", "to_river"]

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._base import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.features.rff import ConcatenatedFeatures

@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 
 import fastomkl
-from fastomkl._base import BinaryClassifier, MulticlassClassifier, OnlineEstimator
+from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl.persistence import _digest
 
 from helpers import can_be_saved, required_arguments

@@ -400,7 +400,7 @@ def test_every_parameter_error_names_the_parameter():
     import inspect
     import warnings
     import fastomkl
-    from fastomkl._base import OnlineEstimator
+    from fastomkl._estimator import OnlineEstimator
     X = np.random.default_rng(0).uniform(size=(4, 3))
     classes = [getattr(fastomkl, n) for n in fastomkl.__all__]
     for cls in [c for c in classes if isinstance(c, type) and issubclass(c, OnlineEstimator)]:

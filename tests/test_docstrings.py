@@ -8,7 +8,7 @@ import re
 import pytest
 
 import fastomkl
-from fastomkl._base import _REGISTRY, OnlineEstimator
+from fastomkl._estimator import _REGISTRY, OnlineEstimator
 
 SHARED_API = ["predict_one", "learn_one", "predict_learn_one", "predict", "partial_fit", "fit",
               "predict_learn", "score", "save", "get_params", "set_params", "n_samples_seen_",
@@ -18,7 +18,7 @@ OPTIONAL_API = ["decision_function", "decision_function_one", "predict_proba"]
 WEIGHTS_MODULES = {"fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr"}
 # Every module holding a public name or a documented shared method (see
 # test_every_public_module_runs_its_examples); the optional extras are skipped without them.
-DOCTEST_MODULES = ["fastomkl._base", "fastomkl._validation", "fastomkl._core.inputs", "fastomkl.kernels",
+DOCTEST_MODULES = ["fastomkl._estimator.base", "fastomkl._estimator.classifiers", "fastomkl._validation", "fastomkl._core.inputs", "fastomkl.kernels",
                    "fastomkl.features", "fastomkl.persistence", "fastomkl.datasets",
                    "fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr", "fastomkl.vaw",
                    "fastomkl.bandit", "fastomkl.pkawv", "fastomkl.dsg", "fastomkl.graph",

@@ -16,7 +16,7 @@ import pytest
 import fastomkl
 from fastomkl import Gaussian, Laplacian
 from fastomkl._core.features.rff import FLOAT32_ANGLE_LIMIT, RFFBank, SharedDrawRFFBank, _sincos, transform_many
-from fastomkl._base import OnlineEstimator
+from fastomkl._estimator import OnlineEstimator
 from reference import NumpyRaker
 
 U = 2.0 ** -24               # float's unit roundoff

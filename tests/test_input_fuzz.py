@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import fastomkl
 from fastomkl import Gaussian, Laplacian, MAX_ABS_INPUT, OnlineKernelRegressor
-from fastomkl._base import OnlineEstimator
+from fastomkl._estimator import OnlineEstimator
 from helpers import required_arguments, state_bytes
 
 N_FEATURES = 3

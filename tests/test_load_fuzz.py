@@ -214,7 +214,7 @@ def test_a_model_holding_a_function_refuses_to_be_saved_and_writes_nothing(tmp_p
     """The classes the file harness leaves out hold a user's Python function: saving one is a
     ValueError naming the parameter, and no file appears."""
     import inspect
-    from fastomkl._base import OnlineEstimator
+    from fastomkl._estimator import OnlineEstimator
     from helpers import can_be_saved, required_arguments
     estimators = [getattr(fastomkl, n) for n in fastomkl.__all__
                   if inspect.isclass(getattr(fastomkl, n))

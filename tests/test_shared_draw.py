@@ -9,7 +9,7 @@ import pytest
 
 import fastomkl
 from fastomkl import RFOKS, Cauchy, Gaussian, Laplacian, Matern, Raker, RandomFourierFeatures
-from fastomkl._base import BinaryClassifier
+from fastomkl._estimator import BinaryClassifier
 from fastomkl._core.features.rff import SharedDrawRFFBank, transform_many
 from load_mutations import public_classes, small_model
 from reference import NumpyRaker

@@ -1,0 +1,354 @@
+"""The classifiers' layer over the estimator base: labels coded as the engine's targets, two classes
+(``BinaryClassifier``) or any number (``MulticlassClassifier``), accuracy as ``score``."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from fastomkl._estimator.base import OnlineEstimator, _sample_weight, _unchanged_on_error
+from fastomkl._validation import check_matrix
+
+
+class _Classifier(OnlineEstimator):
+    """What the classifiers share: labels coded as the engine's targets (the subclasses say how,
+    in ``_learn_classes`` and ``_commit_classes``), accuracy as ``score``."""
+
+    _multi_class = False
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(poor_score=True,
+                                                   multi_class=self._multi_class),
+                    input_tags=InputTags())
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.__dict__.pop("classes_", None)
+        self.__dict__.pop("_codes", None)
+
+    def _known_code(self, y):
+        codes = getattr(self, "_codes", None)
+        if codes is None:
+            return None
+        if type(y) not in _PLAIN_LABELS:      # 1+0j equals the label 1: only valid labels match
+            try:
+                y = _label(y)
+            except ValueError:                # the careful path explains
+                return None
+        return codes.get(y)
+
+    def _prepare_target(self, y):
+        label = _label(y)
+        codes = self._learn_classes([label])
+        return codes[label], lambda: self._commit_classes(codes)
+
+    def _encode_many(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != n_samples:
+            raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
+        labels = [_label(v) for v in y]
+        codes = self._learn_classes(labels)
+        self._commit_classes(codes)
+        return np.array([codes[v] for v in labels], dtype=np.float64)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """The accuracy of ``predict(X)`` against the labels y (scikit-learn's definition).
+
+        The (weighted) fraction of rows whose predicted label equals y's.  This is the default
+        score of ``cross_val_score`` and ``GridSearchCV``.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), default None
+            Non-negative weights; None weighs every sample 1.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> 0.0 <= model.score(X, y) <= 1.0
+        True
+        """
+        y_hat = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != y_hat.shape:
+            raise ValueError(f"y must be 1-D with {y_hat.shape[0]} labels, got shape {y.shape}")
+        y = np.array([_label(v) for v in y], dtype=object)
+        weight = _sample_weight(sample_weight, y.shape[0])
+        return float(np.average(y == y_hat, weights=weight))
+
+
+
+def _check_label_kinds(labels) -> None:
+    if len({isinstance(c, str) for c in labels}) > 1:
+        raise ValueError(f"labels must be all strings or all numbers, got "
+                         f"{sorted(map(repr, labels))}")
+
+
+class BinaryClassifier(_Classifier):
+    """Two-class models: labels map to -1/+1 internally; ``predict*`` return labels.
+
+    ``classes_`` is fixed by ``partial_fit(..., classes=...)``, or else learnt from the labels seen:
+    -1/+1, 0/1 and False/True map to -1/+1 whatever order they arrive in; other labels are sorted
+    when one batch shows both, and otherwise taken in order of first appearance (the first is -1).
+    """
+
+    def _learn_classes(self, labels) -> dict:
+        """The label -> +-1 map after seeing `labels` (not stored; raises for a third class)."""
+        codes = dict(getattr(self, "_codes", {}))
+        new = [c for c in dict.fromkeys(labels) if c not in codes]
+        if not new:
+            return codes
+        known = list(codes)
+        if len(known) + len(new) > 2:
+            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
+                             f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
+                             f"classes")
+        everything = known + new
+        _check_label_kinds(everything)
+        if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
+            natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
+            if len(set(natural.values())) == len(natural):
+                return natural
+        if not known and len(new) == 2:
+            new = sorted(new)
+        for c in new:
+            codes[c] = -next(iter(codes.values())) if codes else -1.0
+        return codes
+
+    def _commit_classes(self, codes: dict) -> None:
+        self._codes = codes
+        self.classes_ = np.array(sorted(codes, key=codes.get))
+
+    def _restore_classes(self, labels: list) -> None:
+        """The classes of a saved model (``classes_`` in order)."""
+        if len(labels) != 2 or labels[0] == labels[1]:
+            raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
+        self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
+
+    def partial_fit(self, X, y, classes=None):
+        """Continue learning: one online pass over the rows of (X, y), in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Labels, at most two distinct ones over the model's life.
+        classes : array-like of two labels, default None
+            Fixes ``classes_`` (in scikit-learn's order) on the first call; later calls ignore it.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input or a third class; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model.partial_fit([[0.0, 0.1]], ["no"], classes=["no", "yes"]).classes_.tolist()
+        ['no', 'yes']
+        """
+        if classes is None or hasattr(self, "_codes"):
+            return super().partial_fit(X, y)
+        X = check_matrix(X)
+        with _unchanged_on_error(self):
+            self._encode_many(np.asarray(classes), len(classes))
+            return super().partial_fit(X, y)
+
+    def _decode_one(self, score: float):
+        classes = getattr(self, "classes_", None)
+        if classes is None:
+            return 1.0 if score > 0 else -1.0
+        return classes[-1] if score > 0 else classes[0]
+
+    def _decode_many(self, scores: np.ndarray) -> np.ndarray:
+        classes = getattr(self, "classes_", None)
+        if classes is None:
+            return np.where(scores > 0, 1.0, -1.0)
+        return classes[np.where(scores > 0, len(classes) - 1, 0)]   # any label dtype
+
+    def decision_function(self, X) -> np.ndarray:
+        """The real-valued scores of every row of X (positive: ``classes_[-1]``), without learning.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples,)
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], [False, True]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> bool(((model.decision_function(X) > 0) == model.predict(X)).all())
+        True
+        """
+        return self._scores(X)
+
+    def decision_function_one(self, x) -> float:
+        """The real-valued score of one sample (positive: ``classes_[-1]``), without learning.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_one``).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For a bad sample.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model = model.partial_fit([[0.0, 0.1], [1.0, 0.9]], ["no", "yes"])
+        >>> score = model.decision_function_one([1.0, 0.9])
+        >>> model.predict_one([1.0, 0.9]) == ("yes" if score > 0 else "no")
+        True
+        """
+        engine = self._engine
+        if engine is None:
+            raise self._not_fitted()
+        if type(x) is dict:
+            x = self._dict_values(x)
+        return engine.predict_one(x)
+
+
+_PLAIN_LABELS = frozenset({str, int, float, bool})
+
+
+def _label(value):
+    """A label as a Python str or finite real number (see fastomkl._validation's rules)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, numbers.Real):
+        raise ValueError(f"labels must be strings or real numbers, got {value!r}")
+    if not isinstance(value, numbers.Integral) and not float(value).is_integer():
+        raise ValueError(f"labels must be whole numbers or strings (not NaN, infinite or "
+                         f"continuous values: a classifier needs two classes), got {value}")
+    return value
+
+
+class MulticlassClassifier(_Classifier):
+    """Models of any number of classes: the engine scores one column per class and predicts the
+    index of the best column; ``predict*`` return labels of ``classes_``.
+
+    ``classes_`` grows as labels arrive: the labels a call meets for the first time (and those of
+    ``partial_fit(..., classes=...)``) join after the known ones, sorted among themselves, at the
+    start of that call; a new class's column starts at zero.  Labels are strings or whole numbers,
+    not both.  The engine takes the column index of each label as its target, and provides
+    ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object.
+    """
+
+    _multi_class = True
+
+    def _learn_classes(self, labels) -> dict:
+        """The label -> column map after seeing `labels` (not stored)."""
+        codes = dict(getattr(self, "_codes", {}))
+        new = [c for c in dict.fromkeys(labels) if c not in codes]
+        if not new:
+            return codes
+        _check_label_kinds(list(codes) + new)
+        for c in sorted(new):
+            codes[c] = float(len(codes))
+        return codes
+
+    def _commit_classes(self, codes: dict) -> None:
+        self._codes = codes
+        self.classes_ = np.array(list(codes))
+        engine = self._engine
+        if engine is not None:                  # a new object: a failed call puts the old back
+            self._engine = engine.with_outputs(len(codes))
+
+    def _restore_classes(self, labels: list) -> None:
+        codes = {c: float(i) for i, c in enumerate(labels)}
+        if len(codes) != len(labels):
+            raise ValueError(f"the header's 'classes' must be distinct, got {labels!r:.200}")
+        self._commit_classes(codes)
+
+    def partial_fit(self, X, y, classes=None):
+        """Continue learning: one online pass over the rows of (X, y), in order.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Labels; a label not seen before adds a class.
+        classes : array-like, default None
+            Labels to know from now on, seen in y or not (their columns learn from this call).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For bad input; the model is then left exactly as it was.
+
+        Examples
+        --------
+        >>> from fastomkl import DoublySGDSoftmaxClassifier
+        >>> model = DoublySGDSoftmaxClassifier(random_state=0)
+        >>> model.partial_fit([[0.0, 0.1]], ["b"], classes=["a", "b", "c"]).classes_.tolist()
+        ['a', 'b', 'c']
+        """
+        if classes is None:
+            return super().partial_fit(X, y)
+        X = check_matrix(X)
+        classes = np.asarray(classes)
+        if classes.ndim != 1:
+            raise ValueError(f"classes must be 1-D, got shape {classes.shape}")
+        with _unchanged_on_error(self):
+            self._encode_many(classes, classes.shape[0])
+            return super().partial_fit(X, y)
+
+    def _decode_one(self, score: float):
+        return self.classes_[int(score)]
+
+    def _decode_many(self, scores: np.ndarray) -> np.ndarray:
+        return self.classes_[scores.astype(np.int64)]
+
