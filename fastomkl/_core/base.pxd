@@ -15,6 +15,7 @@
 #   ctx.y_hat = combiner.combine(active, n, preds)
 #   for j, k in enumerate(active): ctx.weight = weight[j]; losses[k] = experts.learn(k, x, z_k, preds[k], r)
 #   combiner.learn(r, active, n, preds, losses)
+#   features.learn(x, work, r)                         only for banks that learn (`learns`)
 # With experts.independent the engine calls each learn right after its predict (same result: the
 # combination reads only the stored predictions), so ctx.y_hat is set only for the learn of experts
 # that are not independent.  `predict` is pure (it may fill scratch that the `learn` right after it
@@ -48,7 +49,8 @@ cdef class Component:
 cdef class FeatureBank(Component):
     cdef readonly int n_kernels      # how many representations (one per kernel)
     cdef readonly int n_features     # input dimension d
-    cdef readonly int n_outputs      # length of each z_k
+    cdef readonly int n_outputs      # length of each z_k (a bank that grows may raise it in
+                                     # reserve(); the engine then widens its feature buffers)
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil
     # The per-sample path every round takes: prepare(x, work) once, then transform_prepared for
     # each kernel needed.  What the kernels of a sample share (the projections of a shared
@@ -58,6 +60,11 @@ cdef class FeatureBank(Component):
     cdef void prepare(self, const double* x, double* work) noexcept nogil
     cdef void transform_prepared(self, const double* x, double* work, int k,
                                  double* z) noexcept nogil
+    # A bank whose representation changes with the stream (a new block of random features every
+    # few rounds, say) sets `learns`: the engine then calls learn() at the end of every learning
+    # round, with the sample (its `work` as prepare() left it) and the round's context.
+    cdef readonly bint learns
+    cdef void learn(self, const double* x, double* work, Round* ctx) noexcept nogil
 
 
 cdef class ExpertBank(Component):

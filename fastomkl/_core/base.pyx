@@ -91,6 +91,9 @@ cdef class FeatureBank(Component):
                                  double* z) noexcept nogil:
         self.transform(x, k, z)
 
+    cdef void learn(self, const double* x, double* work, Round* ctx) noexcept nogil:
+        pass
+
 
 cdef class ExpertBank(Component):
     cdef void prepare(self, const double* x) noexcept nogil:

@@ -173,13 +173,7 @@ cdef class Engine:
         self.preds = np.zeros(n)
         self.losses = np.zeros(n)
         self.round.preds = &self.preds[0]
-        # Independent experts are finished one at a time and share one feature buffer (stride 0);
-        # otherwise every active kernel keeps its features until the updates.
-        # Each kernel's features start a cache line, as the experts' weights do.
-        self.z = aligned_rows(1 if experts.independent else features.n_kernels,
-                              max(features.n_outputs, 1))
-        self.z_stride = 0 if experts.independent else self.z.shape[1]
-        self.work = aligned_zeros(max(features.n_work, 1))
+        self._fit_buffers()
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
@@ -187,6 +181,17 @@ cdef class Engine:
     def __dealloc__(self):
         if self.lock != NULL:
             PyThread_free_lock(self.lock)
+
+    def _fit_buffers(self):
+        """The per-round feature buffers, for the bank's current n_outputs and n_work.
+        Independent experts are finished one at a time and share one feature buffer (stride 0);
+        otherwise every active kernel keeps its features until the updates.  Each kernel's
+        features start a cache line, as the experts' weights do."""
+        features = self.features
+        self.z = aligned_rows(1 if self.experts.independent else features.n_kernels,
+                              max(features.n_outputs, 1))
+        self.z_stride = 0 if self.experts.independent else self.z.shape[1]
+        self.work = aligned_zeros(max(features.n_work, 1))
 
     # -- the lock ---------------------------------------------------------------------------------
     cdef int acquire(self) except -1:
@@ -219,7 +224,8 @@ cdef class Engine:
                 or self.combiner.needs_room())
 
     cdef int make_room(self) except -1:
-        """Let the growing components reserve room for the next round (with the GIL)."""
+        """Let the growing components reserve room for the next round (with the GIL), and widen
+        the feature buffers if the bank's representation grew."""
         cdef Component part
         for part in (self.features, self.experts, self.combiner):
             if part.needs_room():
@@ -228,6 +234,9 @@ cdef class Engine:
                     raise ValueError(f"{type(part).__name__} has no room for another round "
                                      f"(its size limit was reached by learning in another "
                                      f"thread since this call was admitted)")
+        if (self.z.shape[1] < self.features.n_outputs
+                or self.work.shape[0] < self.features.n_work):
+            self._fit_buffers()
         return 0
 
     def _admit(self, long n_more):
@@ -311,6 +320,8 @@ cdef class Engine:
             y_hat = center + scale * y_hat            # in the units of y
             ctx.y_hat = (y_hat - self.target[1]) / self.target_scale()
         self.combiner.learn(ctx, active, n, preds, losses)
+        if self.features.learns:
+            self.features.learn(x, &self.work[0], ctx)
         self.t = ctx.t
         return y_hat
 
@@ -433,6 +444,7 @@ cdef class Engine:
         try:
             for prefix, part in self._parts():
                 part.set_state(parts[prefix])
+            self._fit_buffers()                      # a grown representation's width
             self.t = int(state["engine.t"])
             if target is not None:
                 np.asarray(self.target)[:] = target
