@@ -39,6 +39,7 @@ from floors import load as load_floors  # noqa: E402
 
 blas_floor = load_floors().blas_floor
 from fastomkl.pkawv import NystromAWV, TaylorAWV  # noqa: E402
+from fastomkl.kernels import Gaussian  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -76,9 +77,9 @@ def taylor_section(quick):
     d, M = 18, 2
     n = 20_000 if quick else 200_000
     X, y = rng.uniform(-1, 1, (n, d)), rng.choice([-1.0, 1.0], n)
-    model = TaylorAWV(sigma=4.0, degree=M, mode="ridge")
+    model = TaylorAWV(kernel=Gaussian(4.0), degree=M, mode="ridge")
     r = 190
-    t_fast = best(lambda: TaylorAWV(sigma=4.0, degree=M).predict_learn(X, y)) / n
+    t_fast = best(lambda: TaylorAWV(kernel=Gaussian(4.0), degree=M).predict_learn(X, y)) / n
     full = np.eye(r).reshape(1, -1).copy()
     packed = pack(np.eye(r)[None])
     Z = rng.uniform(-0.1, 0.1, (1, r))
@@ -87,7 +88,7 @@ def taylor_section(quick):
     t_packed = best(lambda: blas_floor(packed, Z, rounds, True)) / rounds
     n_np = 1000 if quick else 3000
     t_np = best(lambda: numpy_taylor_awv(X[:n_np], y[:n_np], M, 4.0), 1) / n_np
-    ours = TaylorAWV(sigma=4.0, degree=M).predict_learn(X[:n_np], y[:n_np])
+    ours = TaylorAWV(kernel=Gaussian(4.0), degree=M).predict_learn(X[:n_np], y[:n_np])
     check = np.abs(ours - numpy_taylor_awv(X[:n_np], y[:n_np], M, 4.0)).max()
     big = 100_000 if quick else 1_000_000
     Xb, yb = rng.uniform(-1, 1, (big, d)), rng.choice([-1.0, 1.0], big)
@@ -151,7 +152,7 @@ def nystrom_section(quick):
         warm = 4 * m + 2000
         X = rng.uniform(-1, 1, (warm, d))
         y = np.sin(4 * X[:, 0])
-        model = NystromAWV(sigma=sigma, lam=lam, mu=1e-4, max_centres=m, mode="ridge",
+        model = NystromAWV(kernel=Gaussian(sigma), lam=lam, mu=1e-4, max_centres=m, mode="ridge",
                            random_state=0).fit(X, y)
         assert model.n_centres_ == m, model.n_centres_
         n_time = 2000 if quick else 10_000
@@ -203,12 +204,12 @@ def memory_section(quick):
             "tracemalloc, model kept alive; NumPy buffers included.", "",
             "| model | n | held | per sample beyond the first n |", "|---|---|---|---|"]
     models = [("TaylorAWV d = 18, M = 2 (r = 190)", 18,
-               lambda: TaylorAWV(sigma=4.0, degree=2, mode="ridge")),
+               lambda: TaylorAWV(kernel=Gaussian(4.0), degree=2, mode="ridge")),
               ("NystromAWV d = 3, m = 200 (max_centres)", 3,
-               lambda: NystromAWV(sigma=0.3, mu=1e-4, max_centres=200, mode="ridge",
+               lambda: NystromAWV(kernel=Gaussian(0.3), mu=1e-4, max_centres=200, mode="ridge",
                                   random_state=0)),
               ("NystromAWV d = 3, m = 200, cache_kernel=False", 3,
-               lambda: NystromAWV(sigma=0.3, mu=1e-4, max_centres=200, mode="ridge",
+               lambda: NystromAWV(kernel=Gaussian(0.3), mu=1e-4, max_centres=200, mode="ridge",
                                   cache_kernel=False, random_state=0))]
     for name, d, make in models:
         held = []

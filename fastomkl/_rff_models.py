@@ -6,13 +6,42 @@ import numpy as np
 from fastomkl._core.steps import ADAGRAD, SCHEDULES, SELF_CONFIDENT
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.features.rff import DTYPES, RFFBank
-from fastomkl._validation import (check_choice, check_float, check_int, check_kernels,
-                                  split_random_state)
+from fastomkl._estimator.params import Boolean, Interval, Kernels, Options, RandomState
+from fastomkl._validation import check_int, split_random_state
 from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_legacy_frequencies,
                                feature_bank, legacy_bit_generator)
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
+RNG_PROTOCOLS = ("default", "legacy")
+CLASSIFICATION_LOSSES = ("logistic", "hinge")
+
+# The declared parameters shared by the random-feature models (fastomkl._estimator.params).  The
+# bounds keep every accepted setting finite and its saved file loadable: a model's size is
+# bounded by what a file may hold (MAX_COMPONENTS frequencies per kernel), and steps, rates and
+# regularisers beyond 1e6 only ever push the numeric guard into refusing every update.
+MAX_COMPONENTS = 100_000
+MAX_RATE = 1e6
+RFF_PARAMETERS = {
+    "kernels": [None, Kernels()],
+    "n_components": [Interval("int", 1, MAX_COMPONENTS)],
+    "shared_draw": [Boolean()],
+    "rng_protocol": [Options(*RNG_PROTOCOLS)],
+    "random_state": [RandomState()],
+    "dtype": [Options(*DTYPES)],
+}
+AUTO = "auto"
+STEP = [AUTO, Interval("real", 0.0, MAX_RATE, closed="right")]
+STEP_PARAMETERS = {
+    "eta": STEP,
+    "eta_schedule": [Options(*SCHEDULES)],
+    "eta_combiner": STEP,
+}
+OGD_PARAMETERS = {
+    **STEP_PARAMETERS,
+    "lam": [Interval("real", 0.0, MAX_RATE)],
+    "regularizer_after_update": [Boolean()],
+}
 
 # The ``dtype`` parameter of every random-feature model, as their docstrings state it.
 DTYPE_DOC = """
@@ -35,8 +64,6 @@ def with_dtype_doc(doc: str) -> str:
         if anchor in doc:
             return doc.replace(anchor, DTYPE_DOC + anchor, 1)
     raise ValueError("no rng_protocol or random_state entry to place dtype before")
-RNG_PROTOCOLS = ("default", "legacy")
-CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
 
 class RFFModelMixin:
@@ -56,9 +83,9 @@ class RFFModelMixin:
     def _check_rff_params(self) -> dict:
         config = {
             "kernels": self.kernels_,
-            "n_components": check_int(self.n_components, "n_components", 1),
-            "rng_protocol": check_choice(self.rng_protocol, "rng_protocol", RNG_PROTOCOLS),
-            "dtype": check_choice(getattr(self, "dtype", "float64"), "dtype", DTYPES),
+            "n_components": self.n_components,
+            "rng_protocol": self.rng_protocol,
+            "dtype": getattr(self, "dtype", "float64"),
         }
         if config["rng_protocol"] == "legacy":
             check_int(self.random_state, "random_state (rng_protocol='legacy' needs an int seed)", 0,
@@ -73,12 +100,17 @@ class RFFModelMixin:
         """The parameters of models with OGD experts and exponential weights (Raker, the graph
         family): step sizes and their schedule, lam and the loss among ``self._losses``."""
         config = self._check_rff_params()
-        config["loss"] = check_loss(self.loss, self._losses)
+        config["loss"] = LOSSES[self._loss_name()]
         config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
-        config["eta_hedge"] = check_rate(self.eta_hedge, self.eta, self.eta_schedule, "eta_hedge",
-                                         self._auto_rate)
-        config["lam"] = check_float(self.lam, "lam", 0.0)
+        config["eta_combiner"] = check_rate(self.eta_combiner, self.eta, self.eta_schedule,
+                                            self._auto_rate)
+        config["lam"] = float(self.lam)
         return config
+
+    def _loss_name(self) -> str:
+        """The loss: ``loss``, or under "auto" the first of ``_losses`` (the squared loss for
+        regression, the logistic loss for classification)."""
+        return self._losses[0] if self.loss == "auto" else self.loss
 
     def _random_streams(self, config: dict):
         """(feature stream, per-round bit generator); one legacy stream serves both, in turn."""
@@ -99,7 +131,7 @@ class RFFModelMixin:
     @property
     def kernels_(self) -> list:
         """The kernel dictionary in use (``kernels``, or the default dictionary when None)."""
-        return paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
+        return paper000_dictionary() if self.kernels is None else list(self.kernels)
 
     @property
     def features_(self) -> RandomFourierFeatures:
@@ -109,10 +141,6 @@ class RFFModelMixin:
         bank = getattr(bank, "inner", bank)
         return RandomFourierFeatures.from_bank(self.kernels_, bank,
                                                getattr(self, "shared_draw", False))
-
-
-def check_loss(loss: str, allowed) -> int:
-    return LOSSES[check_choice(loss, "loss", allowed)]
 
 
 # What eta="auto" means (measured on the shipped data sets: bench/defaults.py and
@@ -125,7 +153,6 @@ def check_loss(loss: str, allowed) -> int:
 # Regression targets are standardised online (the engine learns (y - mean) / std of the targets
 # seen so far and maps its predictions back), so the exponential weights see losses in standard
 # units and their rate AUTO_RATE is scale-free too; classification losses are unit-free already.
-AUTO = "auto"
 AUTO_STEP = 2.0
 AUTO_RATE = (1.0, SCHEDULES["constant"])
 # The graph models feed their exponential weights importance-weighted losses L / q, whose spread
@@ -137,30 +164,27 @@ SELF_CONFIDENT_RATE = (1.0, SELF_CONFIDENT)
 PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
 
 
+def auto(value):
+    """A parameter whose "auto" was once spelled None: None reads as "auto"."""
+    return "auto" if value is None else value
+
+
 def check_steps(eta, schedule: str, loss: int) -> dict:
-    """{"eta": (scale, schedule code), "standardize": bool} for the experts' step size: "auto"
-    (AdaGrad-norm and, for regression losses, online standardised targets) or the papers' number
-    with its schedule."""
-    if isinstance(eta, str) and eta == AUTO:
-        check_choice(schedule, "eta_schedule", SCHEDULES)
+    """{"eta": (scale, schedule code), "standardize": bool} for the experts' step size (declared
+    and accepted already): "auto" (AdaGrad-norm and, for regression losses, online standardised
+    targets) or the papers' number with its schedule."""
+    if isinstance(eta, str):
         return {"eta": (AUTO_STEP, ADAGRAD),
                 "standardize": loss in (LOSSES["squared"], LOSSES["absolute"])}
-    return {"eta": check_schedule(eta, schedule), "standardize": False}
+    return {"eta": (float(eta), SCHEDULES[schedule]), "standardize": False}
 
 
-def check_rate(rate, eta, schedule: str, name: str, auto=None) -> tuple[float, int]:
-    """A combiner's rate: `rate` with the step's schedule, or when None the step's own number
-    (the papers) or, under eta="auto", `auto` (default AUTO_RATE)."""
-    if rate is None:
-        if isinstance(eta, str) and eta == AUTO:
+def check_rate(rate, eta, schedule: str, auto=None) -> tuple[float, int]:
+    """A combiner's rate (declared and accepted already): a number with the step's schedule, or
+    "auto": the step's own number (the papers) or, under eta="auto", `auto` (default
+    AUTO_RATE)."""
+    if isinstance(rate, str):
+        if isinstance(eta, str):
             return AUTO_RATE if auto is None else auto
         rate = eta
-    return check_schedule(rate, schedule, name)
-
-
-def check_schedule(eta, schedule: str, name: str = "eta") -> tuple[float, int]:
-    """A step size (positive) and its schedule code ('constant' or 'inv_sqrt': eta / sqrt(t))."""
-    if isinstance(eta, str):
-        raise ValueError(f"{name} must be a positive number or 'auto', got {eta!r}")
-    value = check_float(eta, name, 0.0, strict=True)
-    return value, SCHEDULES[check_choice(schedule, name + "_schedule", SCHEDULES)]
+    return float(rate), SCHEDULES[schedule]

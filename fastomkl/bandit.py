@@ -41,9 +41,13 @@ rule in the units of the targets' scale s = max |y| seen so far (U = 1, losses d
 |y| <= 1, hold at any scale and scaling y scales the predictions; ell_max="auto" is the largest
 (normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = s / sqrt(sum of squared
 importance-weighted gradients).
-The paper's experiments are one argument away, e.g. ``OKS(T=n, step=25, ell_max=1.0)`` (Remark 1
+The paper's experiments are one argument away, e.g. ``OKS(T=n, eta=25, ell_max=1.0)`` (Remark 1
 with the released code's multiplier; 5 for the absolute loss), ``OKSPlusPlus(U=1.0)``,
 ``IOKS(T=n, U=1.0, ell_max=1.0)``.
+
+Names.  ``eta`` is the experts' step (OKS's "step" of earlier releases, still accepted with a
+FutureWarning); ``eta_combiner`` the rate of the distribution over the kernels (OKS's and OKS++'s
+"eta" of earlier releases: model files written by them load with their meaning).
 
 Fidelity switches (off by default; readings of the paper and its released code)
 ------------------------------------------------------
@@ -67,8 +71,12 @@ from fastomkl._core.combiners.budget import BudgetMixture
 from fastomkl._core.combiners.bandit import Exp3Sampler, TsallisSampler
 from fastomkl._core.engine import Engine
 from fastomkl._core.features.embedding import NullFeatures
-from fastomkl._rff_models import DTYPE_DOC, RFFModelMixin, check_loss
-from fastomkl._validation import check_choice, check_float, check_int, check_kernels
+import warnings
+
+from fastomkl._core.losses import LOSSES
+from fastomkl._estimator.params import (Boolean, Interval, Kernels, Options, RandomState,
+                                        take_renamed)
+from fastomkl._rff_models import (DTYPE_DOC, MAX_RATE, RFF_PARAMETERS, RFFModelMixin, auto)
 from fastomkl.kernels import Gaussian, paper001_dictionary
 
 __all__ = ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS",
@@ -83,15 +91,46 @@ _GC0 = {"squared": 4.0, "logistic": 1.0}
 _CLASSIFIER_U = 15.0        # the paper's radius for classification
 
 
-def _auto_or_positive(value, name) -> float:
-    """"auto" -> 0.0 (the compiled code's "auto"), else a positive number."""
-    if isinstance(value, str) and value == "auto":
-        return 0.0
-    return check_float(value, name, 0.0, strict=True)
+def _auto_or_positive(value) -> float:
+    """"auto" -> 0.0 (the compiled code's "auto"), else the (declared, positive) number."""
+    return 0.0 if isinstance(value, str) else float(value)
 
 
 def _optional_horizon(T) -> int:
-    return 0 if T is None else check_int(T, "T", 40)
+    return 0 if T is None else T
+
+
+# Declared parameters (fastomkl._estimator.params).  IOKS needs T >= 40; every count and scale is
+# bounded so that an accepted setting keeps the model finite and its saved file loadable.
+POSITIVE = Interval("real", 0.0, MAX_RATE, closed="right")
+_COMMON_PARAMETERS = {
+    "kernels": [None, Kernels()],
+    "predict_with": [Options("argmax", "mixture")],
+    "random_state": [RandomState()],
+}
+_EXPANSION_PARAMETERS = {**_COMMON_PARAMETERS, "kernels": [None, Kernels(("Gaussian",))]}
+_RF_PARAMETERS = {**_COMMON_PARAMETERS,
+                  **{name: RFF_PARAMETERS[name] for name in ("n_components", "shared_draw",
+                                                             "dtype")}}
+_RF_CLIP_PARAMETERS = {**_RF_PARAMETERS, "rf_clip_scale": [Options("D", "2D")]}
+HORIZON = [None, Interval("int", 40, 2 ** 53)]
+_OKS_PARAMETERS = {"T": HORIZON, "eta": ["auto", POSITIVE], "ell_max": ["auto", POSITIVE],
+                   "eta_combiner": ["auto", POSITIVE]}
+_OKSPP_PARAMETERS = {"U": ["auto", None, POSITIVE], "eta_combiner": ["auto", POSITIVE],
+                     "q_update": [Options("ftrl", "omd")], "legacy_tem1_bug": [Boolean()]}
+_IOKS_PARAMETERS = {"T": HORIZON, "U": ["auto", None, POSITIVE], "ell_max": ["auto", POSITIVE],
+                    "eta_const": [POSITIVE], "solver": [Options("newton", "bisection")],
+                    "tol": [Interval("real", 1e-15, 1.0)], "renormalize": [Boolean()],
+                    "ctilde_rule": [Options("ge", "gt")], "clip_c": [Boolean()]}
+
+
+def _declare(parameters: dict, losses: tuple) -> dict:
+    """`parameters` with the loss among `losses` ("auto": the first; None its older spelling)."""
+    return {**parameters, "loss": ["auto", None, Options(*losses)]}
+
+
+def _unit_kernels():
+    return [Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)]
 
 
 class _Horizon:
@@ -131,26 +170,34 @@ class _Horizon:
 
 
 class _KernelModel(_Horizon):
-    """Losses by task (``loss=None``: squared for regressors, logistic for classifiers) and the
+    """Losses by task (``loss="auto"``: squared for regressors, logistic for classifiers) and the
     kernels (paper 001's six Gaussians by default)."""
 
     _regression_losses: tuple = ()
     _classification_losses: tuple = ()
+    # The parameter names of files written before the steps were renamed (simultaneous renames).
+    _renamed_in_files: dict = {}
 
     @property
     def _is_classifier(self) -> bool:
         return isinstance(self, BinaryClassifier)
 
     def _loss_name(self) -> str:
-        if self.loss is None:
+        if auto(self.loss) == "auto":
             return "logistic" if self._is_classifier else "squared"
-        allowed = self._classification_losses if self._is_classifier else self._regression_losses
-        return check_choice(self.loss, "loss", allowed)
+        return self.loss
 
     @property
     def kernels_(self) -> list:
         """The kernels in use (``kernels``, or paper 001's six Gaussians when None)."""
-        return paper001_dictionary() if self.kernels is None else check_kernels(self.kernels)
+        return paper001_dictionary() if self.kernels is None else list(self.kernels)
+
+    @classmethod
+    def _unit_test_params(cls):
+        small = {"kernels": _unit_kernels(), "random_state": 0}
+        if "n_components" in cls._param_names():
+            small["n_components"] = 4
+        return [small, {**small, "predict_with": "mixture"}]
 
 
 class _BanditBase(_KernelModel):
@@ -159,16 +206,15 @@ class _BanditBase(_KernelModel):
     # -- configuration -----------------------------------------------------------------------
 
     def _radius(self) -> float:
-        """U: None is "auto" for regressors (largest |y| seen) and 15 for classifiers."""
-        if self.U is None:
+        """U: "auto" is the largest |y| seen for regressors and 15 for classifiers."""
+        if auto(self.U) == "auto":
             return _CLASSIFIER_U if self._is_classifier else 0.0
-        return _auto_or_positive(self.U, "U")
+        return float(self.U)
 
     def _check_params(self) -> dict:
         name = self._loss_name()
-        config = {"loss_name": name, "loss": check_loss(name, (name,)),
-                  "predict_mixture": check_choice(self.predict_with, "predict_with",
-                                                  ("argmax", "mixture")) == "mixture"}
+        config = {"loss_name": name, "loss": LOSSES[name],
+                  "predict_mixture": self.predict_with == "mixture"}
         config.update(self._representation_config())
         config.update(self._algorithm_config(config))
         return config
@@ -179,9 +225,17 @@ class _BanditBase(_KernelModel):
 
     # -- inspection --------------------------------------------------------------------------
     @property
-    def p_(self) -> np.ndarray:
-        """The sampling distribution p of the next round."""
+    def weights_(self) -> np.ndarray:
+        """The kernel weights: the sampling distribution p of the next round."""
         return np.array(self._fitted_engine().combiner.p)
+
+    @property
+    def p_(self) -> np.ndarray:
+        """The sampling distribution p of the next round (now ``weights_``, as every multi-kernel
+        model names its kernel weights; this name will go in the next release)."""
+        warnings.warn(f"{type(self).__name__}.p_ is now weights_; p_ will go in the next release",
+                      FutureWarning, stacklevel=2)
+        return self.weights_
 
     @property
     def q_(self) -> np.ndarray:
@@ -220,22 +274,25 @@ class _OKSRule(_BanditBase):
     _regression_losses = ("squared", "absolute")
     _classification_losses = ("logistic", "hinge")
 
+    _renamed_parameters = {"step": "eta"}
+    _renamed_in_files = {"step": "eta", "eta": "eta_combiner"}
+
     def _algorithm_config(self, config) -> dict:
         T = _optional_horizon(self.T)
         K = len(config["kernels"])
-        if isinstance(self.step, str) and self.step == "auto":
+        if isinstance(self.eta, str):
             rule, scale = _STEP_ADAGRAD_NORM, 0.0
         else:
-            m = check_float(self.step, "step", 0.0, strict=True)
+            m = float(self.eta)
             if not T:
-                raise ValueError("a numeric step follows Remark 1, lambda = step * sqrt(delta / "
+                raise ValueError("a numeric eta follows Remark 1, lambda = eta * sqrt(delta / "
                                  "(K T)), and needs the horizon T")
             delta = min(1.0, (K / T) ** (1 / 3))
             rule, scale = _STEP_FIXED, m * math.sqrt(delta / (K * T))
         return {"T": T, "rule": rule, "scale": scale, "radius": 0.0, "gc0": 1.0,
                 "project": False, "tem1": False,
-                "ell_max": _auto_or_positive(self.ell_max, "ell_max"),
-                "eta": _auto_or_positive(self.eta, "eta")}
+                "ell_max": _auto_or_positive(self.ell_max),
+                "eta": _auto_or_positive(self.eta_combiner)}
 
     def _sampler(self, config):
         return Exp3Sampler(len(config["kernels"]), False, loss_scale=config["ell_max"],
@@ -257,6 +314,8 @@ class _OKSPlusPlusRule(_OKSRule):
     _regression_losses = ("squared",)
     _classification_losses = ("logistic",)
     T = None                       # anytime: no horizon
+    _renamed_parameters = {}
+    _renamed_in_files = {"eta": "eta_combiner"}
 
     def _algorithm_config(self, config) -> dict:
         tem1 = bool(self.legacy_tem1_bug)
@@ -265,8 +324,8 @@ class _OKSPlusPlusRule(_OKSRule):
                              "(loss='logistic')")
         return {"rule": _STEP_OKSPP, "scale": 0.0, "radius": self._radius(),
                 "gc0": _GC0[config["loss_name"]], "project": True, "tem1": tem1,
-                "eta": _auto_or_positive(self.eta, "eta"),
-                "omd": check_choice(self.q_update, "q_update", ("ftrl", "omd")) == "omd"}
+                "eta": _auto_or_positive(self.eta_combiner),
+                "omd": self.q_update == "omd"}
 
     def _sampler(self, config):
         return Exp3Sampler(len(config["kernels"]), True, gc0=config["gc0"],
@@ -282,13 +341,10 @@ class _IOKSRule(_BanditBase):
     def _algorithm_config(self, config) -> dict:
         return {"T": _optional_horizon(self.T), "rule": _STEP_ADAGRAD_U, "scale": 0.0,
                 "radius": self._radius(), "gc0": 1.0, "project": True, "tem1": False,
-                "ell_max": _auto_or_positive(self.ell_max, "ell_max"),
-                "eta_const": check_float(self.eta_const, "eta_const", 0.0, strict=True),
-                "newton": check_choice(self.solver, "solver", ("newton", "bisection")) == "newton",
-                "tol": check_float(self.tol, "tol", 0.0, strict=True),
-                "renormalize": bool(self.renormalize),
-                "ge": check_choice(self.ctilde_rule, "ctilde_rule", ("ge", "gt")) == "ge",
-                "clip_c": bool(self.clip_c)}
+                "ell_max": _auto_or_positive(self.ell_max),
+                "eta_const": float(self.eta_const), "newton": self.solver == "newton",
+                "tol": float(self.tol), "renormalize": bool(self.renormalize),
+                "ge": self.ctilde_rule == "ge", "clip_c": bool(self.clip_c)}
 
     def _sampler(self, config):
         return TsallisSampler(len(config["kernels"]), eta_const=config["eta_const"],
@@ -360,8 +416,7 @@ class _RandomFeatures(RFFModelMixin):
 
     def _representation_config(self) -> dict:
         config = self._check_rff_params()
-        config["clip"] = check_choice(getattr(self, "rf_clip_scale", "D"), "rf_clip_scale",
-                                      ("D", "2D"))
+        config["clip"] = getattr(self, "rf_clip_scale", "D")
         return config
 
     def _representation(self, config, n_features, feature_rng):
@@ -377,14 +432,16 @@ class _RandomFeatures(RFFModelMixin):
     def kernels_(self) -> list:
         return _KernelModel.kernels_.fget(self)
 
+    _loss_name = _KernelModel._loss_name          # losses by task, not RFFModelMixin's
+
 
 # -- public classes ------------------------------------------------------------------------------
 _COMMON = """
     kernels : list of Kernel, default None
         None is paper 001's six Gaussians, sigma = 2^-2, ..., 2^3 (``paper001_dictionary()``);
         k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).{kernel_note}
-    loss : str or None, default None
-        {losses}; None is "squared" for the regressor, "logistic" for the classifier."""
+    loss : str, default "auto"
+        {losses}; "auto" is "squared" for the regressor, "logistic" for the classifier."""
 _RF = """
     n_components : int, default 400
         Random frequencies D per kernel (2D weights), the paper's setting.
@@ -402,8 +459,8 @@ _TAIL = """
 
     Attributes
     ----------
-    p_, q_ : ndarray (n_kernels,)
-        Sampling and exploitation distributions of the next round.
+    weights_, q_ : ndarray (n_kernels,)
+        Sampling (p) and exploitation (q) distributions of the next round.
     selection_counts_ : ndarray (n_kernels,)
         Rounds each kernel was sampled.
     step_sizes_ : ndarray (n_kernels,)
@@ -413,26 +470,29 @@ _TAIL = """
 _OKS_PARAMS = """
     T : int or None, default None
         Horizon of Remark 1's constants (None: the doubling rule, see the module docstring).
-    step : "auto" or float, default "auto"
-        "auto": AdaGrad-norm, lambda_i = max|y| / sqrt(sum of squared importance-weighted
-        gradients of kernel i) (data-adaptive, scale-free); a number m: the paper's
-        lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for absolute).
+    eta : "auto" or float, default "auto"
+        The experts' step.  "auto": AdaGrad-norm, lambda_i = max|y| / sqrt(sum of squared
+        importance-weighted gradients of kernel i) (data-adaptive, scale-free); a number m: the
+        paper's lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for
+        absolute).  Formerly ``step`` (still accepted, with a FutureWarning).
     ell_max : "auto" or float, default "auto"
         Loss scale in eta = sqrt(2 (1 - delta) ln K / (K T)) / ell_max; "auto": the largest loss
         seen.  The paper's experiments: 1.0.
-    eta : "auto" or float, default "auto"
-        A number fixes the Exp3 rate.  delta = min(1, (K / T)^(1/3))."""
+    eta_combiner : "auto" or float, default "auto"
+        A number fixes the Exp3 rate.  delta = min(1, (K / T)^(1/3)).  (The ``eta`` of earlier
+        releases: files written by them load with this meaning.)"""
 _OKS_ATTRS = """
     eta_, delta_ : float
         Exp3 rate of the last round and exploration of the next."""
 _OKSPP_PARAMS = """
-    U : "auto", float or None, default None
-        Radius of the ball the hypotheses are projected on; None is "auto" for the regressor and
-        15 (the paper's) for the classifier.  "auto" runs every rule in units of the targets'
-        scale s = max |y| seen (radius s, losses divided by s^2 or s; see the module docstring).
-        The paper's regression setting: 1.0 (targets in [0, 1], raw losses).
-    eta : "auto" or float, default "auto"
-        "auto": eta_t = sqrt(2 ln K / (1 + V_t)); a number fixes it.
+    U : "auto" or float, default "auto"
+        Radius of the ball the hypotheses are projected on.  "auto": for the regressor, every
+        rule runs in units of the targets' scale s = max |y| seen (radius s, losses divided by
+        s^2 or s; see the module docstring); for the classifier, the paper's 15.  The paper's
+        regression setting: 1.0 (targets in [0, 1], raw losses).
+    eta_combiner : "auto" or float, default "auto"
+        The distribution's rate.  "auto": eta_t = sqrt(2 ln K / (1 + V_t)); a number fixes it.
+        (The ``eta`` of earlier releases: files written by them load with this meaning.)
     q_update : {"ftrl", "omd"}, default "ftrl"
         q_{t+1} = softmax(-eta_t L_t) (Alg. 3) or q_{t+1} ∝ q_t exp(-eta_t c~_t) (Appendix A).
     legacy_tem1_bug : bool, default False
@@ -440,7 +500,7 @@ _OKSPP_PARAMS = """
 _IOKS_PARAMS = """
     T : int or None, default None
         Horizon (delta = T^-3/4, upsilon = e^{2 / (3 ln T)}, eta); None: the doubling rule.
-    U : "auto", float or None, default None
+    U : "auto" or float, default "auto"
         Projection radius (see OKSPlusPlus); also enters eta.
     ell_max : "auto" or float, default "auto"
         Loss normaliser c = loss / ell_max; "auto": the largest loss seen (the paper: 1.0).
@@ -474,42 +534,44 @@ _EXPANSION_NOTE = "\n        Gaussian kernels only (exact expansions; one suppor
 
 
 class _OKSKernel(_Expansion, _OKSRule):
-    def __init__(self, kernels=None, loss=None, T=None, step="auto", ell_max="auto", eta="auto",
-                 predict_with="argmax", random_state=None):
+    def __init__(self, kernels=None, loss="auto", T=None, eta="auto", ell_max="auto",
+                 eta_combiner="auto", predict_with="argmax", random_state=None, **renamed):
         self.kernels = kernels
         self.loss = loss
         self.T = T
-        self.step = step
-        self.ell_max = ell_max
         self.eta = eta
+        self.ell_max = ell_max
+        self.eta_combiner = eta_combiner
         self.predict_with = predict_with
         self.random_state = random_state
+        take_renamed(self, renamed)
 
 
 class _OKSRF(_RandomFeatures, _OKSRule):
-    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True, T=None,
-                 step="auto", ell_max="auto", eta="auto", predict_with="argmax",
-                 random_state=None, dtype="float64"):
+    def __init__(self, kernels=None, loss="auto", n_components=400, shared_draw=True, T=None,
+                 eta="auto", ell_max="auto", eta_combiner="auto", predict_with="argmax",
+                 random_state=None, dtype="float64", **renamed):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
         self.shared_draw = shared_draw
         self.T = T
-        self.step = step
-        self.ell_max = ell_max
         self.eta = eta
+        self.ell_max = ell_max
+        self.eta_combiner = eta_combiner
         self.predict_with = predict_with
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
 
 
 class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
-    def __init__(self, kernels=None, loss=None, U=None, eta="auto", q_update="ftrl",
+    def __init__(self, kernels=None, loss="auto", U="auto", eta_combiner="auto", q_update="ftrl",
                  legacy_tem1_bug=False, predict_with="argmax", random_state=None):
         self.kernels = kernels
         self.loss = loss
         self.U = U
-        self.eta = eta
+        self.eta_combiner = eta_combiner
         self.q_update = q_update
         self.legacy_tem1_bug = legacy_tem1_bug
         self.predict_with = predict_with
@@ -517,16 +579,17 @@ class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
 
 
 class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
-    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
-                 rf_clip_scale="D", U=None, eta="auto", q_update="ftrl", legacy_tem1_bug=False,
-                 predict_with="argmax", random_state=None, dtype="float64"):
+    def __init__(self, kernels=None, loss="auto", n_components=400, shared_draw=True,
+                 rf_clip_scale="D", U="auto", eta_combiner="auto", q_update="ftrl",
+                 legacy_tem1_bug=False, predict_with="argmax", random_state=None,
+                 dtype="float64"):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
         self.shared_draw = shared_draw
         self.rf_clip_scale = rf_clip_scale
         self.U = U
-        self.eta = eta
+        self.eta_combiner = eta_combiner
         self.q_update = q_update
         self.legacy_tem1_bug = legacy_tem1_bug
         self.predict_with = predict_with
@@ -535,7 +598,7 @@ class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
 
 
 class _IOKSKernel(_Expansion, _IOKSRule):
-    def __init__(self, kernels=None, loss=None, T=None, U=None, ell_max="auto", eta_const=8.0,
+    def __init__(self, kernels=None, loss="auto", T=None, U="auto", ell_max="auto", eta_const=8.0,
                  solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
                  predict_with="argmax", random_state=None):
         self.kernels = kernels
@@ -554,8 +617,8 @@ class _IOKSKernel(_Expansion, _IOKSRule):
 
 
 class _IOKSRF(_RandomFeatures, _IOKSRule):
-    def __init__(self, kernels=None, loss=None, n_components=400, shared_draw=True,
-                 rf_clip_scale="D", T=None, U=None, ell_max="auto", eta_const=8.0,
+    def __init__(self, kernels=None, loss="auto", n_components=400, shared_draw=True,
+                 rf_clip_scale="D", T=None, U="auto", ell_max="auto", eta_const=8.0,
                  solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
                  predict_with="argmax", random_state=None, dtype="float64"):
         self.kernels = kernels
@@ -596,6 +659,8 @@ class OKS(_OKSKernel, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), round(float(model.p_.sum()), 6), model.score(X, y) > 0.8
     (300, 1.0, True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_OKS_PARAMETERS},
+                                      _OKSRule._regression_losses)
 
 
 class OKSClassifier(_OKSKernel, BinaryClassifier):
@@ -613,6 +678,8 @@ class OKSClassifier(_OKSKernel, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_OKS_PARAMETERS},
+                                      _OKSRule._classification_losses)
 
 
 class RFOKS(_OKSRF, OnlineEstimator):
@@ -629,6 +696,8 @@ class RFOKS(_OKSRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.8
     (300, True)
     """
+    _parameter_constraints = _declare({**_RF_PARAMETERS, **_OKS_PARAMETERS},
+                                      _OKSRule._regression_losses)
 
 
 class RFOKSClassifier(_OKSRF, BinaryClassifier):
@@ -645,6 +714,8 @@ class RFOKSClassifier(_OKSRF, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_RF_PARAMETERS, **_OKS_PARAMETERS},
+                                      _OKSRule._classification_losses)
 
 
 class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
@@ -663,6 +734,8 @@ class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
     >>> int(model.support_sizes_.sum()), model.score(X, y) > 0.3     # one kernel learns per round
     (300, True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_OKSPP_PARAMETERS},
+                                      _OKSPlusPlusRule._regression_losses)
 
 
 class OKSPlusPlusClassifier(_OKSPPKernel, BinaryClassifier):
@@ -680,6 +753,8 @@ class OKSPlusPlusClassifier(_OKSPPKernel, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_OKSPP_PARAMETERS},
+                                      _OKSPlusPlusRule._classification_losses)
 
 
 class RFOKSPlusPlus(_OKSPPRF, OnlineEstimator):
@@ -696,6 +771,8 @@ class RFOKSPlusPlus(_OKSPPRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
     (300, True)
     """
+    _parameter_constraints = _declare({**_RF_CLIP_PARAMETERS, **_OKSPP_PARAMETERS},
+                                      _OKSPlusPlusRule._regression_losses)
 
 
 class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
@@ -712,6 +789,8 @@ class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_RF_CLIP_PARAMETERS, **_OKSPP_PARAMETERS},
+                                      _OKSPlusPlusRule._classification_losses)
 
 
 class IOKS(_IOKSKernel, OnlineEstimator):
@@ -729,6 +808,8 @@ class IOKS(_IOKSKernel, OnlineEstimator):
     >>> model.eta_.shape, model.score(X, y) > 0.3
     ((3,), True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_IOKS_PARAMETERS},
+                                      _IOKSRule._regression_losses)
 
 
 class IOKSClassifier(_IOKSKernel, BinaryClassifier):
@@ -746,6 +827,8 @@ class IOKSClassifier(_IOKSKernel, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_EXPANSION_PARAMETERS, **_IOKS_PARAMETERS},
+                                      _IOKSRule._classification_losses)
 
 
 class RFIOKS(_IOKSRF, OnlineEstimator):
@@ -762,6 +845,8 @@ class RFIOKS(_IOKSRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
     (300, True)
     """
+    _parameter_constraints = _declare({**_RF_CLIP_PARAMETERS, **_IOKS_PARAMETERS},
+                                      _IOKSRule._regression_losses)
 
 
 class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
@@ -778,17 +863,22 @@ class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare({**_RF_CLIP_PARAMETERS, **_IOKS_PARAMETERS},
+                                      _IOKSRule._classification_losses)
 
 
 # -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
 _LKM_NU = {"squared": 1 / 4, "absolute": 1 / 5, "logistic": 1 / 7}
+_LKM_PARAMETERS = {**_EXPANSION_PARAMETERS, "B": [Interval("int", 1, 1_000_000)], "T": HORIZON,
+                   "nu": ["auto", None, Interval("real", 0.0, 0.999, closed="right")]}
+del _LKM_PARAMETERS["predict_with"]
 
 
 class _LKMBooksBase(_KernelModel):
     _regression_losses = ("squared", "absolute")
     _classification_losses = ("logistic",)
 
-    def __init__(self, kernels=None, loss=None, B=200, T=None, nu=None, random_state=None):
+    def __init__(self, kernels=None, loss="auto", B=200, T=None, nu="auto", random_state=None):
         self.kernels = kernels
         self.loss = loss
         self.B = B
@@ -799,11 +889,9 @@ class _LKMBooksBase(_KernelModel):
     def _check_params(self) -> dict:
         name = self._loss_name()
         kernels = self.kernels_
-        return {"loss_name": name, "loss": check_loss(name, (name,)),
-                "gamma": _gaussian_gammas(kernels), "B": check_int(self.B, "B", 1),
-                "T": _optional_horizon(self.T),
-                "nu": (_LKM_NU[name] if self.nu is None
-                       else check_float(self.nu, "nu", 0.0, strict=True, maximum=0.999))}
+        return {"loss_name": name, "loss": LOSSES[name], "gamma": _gaussian_gammas(kernels),
+                "B": self.B, "T": _optional_horizon(self.T),
+                "nu": _LKM_NU[name] if auto(self.nu) == "auto" else float(self.nu)}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         K = len(config["gamma"])
@@ -836,13 +924,13 @@ _LKM_DOC = """{title}
     Parameters
     ----------
     kernels : list of Gaussian, default None (paper 001's six)
-    loss : {losses}; None is the first.
+    loss : {losses}, default "auto" (the first).
     B : int, default 200
         Budget (support vectors).
     T : int or None, default None
         Horizon; None: the doubling rule (constants of the horizon 64 * 2^j >= t).
-    nu : float or None, default None
-        None: 1/4 (squared), 1/5 (absolute), 1/7 (logistic), the released code's.
+    nu : "auto" or float in (0, 0.999], default "auto"
+        "auto": 1/4 (squared), 1/5 (absolute), 1/7 (logistic), the released code's.
     random_state : None, int, SeedSequence or Generator
         Seeds the admission draws.
 
@@ -868,6 +956,8 @@ class LKMBooks(_LKMBooksBase, OnlineEstimator):
     >>> model.support_size_ <= 50, model.weights_.shape, model.score(X, y) > 0.8
     (True, (3,), True)
     """
+    _parameter_constraints = _declare(_LKM_PARAMETERS,
+                                      _LKMBooksBase._regression_losses)
 
 
 class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):
@@ -884,3 +974,5 @@ class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
+    _parameter_constraints = _declare(_LKM_PARAMETERS,
+                                      _LKMBooksBase._classification_losses)

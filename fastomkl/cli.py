@@ -39,8 +39,8 @@ def _needs_nothing(cls) -> bool:
     """Whether the class runs with its defaults (not those that need centres or a feature map
     given in Python)."""
     try:
-        cls()._check_params()
-    except ValueError:
+        cls()._check_all_params()
+    except (TypeError, ValueError):      # required arguments, or defaults that need the data's
         return False
     return True
 
@@ -55,7 +55,7 @@ def _model(name: str, X: np.ndarray, args):
         settings["kernels"] = median_dictionary(X[:MEDIAN_SAMPLES])
     model = cls(**{k: v for k, v in settings.items() if k in accepted})
     try:
-        model._check_params()
+        model._check_all_params()
     except ValueError:
         if "kernels" not in settings:
             raise

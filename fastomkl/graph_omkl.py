@@ -63,10 +63,12 @@ from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  PAPER_EXPLORATION, SELF_CONFIDENT_RATE, check_rate,
+from fastomkl._estimator.params import Boolean, Interval, Options, take_renamed
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS,
+                                  PAPER_EXPLORATION, REGRESSION_LOSSES, RFF_PARAMETERS,
+                                  SELF_CONFIDENT_RATE, RFFModelMixin, auto, check_rate,
                                   with_dtype_doc)
-from fastomkl._validation import check_choice, check_float, check_int
+from fastomkl.kernels import Gaussian, Laplacian
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
 __all__ = ["OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier", "OMKLSFGR",
@@ -94,13 +96,39 @@ def legacy_options(model: str, dataset: str | None = None) -> dict:
     raise ValueError(f"no legacy options for {model!r}")
 
 
-def _optional_int(value, name, minimum=1) -> int:
-    """None -> 0 (off), else a checked int."""
-    return 0 if value is None else check_int(value, name, minimum)
+def _or_zero(value):
+    """An optional round or floor as the compiled code takes it: 0 for None (none)."""
+    return 0 if value is None else value
 
 
-def _optional_float(value, name) -> float:
-    return 0.0 if value is None else check_float(value, name, 0.0, maximum=1.0)
+# Declarations shared by the graph models (fastomkl._estimator.params).
+MAX_COUNT = 10_000          # kernels per node, selective nodes, top-k: far beyond any dictionary
+ROUND = [None, Interval("int", 1, 2 ** 62)]
+PROBABILITY_RATE = ["auto", None, Interval("real", 0.0, 1.0, closed="right")]
+FLOOR = [None, Interval("real", 0.0, 1.0)]
+_GRAPH_PARAMETERS = {
+    **RFF_PARAMETERS, **OGD_PARAMETERS,
+    "M": [Interval("int", 1, MAX_COUNT)],
+    "q_floor": FLOOR,
+    "legacy_sampler": [Boolean()],
+    "predict_with": [Options("subset", "all")],
+}
+_SIMILARITY_PARAMETERS = {
+    **_GRAPH_PARAMETERS,
+    "M": ["auto", Interval("int", 1, MAX_COUNT)],
+    "eta_u": ["auto", None, Interval("real", 0.0, MAX_RATE, closed="right")],
+    "xi": PROBABILITY_RATE,
+    "divergence": [Options("exact", "legacy_code", "legacy_nan")],
+    "graph_dim": [None, Interval("int", 1, MAX_COUNT)],
+    "p_floor": FLOOR,
+    "exploit_after": [None, Interval("int", 0, 2 ** 62)],
+}
+# Under M="auto" a similarity graph has out-degree min(AUTO_DEGREE, number of kernels).
+AUTO_DEGREE = 10
+
+
+def _unit_kernels():
+    return [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)]
 
 
 _COMMON_DOC = """
@@ -108,7 +136,7 @@ _COMMON_DOC = """
         The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
     n_components : int, default 50
         Random frequencies per kernel (D); each kernel's model has 2D weights.
-    M : int, default 10
+    M : {m_type}
         {m_doc}
     eta : "auto" or float, default "auto"
         OGD step size.  "auto" adapts to the data: truncated AdaGrad-norm steps whose accumulator
@@ -119,12 +147,12 @@ _COMMON_DOC = """
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"
         Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
-    eta_hedge : float or None
-        Rate of the kernel weights' exponential update; None uses ``eta`` (self-confident with
-        ``eta="auto"``).
+    eta_combiner : "auto" or float, default "auto"
+        Rate of the kernel weights' exponential update; "auto" uses ``eta`` (self-confident with
+        ``eta="auto"``).  Formerly ``eta_hedge`` (still accepted, with a FutureWarning).
     lam : float, default 1e-3
         Weight of lam ||theta_i||^2 in every kernel's loss.
-    loss : str
+    loss : str, default "auto"
         {loss_doc}
     q_floor : float or None
         Importance weights use 1 / max(q, q_floor) (legacy: {q_floor_legacy}); None: no clip.
@@ -149,14 +177,17 @@ _COMMON_DOC = with_dtype_doc(_COMMON_DOC)
 class _GraphRFFBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
     _auto_rate = SELF_CONFIDENT_RATE
+    _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def _common_config(self) -> dict:
         config = self._check_ogd_params()
-        config["M"] = check_int(self.M, "M", 1)
-        config["q_floor"] = _optional_float(self.q_floor, "q_floor")
-        config["predict_all"] = check_choice(self.predict_with, "predict_with",
-                                             ("subset", "all")) == "all"
+        config["M"] = self._degree(len(config["kernels"]))
+        config["q_floor"] = float(_or_zero(self.q_floor))
+        config["predict_all"] = self.predict_with == "all"
         return config
+
+    def _degree(self, n_kernels: int) -> int:
+        return self.M
 
     def _experts(self, config, bank):
         return OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["lam"],
@@ -188,19 +219,25 @@ class _GraphRFFBase(RFFModelMixin):
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
 class _GFBase(_GraphRFFBase):
+    _parameter_constraints = {**_GRAPH_PARAMETERS,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "J": [Interval("int", 1, MAX_COUNT)],
+                              "eta_e": PROBABILITY_RATE,
+                              "q": [Options("paper", "conditional")],
+                              "freeze_graph_after": ROUND}
 
     def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_e=None, lam=1e-3, loss="squared", q="paper",
+                 eta_combiner="auto", eta_e="auto", lam=1e-3, loss="auto", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
+                 rng_protocol="default", random_state=None, dtype="float64", **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
         self.J = J
         self.eta = eta
         self.eta_schedule = eta_schedule
-        self.eta_hedge = eta_hedge
+        self.eta_combiner = eta_combiner
         self.eta_e = eta_e
         self.lam = lam
         self.loss = loss
@@ -214,22 +251,27 @@ class _GFBase(_GraphRFFBase):
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": _unit_kernels(), "n_components": 4, "M": 2, "J": 2, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "M": 1, "J": 1, "eta": 0.1,
+                 "q": "conditional", "freeze_graph_after": 5, "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._common_config()
-        config["J"] = check_int(self.J, "J", 1)
-        eta_e, kind = check_rate(self.eta_e, self.eta, self.eta_schedule, "eta_e",
+        config["J"] = self.J
+        eta_e, kind = check_rate(auto(self.eta_e), self.eta, self.eta_schedule,
                                  PAPER_EXPLORATION)
-        if eta_e > 1.0 and self.eta_e is not None:
-            raise ValueError(f"eta_e must be in (0, 1], got {eta_e}")
-        config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e=None follows a step eta, at most 1
-        config["conditional"] = check_choice(self.q, "q", ("paper", "conditional")) == "conditional"
-        config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
+        config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e="auto" follows a step eta, at most 1
+        config["conditional"] = self.q == "conditional"
+        config["freeze"] = _or_zero(self.freeze_graph_after)
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
-        combiner = GraphFeedback(bank.n_kernels, config["J"], config["M"], *config["eta_hedge"],
+        combiner = GraphFeedback(bank.n_kernels, config["J"], config["M"], *config["eta_combiner"],
                                  *config["eta_e"], config["freeze"], config["conditional"],
                                  config["q_floor"], bool(self.legacy_sampler),
                                  config["predict_all"])
@@ -243,13 +285,13 @@ class _GFBase(_GraphRFFBase):
 
 
 _GF_DOC = _COMMON_DOC.format(
-    m_doc="Kernel draws per selective node (its maximum degree).",
+    m_type="int, default 10", m_doc="Kernel draws per selective node (its maximum degree).",
     loss_doc="{loss_choices}", q_floor_legacy="0.05") + """
     J : int, default 2
         Selective nodes; node j explores with probability eta_e^j.
-    eta_e : float or None
-        Exploration rate (same schedule); None uses ``eta`` capped at 1 (the paper), or 0.1 / sqrt(t)
-        with ``eta="auto"``.
+    eta_e : "auto" or float in (0, 1], default "auto"
+        Exploration rate (same schedule); "auto" uses ``eta`` capped at 1 (the paper), or
+        0.1 / sqrt(t) with ``eta="auto"``.
     q : {"paper", "conditional"}, default "paper"
         Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
     freeze_graph_after : int or None
@@ -259,7 +301,7 @@ _GF_DOC = _COMMON_DOC.format(
 class OMKLGF(_GFBase, OnlineEstimator):
     __doc__ = ("OMKL-GF: online multi-kernel learning with bipartite graph feedback (regression)."
                "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+                   "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
 
     Examples
     --------
@@ -277,7 +319,7 @@ class OMKLGF(_GFBase, OnlineEstimator):
 class OMKLGFClassifier(_GFBase, BinaryClassifier):
     __doc__ = ("OMKL-GF for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _GF_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+                   "{loss_choices}", '"auto" (the logistic loss), "logistic" or "hinge".') + """
 
     Examples
     --------
@@ -291,16 +333,8 @@ class OMKLGFClassifier(_GFBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_e=None, lam=1e-3, loss="logistic", q="paper",
-                 freeze_graph_after=None, q_floor=None, legacy_sampler=False,
-                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
-        super().__init__(kernels, n_components, M, J, eta, eta_schedule, eta_hedge, eta_e, lam,
-                         loss, q, freeze_graph_after, q_floor, legacy_sampler,
-                         regularizer_after_update, predict_with, shared_draw, rng_protocol,
-                         random_state, dtype)
+    _parameter_constraints = {**_GFBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
 
 
 # -- OMKL-SFG and OMKL-SFG-R ---------------------------------------------------------------------
@@ -316,25 +350,26 @@ def _cached_graph(kernels: tuple, M: int, dim: int, divergence: str):
 class _SimilarityBase(_GraphRFFBase):
     _refine = False
 
+    def _degree(self, n_kernels: int) -> int:
+        """The graph's out-degree: M, or under "auto" min(AUTO_DEGREE, the number of kernels)."""
+        if self.M == "auto":
+            return min(AUTO_DEGREE, n_kernels)
+        if self.M > n_kernels:
+            raise ValueError(f"M must be at most the number of kernels ({n_kernels}), "
+                             f"got {self.M}")
+        return self.M
+
     def _similarity_config(self, config, n_features) -> tuple:
-        dim = n_features if self.graph_dim is None else check_int(self.graph_dim, "graph_dim", 1)
-        divergence = check_choice(self.divergence, "divergence",
-                                  ("exact", "legacy_code", "legacy_nan"))
-        A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, divergence)
+        dim = n_features if self.graph_dim is None else self.graph_dim
+        A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, self.divergence)
         return A, delta
 
     def _check_similarity_params(self, config) -> dict:
-        config["xi"] = check_rate(self.xi, self.eta, self.eta_schedule, "xi", PAPER_EXPLORATION)
-        config["eta_u"] = check_rate(self.eta_u, self.eta, self.eta_schedule, "eta_u",
+        config["xi"] = check_rate(auto(self.xi), self.eta, self.eta_schedule, PAPER_EXPLORATION)
+        config["eta_u"] = check_rate(auto(self.eta_u), self.eta, self.eta_schedule,
                                      self._auto_rate)
-        config["p_floor"] = _optional_float(self.p_floor, "p_floor")
-        config["exploit_after"] = _optional_int(self.exploit_after, "exploit_after", 0)
-        if self.graph_dim is not None:
-            check_int(self.graph_dim, "graph_dim", 1)
-        check_choice(self.divergence, "divergence", ("exact", "legacy_code", "legacy_nan"))
-        if config["M"] > len(config["kernels"]):
-            raise ValueError(f"M must be at most the number of kernels "
-                             f"({len(config['kernels'])}), got {config['M']}")
+        config["p_floor"] = float(_or_zero(self.p_floor))
+        config["exploit_after"] = _or_zero(self.exploit_after)
         return config
 
     @property
@@ -355,19 +390,24 @@ class _SimilarityBase(_GraphRFFBase):
 
 
 class _SFGBase(_SimilarityBase):
+    _parameter_constraints = {**_SIMILARITY_PARAMETERS,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "dominating": [Options("chvatal", "legacy")],
+                              "exploit": [Options("argmax", "node0")]}
 
-    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared",
-                 divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
-                 exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
-                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
+    def __init__(self, kernels=None, n_components=50, M="auto", eta="auto",
+                 eta_schedule="inv_sqrt", eta_combiner="auto", eta_u="auto", xi="auto", lam=1e-3,
+                 loss="auto", divergence="exact", graph_dim=None, dominating="chvatal",
+                 exploit_after=None, exploit="argmax", q_floor=None, p_floor=None,
+                 legacy_sampler=False, regularizer_after_update=False, predict_with="subset",
+                 shared_draw=False, rng_protocol="default", random_state=None, dtype="float64",
+                 **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
         self.eta = eta
         self.eta_schedule = eta_schedule
-        self.eta_hedge = eta_hedge
+        self.eta_combiner = eta_combiner
         self.eta_u = eta_u
         self.xi = xi
         self.lam = lam
@@ -386,12 +426,18 @@ class _SFGBase(_SimilarityBase):
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": _unit_kernels(), "n_components": 4, "M": 2, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "eta": 0.1, "exploit_after": 3,
+                 "exploit": "node0", "p_floor": 0.2, "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
-        config["dominating"] = check_choice(self.dominating, "dominating", ("chvatal", "legacy"))
-        config["exploit_mode"] = {"argmax": 0, "node0": 1}[
-            check_choice(self.exploit, "exploit", ("argmax", "node0"))]
+        config["dominating"] = self.dominating
+        config["exploit_mode"] = {"argmax": 0, "node0": 1}[self.exploit]
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -402,7 +448,7 @@ class _SFGBase(_SimilarityBase):
         dom[dominating_set(A, config["dominating"])] = True
         ptr, idx = adjacency_to_csr(A)
         combiner = SimilarityGraphFeedback(
-            n, ptr, idx, dom, delta, config["loss"], *config["eta_hedge"], *config["eta_u"],
+            n, ptr, idx, dom, delta, config["loss"], *config["eta_combiner"], *config["eta_u"],
             *config["xi"], q_floor=config["q_floor"], p_floor=config["p_floor"],
             exploit_after=config["exploit_after"], exploit_mode=config["exploit_mode"],
             legacy_sampler=bool(self.legacy_sampler), predict_all=config["predict_all"])
@@ -411,12 +457,12 @@ class _SFGBase(_SimilarityBase):
 
 
 _SIM_DOC = """
-    eta_u : float or None
-        Rate of the node weights' Exp3 update; None uses ``eta`` (self-confident with
+    eta_u : "auto" or float, default "auto"
+        Rate of the node weights' Exp3 update; "auto" uses ``eta`` (self-confident with
         ``eta="auto"``).
-    xi : float or None
-        Exploration rate over the dominating set (same schedule); None uses ``eta`` (0.1 / sqrt(t)
-        with ``eta="auto"``).
+    xi : "auto" or float in (0, 1], default "auto"
+        Exploration rate over the dominating set (same schedule); "auto" uses ``eta`` (0.1 /
+        sqrt(t) with ``eta="auto"``).
     divergence : {"exact", "legacy_code", "legacy_nan"}, default "exact"
         Kernel divergence of the similarity graph (``fastomkl.graph.kernel_divergence``).
     graph_dim : int or None
@@ -427,7 +473,9 @@ _SIM_DOC = """
         After this round I_t is not drawn any more (see ``exploit``)."""
 
 _SFG_DOC = _COMMON_DOC.format(
-    m_doc="Out-degree of the similarity graph, self-loop included (|S_t| = M).",
+    m_type='"auto" or int, default "auto"',
+    m_doc="Out-degree of the similarity graph, self-loop included (|S_t| = M); \"auto\" is "
+          "min(10, the number of kernels).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
     dominating : {"chvatal", "legacy"}, default "chvatal"
         Greedy dominating set (``fastomkl.graph.dominating_set``).
@@ -438,7 +486,7 @@ _SFG_DOC = _COMMON_DOC.format(
 class OMKLSFG(_SFGBase, OnlineEstimator):
     __doc__ = ("OMKL-SFG: online multi-kernel learning with a similarity feedback graph "
                "(regression).\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+                   "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
 
     Examples
     --------
@@ -455,7 +503,7 @@ class OMKLSFG(_SFGBase, OnlineEstimator):
 class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
     __doc__ = ("OMKL-SFG for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _SFG_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+                   "{loss_choices}", '"auto" (the logistic loss), "logistic" or "hinge".') + """
 
     Examples
     --------
@@ -469,34 +517,34 @@ class OMKLSFGClassifier(_SFGBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic",
-                 divergence="exact", graph_dim=None, dominating="chvatal", exploit_after=None,
-                 exploit="argmax", q_floor=None, p_floor=None, legacy_sampler=False,
-                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
-        super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
-                         loss, divergence, graph_dim, dominating, exploit_after, exploit, q_floor,
-                         p_floor, legacy_sampler, regularizer_after_update, predict_with,
-                         shared_draw, rng_protocol, random_state, dtype)
+    _parameter_constraints = {**_SFGBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
 
 
 class _SFGRBase(_SimilarityBase):
+    _parameter_constraints = {**_SIMILARITY_PARAMETERS,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "beta": [None, Interval("real", 0.0, 1.0, closed="right")],
+                              "top_k": [Interval("int", 1, MAX_COUNT)],
+                              "refine_scope": [Options("uncovered", "all")],
+                              "refine_rule": [Options("argmax", "argmin")],
+                              "predict_set": [Options("refined", "unrefined")],
+                              "freeze_graph_after": ROUND}
 
-    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="squared", beta=None,
-                 top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
-                 refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
-                 exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
-                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
+    def __init__(self, kernels=None, n_components=50, M="auto", eta="auto",
+                 eta_schedule="inv_sqrt", eta_combiner="auto", eta_u="auto", xi="auto", lam=1e-3,
+                 loss="auto", beta=None, top_k=10, divergence="exact", graph_dim=None,
+                 refine_scope="uncovered", refine_rule="argmax", predict_set="refined",
+                 freeze_graph_after=None, exploit_after=None, q_floor=None, p_floor=None,
+                 legacy_sampler=False, regularizer_after_update=False, predict_with="subset",
+                 shared_draw=False, rng_protocol="default", random_state=None, dtype="float64",
+                 **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
         self.eta = eta
         self.eta_schedule = eta_schedule
-        self.eta_hedge = eta_hedge
+        self.eta_combiner = eta_combiner
         self.eta_u = eta_u
         self.xi = xi
         self.lam = lam
@@ -519,22 +567,28 @@ class _SFGRBase(_SimilarityBase):
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": _unit_kernels(), "n_components": 4, "M": 2, "top_k": 2,
+                 "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "eta": 0.1, "beta": 0.2,
+                 "refine_scope": "all", "predict_set": "unrefined", "freeze_graph_after": 4,
+                 "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
         if self.beta is None:
             config["beta"] = -1.0
-            config["top_k"] = check_int(self.top_k, "top_k", 1)
+            config["top_k"] = self.top_k
         else:
-            config["beta"] = check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0)
+            config["beta"] = float(self.beta)
             config["top_k"] = 0
-        config["refine_all"] = check_choice(self.refine_scope, "refine_scope",
-                                            ("uncovered", "all")) == "all"
-        config["argmin"] = check_choice(self.refine_rule, "refine_rule",
-                                        ("argmax", "argmin")) == "argmin"
-        config["unrefined"] = check_choice(self.predict_set, "predict_set",
-                                           ("refined", "unrefined")) == "unrefined"
-        config["freeze"] = _optional_int(self.freeze_graph_after, "freeze_graph_after")
+        config["refine_all"] = self.refine_scope == "all"
+        config["argmin"] = self.refine_rule == "argmin"
+        config["unrefined"] = self.predict_set == "unrefined"
+        config["freeze"] = _or_zero(self.freeze_graph_after)
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -542,7 +596,7 @@ class _SFGRBase(_SimilarityBase):
         bank = self._rff_bank(config, n_features, feature_rng)
         ptr, idx = adjacency_to_csr(A)
         combiner = SimilarityGraphFeedback(
-            bank.n_kernels, ptr, idx, None, delta, config["loss"], *config["eta_hedge"],
+            bank.n_kernels, ptr, idx, None, delta, config["loss"], *config["eta_combiner"],
             *config["eta_u"], *config["xi"], q_floor=config["q_floor"],
             p_floor=config["p_floor"], exploit_after=config["exploit_after"], exploit_mode=0,
             legacy_sampler=bool(self.legacy_sampler), refine=True, beta=config["beta"],
@@ -559,7 +613,9 @@ class _SFGRBase(_SimilarityBase):
 
 
 _SFGR_DOC = _COMMON_DOC.format(
-    m_doc="Out-degree of the similarity graph G, self-loop included.",
+    m_type='"auto" or int, default "auto"',
+    m_doc="Out-degree of the similarity graph G, self-loop included; \"auto\" is min(10, the "
+          "number of kernels).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
     beta : float or None
         Constant threshold: D_t = {i : p_i >= beta} (the theory wants beta <= 1/N).  None uses
@@ -578,7 +634,7 @@ _SFGR_DOC = _COMMON_DOC.format(
 class OMKLSFGR(_SFGRBase, OnlineEstimator):
     __doc__ = ("OMKL-SFG-R: OMKL with a refined similarity feedback graph, q >= beta "
                "(regression).\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
-                   "{loss_choices}", '"squared" (default) or "absolute".') + """
+                   "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
 
     Examples
     --------
@@ -596,7 +652,7 @@ class OMKLSFGR(_SFGRBase, OnlineEstimator):
 class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
     __doc__ = ("OMKL-SFG-R for binary classification (labels map to -1/+1)."
                "\n\n    Parameters\n    ----------" + _SFGR_DOC.replace(
-                   "{loss_choices}", '"logistic" (default) or "hinge".') + """
+                   "{loss_choices}", '"auto" (the logistic loss), "logistic" or "hinge".') + """
 
     Examples
     --------
@@ -610,16 +666,5 @@ class OMKLSFGRClassifier(_SFGRBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, n_components=50, M=10, eta="auto", eta_schedule="inv_sqrt",
-                 eta_hedge=None, eta_u=None, xi=None, lam=1e-3, loss="logistic", beta=None,
-                 top_k=10, divergence="exact", graph_dim=None, refine_scope="uncovered",
-                 refine_rule="argmax", predict_set="refined", freeze_graph_after=None,
-                 exploit_after=None, q_floor=None, p_floor=None, legacy_sampler=False,
-                 regularizer_after_update=False, predict_with="subset", shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
-        super().__init__(kernels, n_components, M, eta, eta_schedule, eta_hedge, eta_u, xi, lam,
-                         loss, beta, top_k, divergence, graph_dim, refine_scope, refine_rule,
-                         predict_set, freeze_graph_after, exploit_after, q_floor, p_floor,
-                         legacy_sampler, regularizer_after_update, predict_with, shared_draw,
-                         rng_protocol, random_state, dtype)
+    _parameter_constraints = {**_SFGRBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}

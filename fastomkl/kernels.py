@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "Kernel", "Gaussian", "Laplacian", "Cauchy", "Matern", "kernel_from_dict",
+    "Kernel", "Gaussian", "Laplacian", "Cauchy", "Matern", "Polynomial", "kernel_from_dict",
     "paper000_dictionary", "paper001_dictionary", "paper003_dictionary", "DICTIONARIES",
 ]
 
@@ -248,12 +248,67 @@ class Matern(Kernel):
         return f"Matern(sigma={self.sigma:.6g}, nu={self.nu:g})"
 
 
+@dataclass(frozen=True)
+class Polynomial:
+    """Polynomial kernel (gamma x.y + coef0)^degree.
+
+    Not shift-invariant, so it has no random features: only the exact kernel expansions
+    (``OnlineKernelRegressor``) take it.
+
+    Parameters
+    ----------
+    degree : int, default 2
+    gamma : float, default 1.0
+        Positive.
+    coef0 : float, default 0.0
+
+    Examples
+    --------
+    >>> from fastomkl.kernels import Polynomial
+    >>> k = Polynomial(2)
+    >>> float(k([1.0, 2.0], [3.0, 1.0]))                   # (1 * 5 + 0)^2
+    25.0
+    >>> k.to_dict()
+    {'kind': 'Polynomial', 'degree': 2, 'gamma': 1.0, 'coef0': 0.0}
+    """
+
+    degree: int = 2
+    gamma: float = 1.0
+    coef0: float = 0.0
+
+    def __post_init__(self):
+        if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) \
+                or not 1 <= self.degree <= 16:
+            raise ValueError(f"Polynomial degree must be an int in [1, 16], got {self.degree!r}")
+        for name, value, positive in (("gamma", self.gamma, True), ("coef0", self.coef0, False)):
+            if not (isinstance(value, (int, float, np.floating, np.integer))
+                    and not isinstance(value, bool) and math.isfinite(value)
+                    and (value > 0 or not positive) and abs(value) <= 1e6):
+                raise ValueError(f"Polynomial {name} must be a finite number"
+                                 f"{' > 0' if positive else ''} of magnitude at most 1e6, "
+                                 f"got {value!r}")
+        object.__setattr__(self, "degree", int(self.degree))
+        object.__setattr__(self, "gamma", float(self.gamma))
+        object.__setattr__(self, "coef0", float(self.coef0))
+
+    def __call__(self, x, y) -> np.ndarray:
+        """Exact kernel value(s); x and y broadcast over leading axes, the last axis is features."""
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        return (self.gamma * np.sum(x * y, axis=-1) + self.coef0) ** self.degree
+
+    def to_dict(self) -> dict:
+        return {"kind": "Polynomial", "degree": self.degree, "gamma": self.gamma,
+                "coef0": self.coef0}
+
+
 _KINDS = {cls.__name__: cls for cls in (Gaussian, Laplacian, Cauchy, Matern)}
 
 
 def kernel_from_dict(spec: dict) -> Kernel:
     """Inverse of ``Kernel.to_dict`` (used by persistence; only the known kinds are accepted)."""
     try:
+        if spec["kind"] == "Polynomial":
+            return Polynomial(int(spec["degree"]), float(spec["gamma"]), float(spec["coef0"]))
         extra = {"nu": float(spec["nu"])} if spec["kind"] == "Matern" else {}
         return _KINDS[spec["kind"]](float(spec["sigma"]), **extra)
     except (KeyError, TypeError) as exc:

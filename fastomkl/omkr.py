@@ -6,8 +6,8 @@
   by Hedge with the fixed factor w_i <- w_i beta^{(f_i - y_t)^2}, beta = 0.5, w_1 = 1/N.  A round
   costs O(t (d + N)): the distances of x to the support are computed once for all kernels.
 * ``OnlineKernelRegressor``: the same learner with a single kernel: RBF-1 is
-  ``OnlineKernelRegressor(kernel="rbf", gamma=1.0)`` (exp(-||d||^2)), POLY-2 is
-  ``OnlineKernelRegressor(kernel="poly", degree=2)`` ((x.x')^2).
+  ``OnlineKernelRegressor(Gaussian.from_gamma(1.0))`` (exp(-||d||^2)), POLY-2 is
+  ``OnlineKernelRegressor(Polynomial(2))`` ((x.x')^2).
 * ``RFOMKR`` (Sahoo, Hoi & Li, TKDD 2019): per-kernel random-feature models,
   theta_i -= eta_t 2 (f_i - y_t) z_i (no regulariser), the same beta-Hedge, and the prediction
   sum_i w_bar_i f_i.  ``normalize=False`` predicts with the raw weights sum_i w_i f_i as the released
@@ -19,20 +19,21 @@ exp(-||d||_1 / sigma).  The released OMKR uses exp(-||d||^2 / a) on the grid a =
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from fastomkl._estimator import BinaryClassifier, OnlineEstimator
-from fastomkl._core.losses import LOSSES
-from fastomkl._core.engine import Engine
-
-from fastomkl._core.experts.expansion import KernelExpansionExperts
-from fastomkl._core.features.embedding import NullFeatures
-from fastomkl._core.experts.ogd import OGDExperts
 from fastomkl._core.combiners.hedge import DiscountHedge
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  check_loss, check_steps, with_dtype_doc)
-from fastomkl._validation import check_choice, check_float, check_int, check_kernels
-from fastomkl.kernels import Gaussian, Laplacian, paper000_dictionary
+from fastomkl._core.engine import Engine
+from fastomkl._core.experts.expansion import KernelExpansionExperts
+from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.features.embedding import NullFeatures
+from fastomkl._core.losses import LOSSES
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator.params import Boolean, Interval, Kernels, OneKernel, Options, take_renamed
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFF_PARAMETERS,
+                                  STEP_PARAMETERS, RFFModelMixin, check_steps, with_dtype_doc)
+from fastomkl.kernels import Gaussian, Laplacian, Polynomial, paper000_dictionary
 
 __all__ = ["OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR", "RFOMKRClassifier",
            "omkr_legacy_dictionary"]
@@ -43,6 +44,11 @@ def omkr_legacy_dictionary() -> list:
     exp(-||d||_1 / b), b = 10^(-2 + k / 6)."""
     return ([Gaussian.from_gamma(1.0 / 10.0 ** (-2.0 + 0.08 * k)) for k in range(51)]
             + [Laplacian(10.0 ** (-2.0 + k / 6.0)) for k in range(25)])
+
+
+# Hedge's fixed factor: w <- w beta^L; 0 < beta <= 1 (1: the weights never move).
+BETA = [Interval("real", 0.0, 1.0, closed="right")]
+_EXPANSION_STEPS = {name: STEP_PARAMETERS[name] for name in ("eta", "eta_schedule")}
 
 
 def _expansion_parameters(kernels):
@@ -61,22 +67,30 @@ def _expansion_parameters(kernels):
 
 class _OMKRBase:
     _losses = REGRESSION_LOSSES
+    _parameter_constraints = {"kernels": [None, Kernels(("Gaussian", "Laplacian"))],
+                              **_EXPANSION_STEPS, "beta": BETA,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+    _renamed_parameters = {"random_state": None}
 
-    def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="squared",
-                 random_state=None):
+    def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="auto",
+                 **renamed):
         self.kernels = kernels
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.beta = beta
         self.loss = loss
-        self.random_state = random_state
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": [Gaussian(0.5), Laplacian(1.0)]},
+                {"kernels": [Gaussian(1.0)], "eta": 0.1, "beta": 1.0}]
 
     def _check_params(self) -> dict:
-        kernels = paper000_dictionary() if self.kernels is None else check_kernels(self.kernels)
-        loss = check_loss(self.loss, self._losses)
+        kernels = paper000_dictionary() if self.kernels is None else list(self.kernels)
+        loss = LOSSES[self._losses[0] if self.loss == "auto" else self.loss]
         return {"kernels": kernels, **check_steps(self.eta, self.eta_schedule, loss),
-                "beta": check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0),
-                "loss": loss}
+                "beta": float(self.beta), "loss": loss}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         kinds, gamma = _expansion_parameters(config["kernels"])
@@ -122,10 +136,12 @@ class OMKR(_OMKRBase, OnlineEstimator):
         online (see ``fastomkl.Raker``); a number is the paper's step, eta / sqrt(t) with the default
         schedule (the paper's experiments: 0.1).
     eta_schedule : {"inv_sqrt", "constant"}
-    beta : float, default 0.5
+    beta : float in (0, 1], default 0.5
         Hedge factor: w_i <- w_i beta^{L_i}.
-    loss : "squared" (default) or "absolute"
-    random_state : unused (the model is deterministic); kept for a uniform interface.
+    loss : "auto" (the squared loss), "squared" or "absolute", default "auto"
+
+    The model is deterministic: it draws nothing, so it takes no ``random_state`` (the old
+    keyword is still accepted, with a FutureWarning, and has no effect).
 
     Examples
     --------
@@ -141,7 +157,7 @@ class OMKR(_OMKRBase, OnlineEstimator):
 class OMKRClassifier(_OMKRBase, BinaryClassifier):
     __doc__ = """OMKR for binary classification (logistic or hinge loss; labels map to -1/+1).
 
-    Same parameters as ``OMKR``; ``loss`` is "logistic" (default) or "hinge".
+    Same parameters as ``OMKR``; ``loss`` is "auto" (the logistic loss), "logistic" or "hinge".
 
     Examples
     --------
@@ -154,10 +170,8 @@ class OMKRClassifier(_OMKRBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="logistic",
-                 random_state=None):
-        super().__init__(kernels, eta, eta_schedule, beta, loss, random_state)
+    _parameter_constraints = {**_OMKRBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
 
 
 class OnlineKernelRegressor(OnlineEstimator):
@@ -167,44 +181,56 @@ class OnlineKernelRegressor(OnlineEstimator):
 
     Parameters
     ----------
-    kernel : {"rbf", "laplacian", "poly"}, default "rbf"
-        exp(-gamma ||d||^2), exp(-gamma ||d||_1) or (gamma x.x' + coef0)^degree.
-    gamma : float, default 1.0
-    degree : int, default 2
-    coef0 : float, default 0.0
+    kernel : Gaussian, Laplacian or Polynomial, default None
+        The kernel; None is ``Gaussian.from_gamma(1.0)``, exp(-||d||^2).  (The older spelling
+        ``kernel="rbf" | "laplacian" | "poly"`` with ``gamma``, ``degree`` and ``coef0`` is still
+        accepted, with a FutureWarning: exp(-gamma ||d||^2), exp(-gamma ||d||_1),
+        (gamma x.x' + coef0)^degree.)
     eta, eta_schedule : step size ("auto", as ``OMKR``; the baselines' setting: 0.1 / sqrt(t))
-    loss : "squared" (default) or "absolute"
-    random_state : unused (deterministic).
+    loss : "auto" (the squared loss), "squared" or "absolute", default "auto"
 
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import OnlineKernelRegressor
+    >>> from fastomkl import Gaussian, OnlineKernelRegressor
+    >>> from fastomkl.kernels import Polynomial
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
-    >>> rbf = OnlineKernelRegressor(kernel="rbf", gamma=2.0).fit(X, np.sin(3 * X[:, 0]))
-    >>> poly = OnlineKernelRegressor(kernel="poly", degree=2).fit(X, X[:, 0] * X[:, 1])
+    >>> rbf = OnlineKernelRegressor(Gaussian.from_gamma(2.0)).fit(X, np.sin(3 * X[:, 0]))
+    >>> poly = OnlineKernelRegressor(Polynomial(2)).fit(X, X[:, 0] * X[:, 1])
     >>> rbf.score(X, np.sin(3 * X[:, 0])) > 0.8, poly.score(X, X[:, 0] * X[:, 1]) > 0.8
     (True, True)
     """
 
-    def __init__(self, kernel="rbf", gamma=1.0, degree=2, coef0=0.0, eta="auto",
-                 eta_schedule="inv_sqrt", loss="squared", random_state=None):
+    _parameter_constraints = {"kernel": [None, OneKernel(("Gaussian", "Laplacian", "Polynomial"))],
+                              **_EXPANSION_STEPS,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+    _renamed_parameters = {"random_state": None}
+
+    def __init__(self, kernel=None, eta="auto", eta_schedule="inv_sqrt", loss="auto", **renamed):
         self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.loss = loss
-        self.random_state = random_state
+        legacy = {name: renamed.pop(name) for name in ("gamma", "degree", "coef0")
+                  if name in renamed}
+        if isinstance(kernel, str) or legacy:
+            self.kernel = _kernel_of_older_spelling(kernel, **legacy)
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0)}, {"kernel": Polynomial(2), "eta": 0.1},
+                {"kernel": Laplacian(2.0), "loss": "absolute"}]
 
     def _check_params(self) -> dict:
-        return {"kind": {"rbf": 0, "laplacian": 1, "poly": 2}[
-                    check_choice(self.kernel, "kernel", ("rbf", "laplacian", "poly"))],
-                "gamma": check_float(self.gamma, "gamma", 0.0, strict=True),
-                "degree": check_int(self.degree, "degree", 1),
-                "coef0": check_float(self.coef0, "coef0"),
-                "loss": check_loss(self.loss, REGRESSION_LOSSES),
+        kernel = Gaussian.from_gamma(1.0) if self.kernel is None else self.kernel
+        loss = LOSSES["squared" if self.loss == "auto" else self.loss]
+        if isinstance(kernel, Polynomial):
+            kind, gamma, degree, coef0 = 2, kernel.gamma, kernel.degree, kernel.coef0
+        else:
+            kinds, gammas = _expansion_parameters([kernel])
+            kind, gamma, degree, coef0 = int(kinds[0]), float(gammas[0]), 2, 0.0
+        return {"kind": kind, "gamma": gamma, "degree": degree, "coef0": coef0, "loss": loss,
                 **check_steps(self.eta, self.eta_schedule, LOSSES["squared"])}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -215,11 +241,32 @@ class OnlineKernelRegressor(OnlineEstimator):
                                 round_bit_generator, config["standardize"])
 
 
+def _kernel_of_older_spelling(kernel="rbf", gamma=1.0, degree=2, coef0=0.0):
+    """The kernel object the older spelling (a name, gamma, degree, coef0) described."""
+    warnings.warn("OnlineKernelRegressor: kernel='rbf' | 'laplacian' | 'poly' with gamma, degree "
+                  "and coef0 is now a kernel object (Gaussian.from_gamma(gamma), "
+                  "Laplacian.from_gamma(gamma), Polynomial(degree, gamma, coef0)); the old "
+                  "spelling will stop working in the next release", FutureWarning, stacklevel=4)
+    if kernel is None:
+        kernel = "rbf"
+    if kernel not in ("rbf", "laplacian", "poly"):
+        return kernel                   # not a name of the older spelling: the check refuses it
+    if kernel == "poly":
+        return Polynomial(degree, gamma, coef0)
+    try:
+        return (Gaussian if kernel == "rbf" else Laplacian).from_gamma(gamma)
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise ValueError(f"gamma must be a positive number, got {gamma!r}") from exc
+
+
 class _RFOMKRBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
+    _parameter_constraints = {**RFF_PARAMETERS, **_EXPANSION_STEPS, "beta": BETA,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "normalize": [Boolean()]}
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
-                 loss="squared", normalize=True, shared_draw=False, rng_protocol="default",
+                 loss="auto", normalize=True, shared_draw=False, rng_protocol="default",
                  random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
@@ -233,11 +280,17 @@ class _RFOMKRBase(RFFModelMixin):
         self.random_state = random_state
         self.dtype = dtype
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": [Gaussian(0.5), Laplacian(1.0)], "n_components": 4, "random_state": 0},
+                {"kernels": [Gaussian(1.0)], "n_components": 4, "eta": 0.1, "normalize": False,
+                 "random_state": 0}]
+
     def _check_params(self) -> dict:
         config = self._check_rff_params()
-        config["loss"] = check_loss(self.loss, self._losses)
+        config["loss"] = LOSSES[self._loss_name()]
         config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
-        config["beta"] = check_float(self.beta, "beta", 0.0, strict=True, maximum=1.0)
+        config["beta"] = float(self.beta)
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -278,9 +331,11 @@ _RFOMKR_DOC = """
     n_components : int, default 50
     eta, eta_schedule : OGD step ("auto", as ``Raker``; the paper's setting: 0.1 / sqrt(t));
         no regulariser
-    beta : float, default 0.5
+    beta : float in (0, 1], default 0.5
         Hedge factor w_i <- w_i beta^{L_i}, w_1 = 1/N.
-    loss : str
+    loss : str, default "auto"
+        "auto" (the squared loss; the logistic loss for the classifier), "squared", "absolute",
+        "logistic" or "hinge".
     normalize : bool, default True
         False: predict with the raw weights (the released code; fidelity switch).
     shared_draw : bool, default False
@@ -319,9 +374,5 @@ class RFOMKRClassifier(_RFOMKRBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", beta=0.5,
-                 loss="logistic", normalize=True, shared_draw=False, rng_protocol="default",
-                 random_state=None, dtype="float64"):
-        super().__init__(kernels, n_components, eta, eta_schedule, beta, loss, normalize,
-                         shared_draw, rng_protocol, random_state, dtype)
+    _parameter_constraints = {**_RFOMKRBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}

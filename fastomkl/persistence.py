@@ -34,11 +34,12 @@ import hashlib
 import hmac
 import json
 import math
+import warnings
 import zipfile
 
 import numpy as np
 
-from fastomkl.kernels import Kernel, kernel_from_dict
+from fastomkl.kernels import Kernel, Polynomial, kernel_from_dict
 
 FORMAT = "fastomkl-model"
 VERSION = 2
@@ -236,11 +237,16 @@ def _build(header: dict, arrays: dict):
     if cls is None:
         raise ValueError(f"unknown model class {header['class']!r}")
     params = {name: _decode_param(name, value) for name, value in header["params"].items()}
-    unknown = set(params) - set(cls._param_names())
+    if header.get("fastomkl_version") is None:      # written by 0.1, before some renames
+        renamed = getattr(cls, "_renamed_in_files", {})
+        params = {renamed.get(name, name): value for name, value in params.items()}
+    unknown = set(params) - set(cls._param_names()) - set(cls._renamed_parameters)
     if unknown:
         raise ValueError(f"parameters {sorted(unknown)} are not parameters of {cls.__name__}")
-    model = cls(**params)
-    model._check_params()
+    with warnings.catch_warnings():      # a file written before a parameter was renamed: its
+        warnings.simplefilter("ignore", FutureWarning)      # old name is the file's, not the user's
+        model = cls(**params)
+    model._check_all_params()
     if header["classes"] is not None:
         if not hasattr(model, "_restore_classes"):
             raise ValueError(f"{cls.__name__} is not a classifier, but the file has classes")
@@ -288,9 +294,10 @@ def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> N
 
 # -- encoding ------------------------------------------------------------------------------------
 def _encode_param(name, value):
-    if name == "kernels" and value is not None and not isinstance(value, str):
-        kernels = [value] if isinstance(value, Kernel) else list(value)
-        return {"__kernels__": [k.to_dict() for k in kernels]}
+    if isinstance(value, (Kernel, Polynomial)):
+        return {"__kernel__": value.to_dict()}
+    if isinstance(value, (list, tuple)) and value and all(isinstance(k, Kernel) for k in value):
+        return {"__kernels__": [k.to_dict() for k in value]}
     if isinstance(value, (np.random.Generator, np.random.SeedSequence)):
         return None        # a live generator is not data; the saved streams carry its state
     value = _plain(value)
@@ -302,6 +309,10 @@ def _encode_param(name, value):
 
 
 def _decode_param(name, value):
+    if isinstance(value, dict) and set(value) == {"__kernel__"}:
+        if not isinstance(value["__kernel__"], dict):
+            raise ValueError(f"parameter {name!r}: a kernel must be a JSON object")
+        return kernel_from_dict(value["__kernel__"])
     if isinstance(value, dict):
         if set(value) != {"__kernels__"} or not isinstance(value["__kernels__"], list):
             raise ValueError(f"parameter {name!r} holds an unknown object")

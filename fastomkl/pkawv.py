@@ -35,22 +35,24 @@ import warnings
 
 import numpy as np
 
-from fastomkl._estimator import BinaryClassifier, OnlineEstimator
+from fastomkl._core.combiners.meta import EWA, Single, VAWCombiner
 from fastomkl._core.engine import Engine
-from fastomkl._core.features.embedding import NullFeatures
-from fastomkl._core.combiners.meta import Single
-from fastomkl._core.losses import LOSSES
-from fastomkl._core.features.embedding import IdentityFeatures, NystromFeatures
-from fastomkl._core.experts.ogd import OGDExperts
-from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.experts.kernel_awv import KernelAWVExperts
+from fastomkl._core.experts.models import ModelExperts
 from fastomkl._core.experts.nystrom import NystromExperts
+from fastomkl._core.experts.ogd import OGDExperts
 from fastomkl._core.experts.pros_n_kons import ProsNKonsExperts
-from fastomkl._core.features.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.experts.vaw import VAWExperts
-from fastomkl._rff_models import check_steps
-from fastomkl._validation import (MAX_ABS_INPUT, check_choice, check_float, check_int,
-                                  check_matrix, check_sample, check_targets, split_random_state)
+from fastomkl._core.features.embedding import IdentityFeatures, NullFeatures, NystromFeatures
+from fastomkl._core.features.rff import RFFBank
+from fastomkl._core.features.taylor import TaylorBank, n_taylor_features
+from fastomkl._core.losses import LOSSES
+from fastomkl._estimator import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator.params import (Array, Boolean, Function, Interval, OneKernel, Options,
+                                        RandomState, Range, Regressors, take_renamed)
+from fastomkl._rff_models import MAX_COMPONENTS, STEP_PARAMETERS, auto, check_steps
+from fastomkl._validation import (MAX_ABS_INPUT, check_float, check_int, check_matrix,
+                                  check_sample, check_targets)
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
 
@@ -81,27 +83,50 @@ def taylor_degree_theory(n: int, lam: float, radius: float, sigma: float) -> int
     return int(np.ceil(max(8.0 * radius ** 2 / sigma ** 2, 2.0 * np.log(n / min(lam, 1.0)))))
 
 
-class _Deterministic:
-    """Models that draw nothing: the round stream exists only because every engine has one."""
+# Declared parameters (fastomkl._estimator.params): the Gaussian kernel of every exact or
+# Nystrom model (``sigma`` in earlier releases), and ridges that keep every factor and inverse
+# finite and every saved file loadable.
+GAUSSIAN = [None, OneKernel(("Gaussian",))]
+RIDGE = [Interval("real", 1e-8, 1e8)]
+POSITIVE = Interval("real", 0.0, 1e8, closed="right")
+_AWV_PARAMETERS = {"kernel": GAUSSIAN, "lam": RIDGE, "mode": [Options(*MODES)]}
+_SIGMA = {"sigma": ("kernel", lambda sigma, model: Gaussian(sigma))}
 
-    def _random_streams(self, config: dict):
-        return split_random_state(0)
+
+class _OneKernel:
+    """Models of one kernel: ``kernel`` (None: Gaussian(1))."""
+
+    @property
+    def kernel_(self):
+        """The kernel in use."""
+        return Gaussian(1.0) if self.kernel is None else self.kernel
+
+    @property
+    def _sigma(self) -> float:
+        return self.kernel_.sigma
 
 
-class _TaylorAWVBase(_Deterministic):
-    def __init__(self, sigma=1.0, degree=2, lam=1.0, mode="vaw", refresh_every=0):
-        self.sigma = sigma
+class _TaylorAWVBase(_OneKernel):
+    _parameter_constraints = {**_AWV_PARAMETERS, "degree": [Interval("int", 0, 64)],
+                              "refresh_every": [Interval("int", 0, 2 ** 62)]}
+    _renamed_parameters = _SIGMA
+
+    def __init__(self, kernel=None, degree=2, lam=1.0, mode="vaw", refresh_every=0, **renamed):
+        self.kernel = kernel
         self.degree = degree
         self.lam = lam
         self.mode = mode
         self.refresh_every = refresh_every
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0)}, {"kernel": Gaussian(0.5), "degree": 3, "mode": "ridge",
+                                            "refresh_every": 4}]
 
     def _check_params(self) -> dict:
-        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
-                "degree": check_int(self.degree, "degree", 0, 64),
-                "lam": check_float(self.lam, "lam", 0.0, strict=True),
-                "mode": check_choice(self.mode, "mode", MODES),
-                "refresh_every": check_int(self.refresh_every, "refresh_every", 0)}
+        return {"sigma": self._sigma, "degree": self.degree, "lam": float(self.lam),
+                "mode": self.mode, "refresh_every": self.refresh_every}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         r = n_taylor_features(n_features, config["degree"])
@@ -151,8 +176,9 @@ _TAYLOR_DOC = """
 
     Parameters
     ----------
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Gaussian, default None
+        The kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)); None is ``Gaussian(1.0)``.
+        (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
     degree : int, default 2
         M, the largest total degree of the Taylor features (the paper's experiments: 2, 3, 4;
         ``taylor_degree_theory`` gives Theorem 4's value).  A warning is issued above 5000 features.
@@ -180,10 +206,10 @@ class TaylorAWV(_TaylorAWVBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import TaylorAWV
+    >>> from fastomkl import Gaussian, TaylorAWV
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> model = TaylorAWV(sigma=0.5, degree=6).fit(X, y)
+    >>> model = TaylorAWV(kernel=Gaussian(0.5), degree=6).fit(X, y)
     >>> model.n_taylor_features_, model.coef_.shape, model.score(X, y) > 0.8
     (28, (28,), True)
     """)
@@ -196,19 +222,27 @@ class TaylorAWVClassifier(_TaylorAWVBase, BinaryClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import TaylorAWVClassifier
+    >>> from fastomkl import Gaussian, TaylorAWVClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = TaylorAWVClassifier(sigma=0.5, degree=4).fit(X, y)
+    >>> model = TaylorAWVClassifier(kernel=Gaussian(0.5), degree=4).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """)
 
 
-class _NystromAWVBase:
-    def __init__(self, sigma=1.0, lam=1.0, mode="vaw", mu=None, beta=1.0, eps=0.5,
-                 kors_weights="sqrt", max_centres=None, cache_kernel=True, random_state=None):
-        self.sigma = sigma
+class _NystromAWVBase(_OneKernel):
+    _parameter_constraints = {**_AWV_PARAMETERS, "mu": ["auto", None, POSITIVE],
+                              "beta": [POSITIVE], "eps": [Interval("real", 0.0, 1e8)],
+                              "kors_weights": [Options(*KORS_WEIGHTS)],
+                              "max_centres": [None, Interval("int", 1, 1_000_000)],
+                              "cache_kernel": [Boolean()], "random_state": [RandomState()]}
+    _renamed_parameters = _SIGMA
+
+    def __init__(self, kernel=None, lam=1.0, mode="vaw", mu="auto", beta=1.0, eps=0.5,
+                 kors_weights="sqrt", max_centres=None, cache_kernel=True, random_state=None,
+                 **renamed):
+        self.kernel = kernel
         self.lam = lam
         self.mode = mode
         self.mu = mu
@@ -218,19 +252,22 @@ class _NystromAWVBase:
         self.max_centres = max_centres
         self.cache_kernel = cache_kernel
         self.random_state = random_state
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0), "random_state": 0},
+                {"kernel": Gaussian(0.5), "mode": "ridge", "mu": 0.1, "max_centres": 3,
+                 "cache_kernel": False, "kors_weights": "inverse", "random_state": 0}]
 
     def _check_params(self) -> dict:
-        lam = check_float(self.lam, "lam", 0.0, strict=True)
-        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True), "lam": lam,
-                "mode": check_choice(self.mode, "mode", MODES),
-                "mu": lam if self.mu is None else check_float(self.mu, "mu", 0.0, strict=True),
-                "beta": check_float(self.beta, "beta", 0.0, strict=True),
-                "eps": check_float(self.eps, "eps", 0.0),
-                "kors_weights": check_choice(self.kors_weights, "kors_weights", KORS_WEIGHTS),
-                "max_centres": 0 if self.max_centres is None else check_int(self.max_centres,
-                                                                            "max_centres", 1),
-                "cache_kernel": bool(check_choice(self.cache_kernel, "cache_kernel",
-                                                  (False, True)))}
+        lam = float(self.lam)
+        return {"sigma": self._sigma, "lam": lam, "mode": self.mode,
+                "mu": lam if auto(self.mu) == "auto" else float(self.mu),
+                "beta": float(self.beta), "eps": float(self.eps),
+                "kors_weights": self.kors_weights,
+                "max_centres": 0 if self.max_centres is None else self.max_centres,
+                "cache_kernel": bool(self.cache_kernel)}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = NystromExperts(n_features, config["sigma"], config["lam"], config["mode"],
@@ -276,14 +313,15 @@ _NYSTROM_DOC = """
 
     Parameters
     ----------
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Gaussian, default None
+        The kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)); None is ``Gaussian(1.0)``.
+        (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
     lam : float, default 1.0
         Ridge parameter lambda.
     mode : {"vaw", "ridge"}, default "vaw"
         PKAWV or projected kernel ridge regression (the paper's real-data curves).
-    mu : float or None, default None
-        KORS regulariser (the paper's mu); None is ``lam``.  Smaller keeps more centres.
+    mu : "auto" or float, default "auto"
+        KORS regulariser (the paper's mu); "auto" is ``lam``.  Smaller keeps more centres.
     beta : float, default 1.0
         KORS oversampling factor (the paper's experiments: 1; its theory 12 log(n / delta)).
     eps : float, default 0.5
@@ -313,10 +351,10 @@ class NystromAWV(_NystromAWVBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import NystromAWV
+    >>> from fastomkl import Gaussian, NystromAWV
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> model = NystromAWV(sigma=0.5, lam=0.1, random_state=0).fit(X, y)
+    >>> model = NystromAWV(kernel=Gaussian(0.5), lam=0.1, random_state=0).fit(X, y)
     >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.8
     (True, True)
     """
@@ -328,28 +366,35 @@ class NystromAWVClassifier(_NystromAWVBase, BinaryClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import NystromAWVClassifier
+    >>> from fastomkl import Gaussian, NystromAWVClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = NystromAWVClassifier(sigma=0.5, lam=0.1, random_state=0).fit(X, y)
+    >>> model = NystromAWVClassifier(kernel=Gaussian(0.5), lam=0.1, random_state=0).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """)
 
 
-class _KernelAWVBase(_Deterministic):
-    def __init__(self, sigma=1.0, lam=1.0, mode="vaw", max_samples=20000):
-        self.sigma = sigma
+class _KernelAWVBase(_OneKernel):
+    _parameter_constraints = {**_AWV_PARAMETERS,
+                              "max_samples": [None, Interval("int", 1, 1_000_000)]}
+    _renamed_parameters = _SIGMA
+
+    def __init__(self, kernel=None, lam=1.0, mode="vaw", max_samples=20000, **renamed):
+        self.kernel = kernel
         self.lam = lam
         self.mode = mode
         self.max_samples = max_samples
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0)}, {"kernel": Gaussian(0.5), "mode": "ridge",
+                                            "max_samples": 500}]
 
     def _check_params(self) -> dict:
-        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
-                "lam": check_float(self.lam, "lam", 0.0, strict=True),
-                "mode": check_choice(self.mode, "mode", MODES),
-                "max_samples": 0 if self.max_samples is None else check_int(self.max_samples,
-                                                                            "max_samples", 1)}
+        return {"sigma": self._sigma, "lam": float(self.lam), "mode": self.mode,
+                "max_samples": 0 if self.max_samples is None else self.max_samples}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = KernelAWVExperts(n_features, config["sigma"], config["lam"], config["mode"],
@@ -365,8 +410,9 @@ _KERNEL_DOC = """
 
     Parameters
     ----------
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Gaussian, default None
+        The kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)); None is ``Gaussian(1.0)``.
+        (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
     lam : float, default 1.0
         Ridge parameter lambda.
     mode : {"vaw", "ridge"}, default "vaw"
@@ -383,10 +429,10 @@ class KernelAWV(_KernelAWVBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import KernelAWV
+    >>> from fastomkl import Gaussian, KernelAWV
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> model = KernelAWV(sigma=0.5, lam=0.1).fit(X, y)
+    >>> model = KernelAWV(kernel=Gaussian(0.5), lam=0.1).fit(X, y)
     >>> model.score(X, y) > 0.8
     True
     """)
@@ -398,34 +444,45 @@ class KernelAWVClassifier(_KernelAWVBase, BinaryClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import KernelAWVClassifier
+    >>> from fastomkl import Gaussian, KernelAWVClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = KernelAWVClassifier(sigma=0.5, lam=0.1).fit(X, y)
+    >>> model = KernelAWVClassifier(kernel=Gaussian(0.5), lam=0.1).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """)
 
 
-class _FOGDBase:
+class _FOGDBase(_OneKernel):
     _standardize = True
+    _parameter_constraints = {"kernel": [None, OneKernel()],
+                              "n_components": [Interval("int", 1, MAX_COMPONENTS)],
+                              "eta": STEP_PARAMETERS["eta"],
+                              "eta_schedule": STEP_PARAMETERS["eta_schedule"],
+                              "random_state": [RandomState()]}
+    _renamed_parameters = _SIGMA
 
-    def __init__(self, sigma=1.0, n_components=1000, eta="auto", eta_schedule="constant",
-                 random_state=None):
-        self.sigma = sigma
+    def __init__(self, kernel=None, n_components=1000, eta="auto", eta_schedule="constant",
+                 random_state=None, **renamed):
+        self.kernel = kernel
         self.n_components = n_components
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.random_state = random_state
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0), "n_components": 8, "random_state": 0},
+                {"n_components": 8, "eta": 0.5, "eta_schedule": "inv_sqrt", "random_state": 0}]
 
     def _check_params(self) -> dict:
-        config = {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
-                  "n_components": check_int(self.n_components, "n_components", 1)}
+        config = {"kernel": self.kernel_, "n_components": self.n_components}
         config.update(check_steps(self.eta, self.eta_schedule, LOSSES["squared"]))
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        bank = RFFBank(draw_frequencies([Gaussian(config["sigma"])], config["n_components"],
+        bank = RFFBank(draw_frequencies([config["kernel"]], config["n_components"],
                                         n_features, feature_rng))
         scale, kind = config["eta"]
         experts = OGDExperts(1, bank.n_outputs, LOSSES["squared"], 0.0, scale, kind)
@@ -446,8 +503,10 @@ _FOGD_DOC = """
 
     Parameters
     ----------
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Kernel, default None
+        The kernel whose random Fourier features the model learns on (any shift-invariant
+        kernel of ``fastomkl.kernels``); None is ``Gaussian(1.0)``, the paper's.  (Formerly
+        ``sigma``, a Gaussian bandwidth: still accepted, with a FutureWarning.)
     n_components : int, default 1000
         D, the number of random frequencies (2 D features), the paper's setting.
     eta : "auto" or float, default "auto"
@@ -467,10 +526,10 @@ class FOGD(_FOGDBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import FOGD
+    >>> from fastomkl import Gaussian, FOGD
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> model = FOGD(sigma=0.5, n_components=50, random_state=0).fit(X, y)
+    >>> model = FOGD(kernel=Gaussian(0.5), n_components=50, random_state=0).fit(X, y)
     >>> model.score(X, y) > 0.8
     True
     """)
@@ -482,17 +541,17 @@ class FOGDClassifier(_FOGDBase, BinaryClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import FOGDClassifier
+    >>> from fastomkl import Gaussian, FOGDClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = FOGDClassifier(sigma=0.5, n_components=50, random_state=0).fit(X, y)
+    >>> model = FOGDClassifier(kernel=Gaussian(0.5), n_components=50, random_state=0).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """)
     _standardize = False
 
 
-def kors_centres(X, sigma=1.0, mu=1.0, beta=1.0, eps=0.5, kors_weights="sqrt",
+def kors_centres(X, kernel=None, mu=1.0, beta=1.0, eps=0.5, kors_weights="sqrt",
                  max_centres=None, random_state=None) -> np.ndarray:
     """The centres one KORS pass over the rows of X keeps (the dictionary of ``NystromAWV`` with
     the same parameters), for ``BeforehandNystromAWV`` when the inputs are known in advance.
@@ -502,7 +561,7 @@ def kors_centres(X, sigma=1.0, mu=1.0, beta=1.0, eps=0.5, kors_weights="sqrt",
     ndarray (m, d)
     """
     X = np.asarray(X, dtype=np.float64)
-    model = NystromAWV(sigma=sigma, mu=mu, beta=beta, eps=eps, kors_weights=kors_weights,
+    model = NystromAWV(kernel=kernel, mu=mu, beta=beta, eps=eps, kors_weights=kors_weights,
                        max_centres=max_centres, random_state=random_state, mode="ridge")
     return model.fit(X, np.zeros(X.shape[0])).centres_
 
@@ -527,28 +586,28 @@ _BEFOREHAND_DOC = """
 """
 
 
-class _BeforehandNystromAWVBase(_Deterministic):
-    def __init__(self, centres=None, sigma=1.0, lam=1.0, mode="vaw", jitter=1e-10):
+class _BeforehandNystromAWVBase(_OneKernel):
+    _parameter_constraints = {"centres": [Array(2)], **_AWV_PARAMETERS,
+                              "jitter": [Interval("real", 0.0, 1.0)]}
+    _renamed_parameters = _SIGMA
+
+    def __init__(self, centres=None, kernel=None, lam=1.0, mode="vaw", jitter=1e-10, **renamed):
         self.centres = centres
-        self.sigma = sigma
+        self.kernel = kernel
         self.lam = lam
         self.mode = mode
         self.jitter = jitter
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls, n_features: int = 3):
+        centres = np.linspace(-1.0, 1.0, 4 * n_features).reshape(4, n_features)
+        return [{"centres": centres}, {"centres": centres[:2], "kernel": Gaussian(0.5),
+                                       "mode": "ridge"}]
 
     def _check_params(self) -> dict:
-        if self.centres is None:
-            raise ValueError("centres must be given (an (m, d) array; see kors_centres)")
-        try:
-            centres = np.asarray(self.centres, dtype=np.float64)
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"centres must be an (m, d) array of numbers, got "
-                             f"{self.centres!r:.80}") from None
-        if centres.ndim != 2 or centres.shape[0] < 1 or not np.all(np.isfinite(centres)):
-            raise ValueError("centres must be a non-empty finite 2-D array (m, d)")
-        return {"centres": centres, "sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
-                "lam": check_float(self.lam, "lam", 0.0, strict=True),
-                "mode": check_choice(self.mode, "mode", MODES),
-                "jitter": check_float(self.jitter, "jitter", 0.0)}
+        return {"centres": np.asarray(self.centres, dtype=np.float64), "sigma": self._sigma,
+                "lam": float(self.lam), "mode": self.mode, "jitter": float(self.jitter)}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         if config["centres"].shape[1] != n_features:
@@ -566,12 +625,12 @@ class BeforehandNystromAWV(_BeforehandNystromAWVBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import BeforehandNystromAWV
+    >>> from fastomkl import Gaussian, BeforehandNystromAWV
     >>> from fastomkl.pkawv import kors_centres
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> centres = kors_centres(X, sigma=0.5, mu=0.1, random_state=0)   # inputs known beforehand
-    >>> model = BeforehandNystromAWV(centres, sigma=0.5, lam=0.1).fit(X, y)
+    >>> centres = kors_centres(X, Gaussian(0.5), mu=0.1, random_state=0)   # inputs known beforehand
+    >>> model = BeforehandNystromAWV(centres, kernel=Gaussian(0.5), lam=0.1).fit(X, y)
     >>> len(centres) < len(X), model.score(X, y) > 0.8
     (True, True)
     """)
@@ -583,11 +642,11 @@ class BeforehandNystromAWVClassifier(_BeforehandNystromAWVBase, BinaryClassifier
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import BeforehandNystromAWVClassifier
+    >>> from fastomkl import Gaussian, BeforehandNystromAWVClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
     >>> centres = X[:30]
-    >>> model = BeforehandNystromAWVClassifier(centres, sigma=0.5, lam=0.1).fit(X, y)
+    >>> model = BeforehandNystromAWVClassifier(centres, kernel=Gaussian(0.5), lam=0.1).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """)
@@ -603,8 +662,9 @@ _PROS_DOC = """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's sec
 
     Parameters
     ----------
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Gaussian, default None
+        The kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)); None is ``Gaussian(1.0)``.
+        (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
     alpha : float, default 1.0
         Initial curvature (A_0 = alpha I) and KORS regulariser (the paper: alpha = lambda = 1).
     beta : float, default 1.0
@@ -620,24 +680,33 @@ _PROS_DOC = """Pros-N-KONS (Calandriello, Lazaric & Valko 2017), the paper's sec
 """
 
 
-class _ProsNKonsBase:
-    def __init__(self, sigma=1.0, alpha=1.0, beta=1.0, eps=0.5, C=1.0, kors_weights="sqrt",
-                 random_state=None):
-        self.sigma = sigma
+class _ProsNKonsBase(_OneKernel):
+    _parameter_constraints = {"kernel": GAUSSIAN, "alpha": [Interval("real", 1e-8, 1e8)],
+                              "beta": [POSITIVE], "eps": [Interval("real", 0.0, 1e8)],
+                              "C": [Interval("real", 0.0, 1e150, closed="right")],
+                              "kors_weights": [Options(*KORS_WEIGHTS)],
+                              "random_state": [RandomState()]}
+    _renamed_parameters = _SIGMA
+
+    def __init__(self, kernel=None, alpha=1.0, beta=1.0, eps=0.5, C=1.0, kors_weights="sqrt",
+                 random_state=None, **renamed):
+        self.kernel = kernel
         self.alpha = alpha
         self.beta = beta
         self.eps = eps
         self.C = C
         self.kors_weights = kors_weights
         self.random_state = random_state
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(1.0), "random_state": 0},
+                {"kernel": Gaussian(0.5), "C": 5.0, "kors_weights": "inverse", "random_state": 0}]
 
     def _check_params(self) -> dict:
-        return {"sigma": check_float(self.sigma, "sigma", 0.0, strict=True),
-                "alpha": check_float(self.alpha, "alpha", 0.0, strict=True),
-                "beta": check_float(self.beta, "beta", 0.0, strict=True),
-                "eps": check_float(self.eps, "eps", 0.0),
-                "C": check_float(self.C, "C", 0.0, strict=True),
-                "kors_weights": check_choice(self.kors_weights, "kors_weights", KORS_WEIGHTS)}
+        return {"sigma": self._sigma, "alpha": float(self.alpha), "beta": float(self.beta),
+                "eps": float(self.eps), "C": float(self.C), "kors_weights": self.kors_weights}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = ProsNKonsExperts(n_features, config["sigma"], config["alpha"], config["beta"],
@@ -655,10 +724,10 @@ class ProsNKons(_ProsNKonsBase, OnlineEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import ProsNKons
+    >>> from fastomkl import Gaussian, ProsNKons
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.sin(3 * X[:, 0])
-    >>> model = ProsNKons(sigma=0.5, random_state=0).fit(X, y)
+    >>> model = ProsNKons(kernel=Gaussian(0.5), random_state=0).fit(X, y)
     >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.3
     (True, True)
     """
@@ -671,10 +740,10 @@ class ProsNKonsClassifier(_ProsNKonsBase, BinaryClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl import ProsNKonsClassifier
+    >>> from fastomkl import Gaussian, ProsNKonsClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = ProsNKonsClassifier(sigma=0.5, random_state=0).fit(X, y)
+    >>> model = ProsNKonsClassifier(kernel=Gaussian(0.5), random_state=0).fit(X, y)
     >>> model.classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
     """
@@ -739,17 +808,25 @@ _FIXED_EMBEDDING_DOC = """  For a non-orthonormal basis v with Gram matrix Q, pa
     """
 
 
-class _FixedEmbeddingAWVBase(_Deterministic):
+def _squares(X):
+    """A small fixed embedding for the tests: the inputs and their squares."""
+    return np.hstack([X, X ** 2])
+
+
+class _FixedEmbeddingAWVBase:
+    _parameter_constraints = {"phi": [Function()], "lam": RIDGE, "mode": [Options(*MODES)]}
+
     def __init__(self, phi=None, lam=1.0, mode="vaw"):
         self.phi = phi
         self.lam = lam
         self.mode = mode
 
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"phi": _squares}, {"phi": _squares, "mode": "ridge", "lam": 0.1}]
+
     def _check_params(self) -> dict:
-        if not callable(self.phi):
-            raise ValueError(f"phi must be a function of an (n, d) array, got {self.phi!r}")
-        return {"phi": self.phi, "lam": check_float(self.lam, "lam", 0.0, strict=True),
-                "mode": check_choice(self.mode, "mode", MODES)}
+        return {"phi": self.phi, "lam": float(self.lam), "mode": self.mode}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         probe = np.asarray(config["phi"](np.zeros((1, n_features))))
@@ -796,20 +873,23 @@ class FixedEmbeddingAWVClassifier(_FixedEmbeddingAWVBase, BinaryClassifier):
     """)
 
 
-class Mixture:
+class Mixture(OnlineEstimator):
     """Online combination of several models (for instance ``NystromAWV`` or ``TaylorAWV`` of
     different bandwidths: one representation per kernel of a dictionary) by a second-level learner
     on their predictions.
 
-    Every member learns every sample (full information), so its online predictions do not depend
-    on the combination: ``predict_learn`` runs each member's compiled pass over the batch, then the
-    second level over the (n, N) matrix of their predictions, which gives the same predictions as
-    interleaving the two round by round.  The second level costs O(N^2) per round in NumPy.
+    A preset of the engine like every model: its experts are the members' own compiled engines
+    (``fastomkl._core.experts.models``), its combiner the second-level VAW or EWA of paper 003
+    (``fastomkl._core.combiners.meta``).  Each round every member predicts, the second level mixes
+    the predictions, then every member and the second level learn the target (full information,
+    so a member's online predictions do not depend on the mixture).  The members belong to the
+    mixture while it learns (its lock serialises their rounds): keep using them through it.
 
     Parameters
     ----------
     members : list of fastomkl regressors
-        The N experts, fresh or already trained; they keep learning.
+        The N experts, fresh or already trained; they keep learning.  Models with a Python
+        feature map (``FixedEmbeddingAWV``) cannot be members.
     meta : {"vaw", "ewa"}, default "vaw"
         "vaw": second-level VAW with signed weights alpha_t = (lam I + sum_{s<=t} p_s p_s^T)^{-1}
         sum_{s<t} y_s p_s on the prediction vectors p (without p_t in the matrix when
@@ -819,8 +899,9 @@ class Mixture:
         Ridge of the second-level VAW.
     mode : {"vaw", "ridge"}, default "ridge"
         Second-level VAW mode.
-    eta : float or None, default None
-        EWA rate; None is 1 / (2 (hi - lo)^2) for ``label_range`` (lo, hi), else 1.
+    eta_combiner : "auto" or float, default "auto"
+        EWA rate; "auto" is 1 / (2 (hi - lo)^2) for ``label_range`` (lo, hi), else 1.  (Formerly
+        ``eta``: still accepted, with a FutureWarning.)
     label_range : (lo, hi) or None, default None
         Clip the member predictions to [lo, hi] before combining them (the truncated experts of
         paper 003); None combines them as they are.
@@ -830,87 +911,104 @@ class Mixture:
     weights_ : ndarray (N,)
         The second level's current weights (signed for "vaw", convex for "ewa").
 
+    A mixture holds other models, so it is not written to a model file (``save`` raises
+    ValueError: save the members); it pickles (joblib, multiprocessing) with its members.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from fastomkl.pkawv import Mixture, NystromAWV
+    >>> from fastomkl import Gaussian, Mixture, NystromAWV
     >>> X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
-    >>> mix = Mixture([NystromAWV(sigma=s, mode="ridge", random_state=0) for s in (0.3, 1.0)])
-    >>> mix.predict_learn(X, np.sin(3 * X[:, 0])).shape
+    >>> members = [NystromAWV(Gaussian(s), random_state=0) for s in (0.5, 2.0)]
+    >>> Mixture(members).predict_learn(X, np.sin(3 * X[:, 0])).shape
     (200,)
     """
 
-    def __init__(self, members, meta="vaw", lam=1.0, mode="ridge", eta=None, label_range=None):
-        members = list(members)
-        if not members or not all(isinstance(m, OnlineEstimator)
-                                  and not isinstance(m, BinaryClassifier) for m in members):
-            raise ValueError("members must be a non-empty list of fastomkl regressors")
+    _parameter_constraints = {"members": [Regressors()], "meta": [Options("vaw", "ewa")],
+                              "lam": RIDGE, "mode": [Options(*MODES)],
+                              "eta_combiner": ["auto", None, Interval("real", 0.0, 1e6,
+                                                                      closed="right")],
+                              "label_range": [None, Range()]}
+    _renamed_parameters = {"eta": "eta_combiner"}
+
+    def __init__(self, members, meta="vaw", lam=1.0, mode="ridge", eta_combiner="auto",
+                 label_range=None, **renamed):
         self.members = members
-        self.meta = check_choice(meta, "meta", ("vaw", "ewa"))
-        self.lam = check_float(lam, "lam", 0.0, strict=True)
-        self.mode = check_choice(mode, "mode", MODES)
-        self.label_range = None
-        if label_range is not None:
-            lo, hi = (check_float(v, "label_range") for v in label_range)
-            if not lo < hi:
-                raise ValueError(f"label_range must have lo < hi, got {label_range!r}")
-            self.label_range = (lo, hi)
-        default = 1.0 if label_range is None else 1.0 / (2.0 * (hi - lo) ** 2)
-        self.eta = default if eta is None else check_float(eta, "eta", 0.0, strict=True)
-        n = len(members)
-        self._inverse = np.eye(n) / self.lam        # (lam I + sum p p^T)^{-1}
-        self._b = np.zeros(n)                       # sum y p
-        self._losses = np.zeros(n)                  # cumulative square losses (EWA)
+        self.meta = meta
+        self.lam = lam
+        self.mode = mode
+        self.eta_combiner = eta_combiner
+        self.label_range = label_range
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"members": [NystromAWV(Gaussian(0.5), random_state=0),
+                             TaylorAWV(Gaussian(1.0))]},
+                {"members": [KernelAWV(Gaussian(1.0)), FOGD(n_components=8, random_state=0)],
+                 "meta": "ewa", "label_range": (-2.0, 2.0)}]
+
+    def _check_params(self) -> dict:
+        clip = None if self.label_range is None else tuple(map(float, self.label_range))
+        rate = auto(self.eta_combiner)
+        if rate == "auto":
+            rate = 1.0 if clip is None else 1.0 / (2.0 * (clip[1] - clip[0]) ** 2)
+        return {"clip": clip, "eta": float(rate), "lam": float(self.lam)}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        for member in self.members:               # every check before any member is built
+            if isinstance(member, _FixedEmbeddingAWVBase):
+                raise ValueError("a member with a Python feature map (FixedEmbeddingAWV) cannot "
+                                 "join a Mixture")
+            if member._engine is not None and member._engine.n_features != n_features:
+                raise ValueError(f"X has {n_features} features, but the member "
+                                 f"{type(member).__name__} is expecting "
+                                 f"{member._engine.n_features} features as input")
+        engines = [member._engine_for(n_features) for member in self.members]
+        n = len(engines)
+        if self.meta == "vaw":
+            combiner = VAWCombiner(n, config["lam"], self.mode, config["clip"])
+        else:
+            combiner = EWA(n, config["eta"], config["clip"])
+        return Engine(NullFeatures(n, n_features), ModelExperts(engines), combiner,
+                      round_bit_generator)
 
     @property
     def weights_(self) -> np.ndarray:
-        if self.meta == "vaw":
-            return self._inverse @ self._b
-        w = np.exp(-self.eta * (self._losses - self._losses.min()))
-        return w / w.sum()
+        """The second level's current weights (signed for "vaw", convex for "ewa")."""
+        engine = self._fitted_engine()
+        combiner = engine.combiner
+        if isinstance(combiner, VAWCombiner):
+            return combiner.coef_
+        return engine.locked(lambda: combiner.weights_)
 
-    def predict_learn(self, X, y) -> np.ndarray:
-        """Prequential pass over the rows of X: the mixture's prediction for each row before it
-        (and every member) learns its target.
+    def save(self, path, key=None) -> None:
+        """Refused: a mixture holds other models, so it is not written to a model file.
+
+        Save each member with its own ``save``; the mixture itself pickles (joblib, pickle).
 
         Parameters
         ----------
-        X : array-like (n_samples, n_features)
-        y : array-like (n_samples,)
+        path : str or path-like
+        key : bytes or str, optional
 
         Returns
         -------
-        ndarray (n_samples,)
+        None
 
         Raises
         ------
         ValueError
-            For bad input (checked before any member learns: nothing changes).
+            Always.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, Mixture, NystromAWV
+        >>> try:
+        ...     Mixture([NystromAWV(Gaussian(1.0))]).save("mixture.npz")
+        ... except ValueError as exc:
+        ...     print(str(exc)[:30])
+        a Mixture holds other models a
         """
-        # Checked before any member learns, so bad input leaves every member as it was.
-        widths = {m.n_features_in_ for m in self.members if hasattr(m, "n_features_in_")}
-        if len(widths) > 1:
-            raise ValueError(f"members were trained on different numbers of features: "
-                             f"{sorted(widths)}")
-        X = check_matrix(X, widths.pop() if widths else None, owner="the mixture's members")
-        y = check_targets(y, X.shape[0])
-        P = np.column_stack([member.predict_learn(X, y) for member in self.members])
-        if self.label_range is not None:
-            P = np.clip(P, *self.label_range)
-        if self.meta == "ewa":
-            before = self._losses + np.vstack([np.zeros(P.shape[1]),
-                                               np.cumsum((P - y[:, None]) ** 2, axis=0)[:-1]])
-            W = np.exp(-self.eta * (before - before.min(axis=1, keepdims=True)))
-            self._losses = before[-1] + (P[-1] - y[-1]) ** 2
-            return (W * P).sum(axis=1) / W.sum(axis=1)
-        out = np.empty(len(y))
-        for t, (p, target) in enumerate(zip(P, y)):
-            u = self._inverse @ p
-            q = p @ u
-            if self.mode == "vaw":
-                out[t] = self._b @ u / (1.0 + q)
-            else:
-                out[t] = self._b @ u
-            self._inverse -= np.outer(u, u) / (1.0 + q)
-            self._b += target * p
-        return out
+        raise ValueError("a Mixture holds other models and is not written to a model file: save "
+                         "its members, or pickle the mixture (joblib, pickle)")

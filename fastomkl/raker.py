@@ -16,8 +16,10 @@ from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, RFFModelMixin,
-                                  with_dtype_doc)
+from fastomkl._estimator.params import Options, take_renamed
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, REGRESSION_LOSSES,
+                                  RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
+from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["Raker", "RakerClassifier"]
 
@@ -39,11 +41,12 @@ _PARAMS_DOC = """
         constant.
     lam : float, default 1e-3
         Weight of the regulariser lam * ||theta_i||^2 in every kernel's loss.
-    loss : str
+    loss : str, default "auto"
         {loss_choices}
-    eta_hedge : float or None, default None
-        Rate of the exponential weights (same schedule as ``eta``); None uses ``eta``, as the paper
-        (or, with ``eta="auto"``, the constant 1 on standardised losses).
+    eta_combiner : "auto" or float, default "auto"
+        Rate of the exponential weights (same schedule as ``eta``); "auto" uses ``eta``, as the
+        paper (or, with ``eta="auto"``, the constant 1 on standardised losses).  Formerly
+        ``eta_hedge`` (still accepted, with a FutureWarning).
     regularizer_after_update : bool, default False
         Fidelity switch: False evaluates lam ||theta||^2 in L_i before the OGD step (the paper);
         True after it (the authors' released code).
@@ -79,22 +82,35 @@ _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
+    _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+    _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
-                 loss="squared", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
+                 loss="auto", eta_combiner="auto", regularizer_after_update=False,
+                 shared_draw=False, rng_protocol="default", random_state=None, dtype="float64",
+                 **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.lam = lam
         self.loss = loss
-        self.eta_hedge = eta_hedge
+        self.eta_combiner = eta_combiner
         self.regularizer_after_update = regularizer_after_update
         self.shared_draw = shared_draw
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": [Gaussian(0.5), Laplacian(1.0)], "n_components": 4, "random_state": 0},
+                {"kernels": [Gaussian(0.5), Gaussian(2.0)], "n_components": 4, "eta": 0.1,
+                 "shared_draw": True, "random_state": 0},
+                {"kernels": [Gaussian(1.0)], "n_components": 4, "dtype": "float32",
+                 "random_state": 0}]
 
     def _check_params(self) -> dict:
         return self._check_ogd_params()
@@ -104,7 +120,7 @@ class _RakerBase(RFFModelMixin):
         n = bank.n_kernels
         experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
                              bool(self.regularizer_after_update))
-        combiner = Hedge(n, *config["eta_hedge"])
+        combiner = Hedge(n, *config["eta_combiner"])
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
@@ -133,7 +149,7 @@ class _RakerBase(RFFModelMixin):
 
 class Raker(_RakerBase, OnlineEstimator):
     __doc__ = __doc__ + "\n    Regression.\n" + _PARAMS_DOC.replace(
-        "{loss_choices}", '"squared" (default) or "absolute".') + """
+        "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
     Examples
     --------
     >>> import numpy as np
@@ -147,9 +163,11 @@ class Raker(_RakerBase, OnlineEstimator):
 
 
 class RakerClassifier(_RakerBase, BinaryClassifier):
+    _parameter_constraints = {**_RakerBase._parameter_constraints,
+                              "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
     __doc__ = (__doc__ + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
                "``predict*`` return labels, ``decision_function`` the scores.\n"
-               + _PARAMS_DOC.replace("{loss_choices}", '"logistic" (default) or "hinge".') + """
+               + _PARAMS_DOC.replace("{loss_choices}", '"auto" (the logistic loss), "logistic" or "hinge".') + """
     Examples
     --------
     >>> import numpy as np
@@ -161,12 +179,6 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-
-    def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
-                 loss="logistic", eta_hedge=None, regularizer_after_update=False, shared_draw=False,
-                 rng_protocol="default", random_state=None, dtype="float64"):
-        super().__init__(kernels, n_components, eta, eta_schedule, lam, loss, eta_hedge,
-                         regularizer_after_update, shared_draw, rng_protocol, random_state, dtype)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the logistic link of the scores; logistic loss only.
@@ -197,7 +209,7 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
         >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
         True
         """
-        if self.loss != "logistic":
+        if self._loss_name() != "logistic":
             raise ValueError("predict_proba needs loss='logistic'")
         p = 1.0 / (1.0 + np.exp(-self._scores(X)))
         return np.column_stack([1.0 - p, p])

@@ -7,16 +7,16 @@ All are presets of one engine (features -> experts -> combiner):
 =============  ============================  ========================  ======================
 model          features                      experts                   combiner
 =============  ============================  ========================  ======================
-``VAW``        one kernel (or concatenated)  one VAW on z(x)           ``Single``
+``VAW``        one kernel                    one VAW on z(x)           ``Single``
 ``ConcatVAW``  all kernels concatenated      one VAW on N * 2m values  ``Single``
 ``VAW2``       one block per kernel          N VAW experts             second-level VAW
 ``VAWMeta``    one block per kernel          N VAW experts             EWA, AA, BOA, ML-*, ...
 ``VAWEWA``     one block per kernel          N VAW experts             EWA
 =============  ============================  ========================  ======================
 
-The compiled parts compose with the rest of the library: ``fastomkl._core.vaw.VAWExperts`` runs
-under Hedge or graph feedback (importance-weighted updates), and the meta-learners of
-``fastomkl._core.meta`` combine any experts.
+The compiled parts compose with the rest of the library: ``fastomkl._core.experts.vaw.VAWExperts``
+runs under Hedge or graph feedback (importance-weighted updates), and the meta-learners of
+``fastomkl._core.combiners.meta`` combine any experts.
 
 The VAW forecaster on features z_t with ridge lam predicts
 
@@ -58,9 +58,11 @@ from fastomkl._core.features.rff import ConcatenatedFeatures
 from fastomkl._core.combiners.meta import AA, BOA, EWA, MLPoly, MLProd, Single, VAWCombiner
 from fastomkl._core.steps import SCHEDULES
 from fastomkl._core.experts.vaw import VAWExperts
-from fastomkl._rff_models import RFFModelMixin, with_dtype_doc
-from fastomkl._validation import check_choice, check_float, check_int, check_kernels
-from fastomkl.kernels import Gaussian, paper003_dictionary
+from fastomkl._estimator.params import (Boolean, Interval, Kernels, OneKernel, Options, Range,
+                                        take_renamed)
+from fastomkl._rff_models import (MAX_RATE, RFF_PARAMETERS, RFFModelMixin, auto, with_dtype_doc)
+from fastomkl._validation import check_float, check_int
+from fastomkl.kernels import Gaussian, Laplacian, paper003_dictionary
 
 __all__ = ["VAW", "ConcatVAW", "VAW2", "VAWMeta", "VAWEWA", "VAWClassifier", "ConcatVAWClassifier",
            "VAW2Classifier", "VAWMetaClassifier", "VAWEWAClassifier", "m_for_T", "META_LEARNERS"]
@@ -79,17 +81,34 @@ def m_for_T(T: int, R_over_Y: float = 1.0, lam: float = 1.0) -> int:
     return max(1, int(round(R_over_Y * np.sqrt(2.0 * T / np.log1p(2.0 * T / lam)))))
 
 
-def _check_range(value, name: str):
-    """(lo, hi) finite with lo < hi, or a ValueError."""
-    try:
-        lo, hi = value
-        lo, hi = check_float(lo, name + "[0]"), check_float(hi, name + "[1]")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a pair (lo, hi) of finite numbers with lo < hi, "
-                         f"got {value!r}") from exc
-    if not lo < hi:
-        raise ValueError(f"{name} must have lo < hi, got {value!r}")
-    return lo, hi
+# Ridge parameters: the inverse 1 / lam of a VAW forecaster's Gram matrix, and the features'
+# unit norm, keep every state finite and every saved file loadable within these bounds.
+RIDGE = [Interval("real", 1e-8, 1e8)]
+_VAW_PARAMETERS = {
+    **{name: RFF_PARAMETERS[name] for name in ("n_components", "rng_protocol", "random_state",
+                                               "dtype")},
+    "lam": RIDGE,
+    "mode": [Options(*MODES)],
+    "center": [Boolean()],
+    "refresh_every": [Interval("int", 0, 2 ** 62)],
+}
+_DICTIONARY = {"kernels": [None, Kernels()]}
+
+
+def _unit_kernels():
+    return [Gaussian(0.5), Laplacian(1.0)]
+
+
+def _one_kernel(kernels, model):
+    """VAW's older ``kernels`` argument as its ``kernel``: a one-kernel list (or a kernel)."""
+    if kernels is None:
+        return None
+    if not isinstance(kernels, (list, tuple)):
+        return kernels
+    if len(kernels) != 1:
+        raise ValueError("VAW is a one-kernel model: ConcatVAW(kernels=[...]) concatenates the "
+                         "features of several kernels")
+    return kernels[0]
 
 
 class _VAWFamily(RFFModelMixin):
@@ -100,15 +119,19 @@ class _VAWFamily(RFFModelMixin):
     @property
     def kernels_(self) -> list:
         """The kernel dictionary in use (``kernels``, or the model's default when None)."""
-        return self._default_kernels() if self.kernels is None else check_kernels(self.kernels)
+        return self._default_kernels() if self.kernels is None else list(self.kernels)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernels": _unit_kernels(), "n_components": 4, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "mode": "ridge", "center": False,
+                 "refresh_every": 3, "random_state": 0}]
 
     def _check_vaw_params(self) -> dict:
         config = self._check_rff_params()
-        config["lam"] = check_float(self.lam, "lam", 0.0, strict=True)
-        config["mode"] = check_choice(self.mode, "mode", MODES)
-        config["refresh_every"] = check_int(self.refresh_every, "refresh_every", 0)
-        if not isinstance(self.center, (bool, np.bool_)):
-            raise ValueError(f"center must be True or False, got {self.center!r}")
+        config["lam"] = float(self.lam)
+        config["mode"] = self.mode
+        config["refresh_every"] = self.refresh_every
         config["center"] = bool(self.center)
         return config
 
@@ -162,19 +185,8 @@ def _classifier(regressor_doc: str) -> str:
 
 
 class _VAWModel(_VAWFamily):
-    _default_kernels = staticmethod(lambda: [Gaussian(1.0)])
-
-    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64"):
-        self.kernels = kernels
-        self.n_components = n_components
-        self.lam = lam
-        self.mode = mode
-        self.center = center
-        self.refresh_every = refresh_every
-        self.rng_protocol = rng_protocol
-        self.random_state = random_state
-        self.dtype = dtype
+    """One VAW forecaster on the features of one kernel (VAW) or of several side by side
+    (ConcatVAW)."""
 
     def _check_params(self) -> dict:
         return self._check_vaw_params()
@@ -189,14 +201,61 @@ class _VAWModel(_VAWFamily):
         return self._fitted_engine().experts.coef_[0]
 
 
+class _OneKernelVAW(_VAWModel):
+    _parameter_constraints = {"kernel": [None, OneKernel()], **_VAW_PARAMETERS}
+    _renamed_parameters = {"kernels": ("kernel", _one_kernel)}
+
+    def __init__(self, kernel=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64",
+                 **renamed):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.lam = lam
+        self.mode = mode
+        self.center = center
+        self.refresh_every = refresh_every
+        self.rng_protocol = rng_protocol
+        self.random_state = random_state
+        self.dtype = dtype
+        take_renamed(self, renamed)
+
+    @property
+    def kernels_(self) -> list:
+        """The one kernel in use, as a dictionary of one (``kernel``, or Gaussian(1) if None)."""
+        return [Gaussian(1.0) if self.kernel is None else self.kernel]
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"kernel": Gaussian(0.5), "n_components": 4, "random_state": 0},
+                {"kernel": Laplacian(1.0), "n_components": 4, "mode": "ridge", "center": False,
+                 "refresh_every": 3, "random_state": 0}]
+
+
+class _ConcatVAWModel(_VAWModel):
+    _parameter_constraints = {**_DICTIONARY, **_VAW_PARAMETERS}
+
+    def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
+                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64"):
+        self.kernels = kernels
+        self.n_components = n_components
+        self.lam = lam
+        self.mode = mode
+        self.center = center
+        self.refresh_every = refresh_every
+        self.rng_protocol = rng_protocol
+        self.random_state = random_state
+        self.dtype = dtype
+
+
 _VAW_DOC = """Vovk-Azoury-Warmuth regression on random Fourier features of one kernel.
 
-    With several kernels their features are concatenated into one vector (this is ``ConcatVAW``).
+    ``ConcatVAW`` concatenates the features of several kernels into one vector.
 
     Parameters
     ----------
-    kernels : Kernel or list of Kernel, default None
-        None is one Gaussian kernel with sigma = 1.
+    kernel : Kernel, default None
+        None is the Gaussian kernel with sigma = 1.  (Formerly ``kernels``, a list of one kernel:
+        still accepted, with a FutureWarning.)
 """ + _COMMON_DOC + """
     Attributes
     ----------
@@ -206,7 +265,7 @@ _VAW_DOC = """Vovk-Azoury-Warmuth regression on random Fourier features of one k
     """
 
 
-class VAW(_VAWModel, OnlineEstimator):
+class VAW(_OneKernelVAW, OnlineEstimator):
     __doc__ = _VAW_DOC + """
     Examples
     --------
@@ -220,7 +279,7 @@ class VAW(_VAWModel, OnlineEstimator):
     """
 
 
-class VAWClassifier(_VAWModel, BinaryClassifier):
+class VAWClassifier(_OneKernelVAW, BinaryClassifier):
     __doc__ = _classifier(_VAW_DOC) + """
     Examples
     --------
@@ -246,7 +305,7 @@ _CONCAT_DOC = """Concatenated VAW (Theorem 1 of the paper): one VAW over the fea
 """ + _COMMON_DOC
 
 
-class ConcatVAW(VAW):
+class ConcatVAW(_ConcatVAWModel, OnlineEstimator):
     __doc__ = _CONCAT_DOC + """
     Examples
     --------
@@ -261,7 +320,7 @@ class ConcatVAW(VAW):
     _default_kernels = staticmethod(paper003_dictionary)
 
 
-class ConcatVAWClassifier(VAWClassifier):
+class ConcatVAWClassifier(_ConcatVAWModel, BinaryClassifier):
     __doc__ = _classifier(_CONCAT_DOC) + """
     Examples
     --------
@@ -278,6 +337,10 @@ class ConcatVAWClassifier(VAWClassifier):
 
 
 class _VAW2Model(_VAWFamily):
+    _parameter_constraints = {**_DICTIONARY, **_VAW_PARAMETERS,
+                              "lam_meta": ["auto", Interval("real", 1e-8, 1e8)],
+                              "truncate": [None, Range()]}
+
     def __init__(self, kernels=None, n_components=50, lam=0.01, mode="vaw", center=True,
                  lam_meta="auto", truncate=None, refresh_every=0, rng_protocol="default",
                  random_state=None, dtype="float64"):
@@ -295,11 +358,8 @@ class _VAW2Model(_VAWFamily):
 
     def _check_params(self) -> dict:
         config = self._check_vaw_params()
-        config["lam_meta"] = ("auto" if isinstance(self.lam_meta, str) and self.lam_meta == "auto"
-                              else check_float(self.lam_meta, "lam_meta (a number or 'auto')",
-                                               0.0, strict=True))
-        config["truncate"] = None if self.truncate is None else _check_range(self.truncate,
-                                                                             "truncate")
+        config["lam_meta"] = self.lam_meta if isinstance(self.lam_meta, str) else float(self.lam_meta)
+        config["truncate"] = None if self.truncate is None else tuple(map(float, self.truncate))
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -393,9 +453,16 @@ class VAW2Classifier(_VAW2Model, BinaryClassifier):
 
 
 class _VAWMetaModel(_VAWFamily):
+    _parameter_constraints = {**_DICTIONARY, **_VAW_PARAMETERS,
+                              "meta": [Options(*META_LEARNERS)],
+                              "label_range": [None, Range()],
+                              "eta_combiner": ["auto", None,
+                                               Interval("real", 0.0, MAX_RATE, closed="right")]}
+    _renamed_parameters = {"eta": "eta_combiner"}
+
     def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw", center=True,
-                 label_range=None, eta=None, refresh_every=0, rng_protocol="default",
-                 random_state=None, dtype="float64"):
+                 label_range=None, eta_combiner="auto", refresh_every=0, rng_protocol="default",
+                 random_state=None, dtype="float64", **renamed):
         self.kernels = kernels
         self.meta = meta
         self.n_components = n_components
@@ -403,23 +470,25 @@ class _VAWMetaModel(_VAWFamily):
         self.mode = mode
         self.center = center
         self.label_range = label_range
-        self.eta = eta
+        self.eta_combiner = eta_combiner
         self.refresh_every = refresh_every
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, renamed)
 
     def _check_params(self) -> dict:
         config = self._check_vaw_params()
-        meta = config["meta"] = check_choice(self.meta, "meta", META_LEARNERS)
+        meta = config["meta"] = self.meta
         span = None
         if self.label_range is None:
             config["label_range"] = None
         else:
-            lo, hi = config["label_range"] = _check_range(self.label_range, "label_range")
+            lo, hi = config["label_range"] = tuple(map(float, self.label_range))
             span = hi - lo
-        if self.eta is not None:
-            config["eta"] = check_float(self.eta, "eta", 0.0, strict=True)
+        rate = auto(self.eta_combiner)
+        if rate != "auto":
+            config["eta"] = float(rate)
         elif meta == "hedge":
             config["eta"] = 0.1
         elif span is not None and meta in ("ewa", "aa"):
@@ -491,8 +560,9 @@ _META_DOC = """VAW experts (one per kernel) under a chosen meta-learner.
         None adapts to the data: clip to the observed label range and choose the rates above from
         the data, so that the model is scale-free.  (lo, hi) is the paper's setting: labels known
         to lie in [lo, hi] (the paper scales them to [0, 1]: ``label_range=(0, 1)`` reproduces it).
-    eta : float or None, default None
-        Rate of "ewa", "aa" or "hedge" (None: the defaults above).
+    eta_combiner : "auto" or float, default "auto"
+        Rate of "ewa", "aa" or "hedge" ("auto": the defaults above).  Formerly ``eta`` (still
+        accepted, with a FutureWarning).
 """ + _COMMON_DOC + """
     Attributes
     ----------
@@ -535,11 +605,15 @@ class VAWMetaClassifier(_VAWMetaModel, BinaryClassifier):
 class _EWAPreset:
     """``VAWMeta`` with meta="ewa" fixed (the parameter is not exposed)."""
 
+    _parameter_constraints = {name: forms for name, forms
+                              in _VAWMetaModel._parameter_constraints.items() if name != "meta"}
+
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 label_range=None, eta=None, refresh_every=0, rng_protocol="default",
-                 random_state=None, dtype="float64"):
+                 label_range=None, eta_combiner="auto", refresh_every=0, rng_protocol="default",
+                 random_state=None, dtype="float64", **renamed):
         _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, center, label_range,
-                               eta, refresh_every, rng_protocol, random_state, dtype)
+                               eta_combiner, refresh_every, rng_protocol, random_state, dtype,
+                               **renamed)
 
 
 _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label range, combined by

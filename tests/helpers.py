@@ -14,29 +14,11 @@ def state_bytes(model) -> dict:
     return out
 
 
-def embedding(X):
-    """A fixed feature map for the models that take one (``phi``): the inputs and their squares."""
-    X = np.asarray(X, dtype=np.float64)
-    return np.hstack([X, X ** 2])
-
-
-def required_arguments(cls, n_features: int = 3) -> dict:
-    """Small values for the arguments a class cannot do without: Nyström centres fixed in advance
-    (four distinct points) and a user feature map."""
-    import inspect
-    params = inspect.signature(cls).parameters
-    out = {}
-    if "centres" in params:
-        out["centres"] = np.linspace(-1.0, 1.0, 4 * n_features).reshape(4, n_features)
-    if "phi" in params:
-        out["phi"] = embedding
-    return out
-
-
 def can_be_saved(cls) -> bool:
-    """A model holding a Python function (a user feature map) cannot be written to a file."""
-    import inspect
-    return "phi" not in inspect.signature(cls).parameters
+    """A model holding a Python function (a user feature map) or other models (a mixture)
+    cannot be written to a file."""
+    from fastomkl._estimator import OnlineEstimator
+    return "phi" not in cls._param_names() and cls.save is OnlineEstimator.save
 
 
 def cpu_isa_level() -> int:

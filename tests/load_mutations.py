@@ -14,10 +14,8 @@ import fastomkl
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl.persistence import _digest
 
-from helpers import can_be_saved, required_arguments
+from helpers import can_be_saved
 
-FEW = [fastomkl.Gaussian(0.5), fastomkl.Gaussian(2.0), fastomkl.Laplacian(1.0)]
-SMALL = {"kernels": FEW, "n_components": 4, "M": 2, "J": 2, "random_state": 0}
 
 
 def public_classes() -> list[type]:
@@ -50,15 +48,8 @@ def configuration_id(configuration) -> str:
 
 
 def small_model(cls, **extra):
-    names = cls._param_names()
-    required = required_arguments(cls)
-    model = cls(**{k: v for k, v in SMALL.items() if k in names}, **required, **extra)
-    try:
-        model._check_params()
-    except ValueError:              # a family with its own kernels (or graph constraints)
-        model = cls(**{k: v for k, v in SMALL.items() if k in names and k != "kernels"},
-                    **required, **extra)
-    return model
+    """cls built with the small parameters it declares for the tests (``_unit_test_params``)."""
+    return cls(**{**cls._unit_test_params()[0], **extra})
 
 
 def fitted(cls, n: int = 12, **extra):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
-from helpers import required_arguments, state_bytes
+from helpers import state_bytes
 
 KERNELS = [Gaussian(0.5), Laplacian(1.0)]
 GOOD_X = np.array([0.1, 0.2, 0.3])
@@ -104,7 +104,7 @@ def test_bad_predict_batch():
     ({"eta": 0.0}, "eta"), ({"eta": "fast"}, "eta"), ({"eta_schedule": "linear"}, "eta_schedule"),
     ({"lam": -1.0}, "lam"), ({"loss": "logistic"}, "loss"), ({"kernels": []}, "kernels"),
     ({"kernels": ["rbf"]}, "kernels"), ({"random_state": "seed"}, "random_state"),
-    ({"random_state": -3}, "random_state"), ({"eta_hedge": -2.0}, "eta_hedge"),
+    ({"random_state": -3}, "random_state"), ({"eta_combiner": -2.0}, "eta_combiner"),
 ])
 def test_bad_params_raise_at_first_use(params, message):
     m = Raker(**{"kernels": KERNELS, **params})
@@ -404,14 +404,8 @@ def test_every_parameter_error_names_the_parameter():
     X = np.random.default_rng(0).uniform(size=(4, 3))
     classes = [getattr(fastomkl, n) for n in fastomkl.__all__]
     for cls in [c for c in classes if isinstance(c, type) and issubclass(c, OnlineEstimator)]:
-        params = inspect.signature(cls).parameters
-        base = {k: v for k, v in {"kernels": KERNELS, "n_components": 4, "M": 2,
-                                  "random_state": 0}.items() if k in params}
-        base.update(required_arguments(cls, X.shape[1]))
-        try:
-            cls(**base)._check_params()
-        except ValueError:                  # a family with kernels of its own (Gaussian only)
-            base.pop("kernels")
+        params = cls._param_names()
+        base = cls._unit_test_params()[0]
         y = [0, 1, 0, 1] if hasattr(cls, "decision_function") else X.sum(1)
         for name in params:
             for value in BAD_PARAMETER_VALUES:

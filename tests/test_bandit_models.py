@@ -176,7 +176,7 @@ def test_bad_input_leaves_the_model_unchanged(cls, stream):
 
 
 @pytest.mark.parametrize("params,match", [
-    ({"loss": "absolute"}, "loss"), ({"U": -1.0}, "U"), ({"eta": "fast"}, "eta"),
+    ({"loss": "absolute"}, "loss"), ({"U": -1.0}, "U"), ({"eta_combiner": "fast"}, "eta_combiner"),
     ({"q_update": "sgd"}, "q_update"), ({"legacy_tem1_bug": True}, "logistic"),
     ({"kernels": [fastomkl.Laplacian(1.0)]}, "Gaussian"), ({"predict_with": "max"}, "predict_with"),
 ])

@@ -8,6 +8,7 @@ import pytest
 
 import fastomkl
 from fastomkl import dask as fd
+from fastomkl.kernels import Gaussian
 
 CHUNK = 150
 
@@ -37,7 +38,7 @@ def chunk_by_chunk(model, X, y):
 
 MODELS = [lambda: fastomkl.Raker(n_components=10, random_state=0),
           lambda: fastomkl.VAW(n_components=10, random_state=0),
-          lambda: fastomkl.NystromAWV(sigma=0.5, random_state=0),
+          lambda: fastomkl.NystromAWV(kernel=Gaussian(0.5), random_state=0),
           lambda: fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=0)]
 
 

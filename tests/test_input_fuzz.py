@@ -4,7 +4,6 @@ Properties: a call either succeeds with finite output or raises ValueError, and 
 leaves the model bit-identical; accepted extreme inputs (+-MAX_ABS_INPUT) keep predictions and
 state finite.  The estimators are found through ``fastomkl.__all__``, so new ones are covered.
 """
-import inspect
 import warnings
 
 import numpy as np
@@ -13,9 +12,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import fastomkl
-from fastomkl import Gaussian, Laplacian, MAX_ABS_INPUT, OnlineKernelRegressor
+from fastomkl import MAX_ABS_INPUT, OnlineKernelRegressor
+from fastomkl.kernels import Polynomial
 from fastomkl._estimator import OnlineEstimator
-from helpers import required_arguments, state_bytes
+from helpers import state_bytes
 
 N_FEATURES = 3
 ESTIMATORS = [getattr(fastomkl, name) for name in fastomkl.__all__
@@ -24,24 +24,14 @@ ESTIMATORS = [getattr(fastomkl, name) for name in fastomkl.__all__
 
 
 def small(cls, **extra):
-    """cls with a small configuration: two kernels, 4 components, M = 2, a fixed seed."""
-    params = inspect.signature(cls).parameters
-    wanted = {"kernels": [Gaussian(1.0), Laplacian(1.0)], "n_components": 4, "M": 2,
-              "random_state": 0}
-    extra = {**required_arguments(cls, N_FEATURES), **extra}
-    model = cls(**{k: v for k, v in wanted.items() if k in params}, **extra)
-    try:
-        model._check_params()
-    except ValueError:                  # a family with kernels of its own (Gaussian only)
-        model = cls(**{k: v for k, v in wanted.items() if k in params and k != "kernels"},
-                    **extra)
-    return model
+    """cls built with the small parameters it declares for the tests (``_unit_test_params``)."""
+    return cls(**{**cls._unit_test_params()[0], **extra})
 
 
 # float32 models compute in float until an input could overflow it: every one is tried too
-FLOAT32 = [cls for cls in ESTIMATORS if "dtype" in inspect.signature(cls).parameters]
+FLOAT32 = [cls for cls in ESTIMATORS if "dtype" in cls._param_names()]
 FACTORIES = [lambda cls=cls: small(cls) for cls in ESTIMATORS] + [
-    lambda: OnlineKernelRegressor(kernel="poly", degree=3, coef0=1.0)] + [
+    lambda: OnlineKernelRegressor(Polynomial(3, 1.0, 1.0))] + [
     lambda cls=cls: small(cls, dtype="float32") for cls in FLOAT32]
 NAMES = ([cls.__name__ for cls in ESTIMATORS] + ["OnlineKernelRegressor-poly"]
          + [cls.__name__ + "-float32" for cls in FLOAT32])

@@ -4,6 +4,7 @@ import pytest
 
 from fastomkl import load
 from fastomkl.pkawv import BeforehandNystromAWV, NystromAWV, kors_centres
+from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
 
@@ -15,7 +16,7 @@ def test_equals_the_projected_kernel_solution(mode):
     X = rng.uniform(-1, 1, (100, 2))
     y = np.cos(3 * X[:, 1]) + 0.1 * rng.normal(size=100)
     C = X[rng.choice(100, 15, replace=False)]
-    got = BeforehandNystromAWV(C, sigma=0.6, lam=0.5, mode=mode, jitter=0.0).predict_learn(X, y)
+    got = BeforehandNystromAWV(C, kernel=Gaussian(0.6), lam=0.5, mode=mode, jitter=0.0).predict_learn(X, y)
     KCC = ref.gaussian(C, C, 0.6)
     want = np.zeros(100)
     for t in range(100):
@@ -29,10 +30,10 @@ def test_kors_pass_persistence_and_crafted_state(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (400, 3))
     y = np.sin(2 * X[:, 0])
-    C = kors_centres(X, sigma=0.7, random_state=2)
+    C = kors_centres(X, Gaussian(0.7), random_state=2)
     np.testing.assert_array_equal(
-        C, NystromAWV(sigma=0.7, random_state=2).fit(X, 0 * y).centres_)
-    model = BeforehandNystromAWV(C, sigma=0.7).fit(X[:300], y[:300])
+        C, NystromAWV(kernel=Gaussian(0.7), random_state=2).fit(X, 0 * y).centres_)
+    model = BeforehandNystromAWV(C, kernel=Gaussian(0.7)).fit(X[:300], y[:300])
     assert np.mean((model.predict(X[300:]) - y[300:]) ** 2) < 0.1 * np.var(y)
     model.save(tmp_path / "b.npz")
     copy = load(tmp_path / "b.npz")

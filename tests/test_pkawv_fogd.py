@@ -2,13 +2,14 @@
 import numpy as np
 
 from fastomkl.pkawv import FOGD, FOGDClassifier
+from fastomkl.kernels import Gaussian
 
 
 def test_authors_parametrisation_gives_the_same_predictions():
     rng = np.random.default_rng(0)
     X, y = rng.uniform(-1, 1, (300, 4)), rng.normal(size=300)
     eta, D = 1 / np.sqrt(300), 50
-    model = FOGD(sigma=0.8, n_components=D, eta=eta, random_state=1)
+    model = FOGD(kernel=Gaussian(0.8), n_components=D, eta=eta, random_state=1)
     got = model.predict_learn(X, y)
     U = model._engine.features.frequencies[0]            # (D, d)
     w = np.zeros(2 * D)                                  # the authors' w = sqrt(D) theta

@@ -4,6 +4,7 @@ import pytest
 
 from fastomkl import load
 from fastomkl.pkawv import KernelAWV, KernelAWVClassifier
+from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
 
@@ -16,7 +17,7 @@ def data(n, d=3, seed=0):
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
 def test_equals_the_dual_formula(mode):
     X, y = data(90)
-    got = KernelAWV(sigma=0.7, lam=0.3, mode=mode).predict_learn(X, y)
+    got = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode).predict_learn(X, y)
     np.testing.assert_allclose(got, ref.kernel_awv(X, y, 0.7, 0.3, mode), rtol=1e-10, atol=1e-12)
 
 
@@ -37,7 +38,7 @@ def test_awv_is_shrunk_krr_and_the_regret_bound_holds():
 
 def test_factor_persistence_and_guards(tmp_path):
     X, y = data(120, seed=2)
-    model = KernelAWV(sigma=0.8, max_samples=100).fit(X[:80], y[:80])
+    model = KernelAWV(kernel=Gaussian(0.8), max_samples=100).fit(X[:80], y[:80])
     L = model._engine.experts.factor()
     K = ref.gaussian(X[:80], X[:80], 0.8) + np.eye(80)
     np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-10, atol=1e-12)
@@ -62,7 +63,7 @@ def test_factor_persistence_and_guards(tmp_path):
 def test_classifier():
     X, _ = data(200, d=2, seed=3)
     labels = np.where(X[:, 0] * X[:, 1] > 0, "a", "b")
-    clf = KernelAWVClassifier(sigma=0.5, mode="ridge")
+    clf = KernelAWVClassifier(kernel=Gaussian(0.5), mode="ridge")
     online = clf.predict_learn(X, labels)
     assert (online[100:] == labels[100:]).mean() > 0.85
 
@@ -71,7 +72,7 @@ def test_capacity_never_exceeds_max_samples():
     """Growing by doubling stops at max_samples: 100 samples in a model capped at 70 would
     otherwise reach a capacity of 128 (and at the default 20000, a 32768^2 factor)."""
     X, y = data(70, seed=4)
-    model = KernelAWV(sigma=0.8, max_samples=70)
+    model = KernelAWV(kernel=Gaussian(0.8), max_samples=70)
     for x, target in zip(X, y):
         model.learn_one(x, target)
     assert model._engine.experts.capacity == 70

@@ -5,6 +5,7 @@ import pytest
 from fastomkl import load
 from fastomkl._validation import split_random_state
 from fastomkl.pkawv import NystromAWV, NystromAWVClassifier
+from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
 
@@ -23,11 +24,11 @@ def round_uniforms(seed, n):
 @pytest.mark.parametrize("weights", ["sqrt", "inverse"])
 def test_predictions_and_dictionary_equal_direct_solves(mode, weights):
     X, y = data(120)
-    params = dict(sigma=0.5, lam=0.7, mu=0.05, beta=1.0, eps=0.5)
-    model = NystromAWV(mode=mode, kors_weights=weights, random_state=3, **params)
+    params = dict(lam=0.7, mu=0.05, beta=1.0, eps=0.5)
+    model = NystromAWV(Gaussian(0.5), mode=mode, kors_weights=weights, random_state=3, **params)
     got = model.predict_learn(X, y)
     want, index, S = ref.nystrom_awv(X, y, weights=weights, uniforms=round_uniforms(3, 120),
-                                     mode=mode, **params)
+                                     mode=mode, sigma=0.5, **params)
     np.testing.assert_array_equal(model.dictionary_, index)
     np.testing.assert_allclose(model._engine.experts.kors_weights, S, rtol=1e-9)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-10)   # y is O(1)
@@ -36,8 +37,8 @@ def test_predictions_and_dictionary_equal_direct_solves(mode, weights):
 
 def test_awv_is_shrunk_ridge_on_the_same_dictionary():
     X, y = data(80)
-    awv = NystromAWV(mode="vaw", sigma=0.5, random_state=1).predict_learn(X, y)
-    model = NystromAWV(mode="ridge", sigma=0.5, random_state=1)
+    awv = NystromAWV(mode="vaw", kernel=Gaussian(0.5), random_state=1).predict_learn(X, y)
+    model = NystromAWV(mode="ridge", kernel=Gaussian(0.5), random_state=1)
     ridge = model.predict_learn(X, y)
     index = model.dictionary_
     lev = np.zeros(80)
@@ -65,10 +66,10 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
     # factors on a well-conditioned run (mu = 1) and R^T R with M (backward error) on an
     # ill-conditioned one (cond(M) ~ 1e14, 525 centres).
     X, y = data(1500, d=3, seed=2)
-    ill = NystromAWV(sigma=0.6, mu=0.01, random_state=0).fit(X, y)
+    ill = NystromAWV(kernel=Gaussian(0.6), mu=0.01, random_state=0).fit(X, y)
     drift, R, M = factor_drift(ill, X, 1.0, 0.6)
     assert ill.n_centres_ > 500 and np.abs(R.T @ R - M).max() < 1e-12 * np.abs(M).max()
-    model = NystromAWV(sigma=0.6, mu=1.0, random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     assert model.n_centres_ > 100 and drift < 1e-8
     # the last append, redone by the paper's update + downdate of the zero-padded factor
@@ -84,7 +85,7 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
 @pytest.mark.slow
 def test_factor_drift_after_ten_thousand_rounds():
     X, y = data(10 ** 4, d=3, seed=4)
-    model = NystromAWV(sigma=0.6, mu=1.0, random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     # backward error: R^T R against M after 10^4 row updates and ~450 appends; the forward
     # difference from a fresh factor is bounded by cond(M) (here ~1e14) times the rounding
@@ -114,8 +115,8 @@ def test_kors_inclusion_frequency_matches_its_probability():
 def test_determinism_persistence_and_no_global_rng(tmp_path):
     X, y = data(300, seed=5)
     state = np.random.get_state()[1].copy()
-    a = NystromAWV(sigma=0.5, random_state=7).fit(X[:200], y[:200])
-    b = NystromAWV(sigma=0.5, random_state=7).fit(X[:200], y[:200])
+    a = NystromAWV(kernel=Gaussian(0.5), random_state=7).fit(X[:200], y[:200])
+    b = NystromAWV(kernel=Gaussian(0.5), random_state=7).fit(X[:200], y[:200])
     np.testing.assert_array_equal(np.random.get_state()[1], state)
     np.testing.assert_array_equal(a.dictionary_, b.dictionary_)
     a.save(tmp_path / "n.npz")
@@ -126,7 +127,7 @@ def test_determinism_persistence_and_no_global_rng(tmp_path):
 
 def test_crafted_state_is_a_value_error():
     X, y = data(60)
-    model = NystromAWV(sigma=0.5, random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.5), random_state=0).fit(X, y)
     good = model._engine.get_state()
     before = model.predict(X)
 
@@ -163,15 +164,15 @@ def test_bad_input_leaves_the_model_unchanged_and_classifier_learns():
         with pytest.raises(ValueError):
             NystromAWV(**bad).fit(X, y)
     labels = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    clf = NystromAWVClassifier(sigma=0.5, mu=0.1, random_state=0)
+    clf = NystromAWVClassifier(kernel=Gaussian(0.5), mu=0.1, random_state=0)
     online = clf.predict_learn(np.vstack([X, X, X]), np.tile(labels, 3))
     assert (online[200:] == labels).mean() > 0.85
-    capped = NystromAWV(sigma=0.3, mu=1e-3, max_centres=5, random_state=0).fit(X, y)
+    capped = NystromAWV(kernel=Gaussian(0.3), mu=1e-3, max_centres=5, random_state=0).fit(X, y)
     assert capped.n_centres_ == 5
 
 
-@pytest.mark.parametrize("make", [lambda: NystromAWV(sigma=0.4, mu=0.01, random_state=2),
-                                  lambda: __import__("fastomkl").KernelAWV(sigma=0.4)])
+@pytest.mark.parametrize("make", [lambda: NystromAWV(kernel=Gaussian(0.4), mu=0.01, random_state=2),
+                                  lambda: __import__("fastomkl").KernelAWV(kernel=Gaussian(0.4))])
 def test_one_sample_at_a_time_equals_the_batch(make):
     # learn_one grows the arrays one round at a time, the batch doubles them between rounds
     X, y = data(150, seed=8)
@@ -189,8 +190,8 @@ def test_without_the_kernel_cache_the_same_model_in_less_memory(mode):
     rng = np.random.default_rng(5)
     X = rng.uniform(-1, 1, (400, 3))
     y = np.sin(3 * X[:, 0]) + X[:, 1]
-    cached = NystromAWV(sigma=0.5, mu=1e-2, mode=mode, cache_kernel=True, random_state=2)
-    lean = NystromAWV(sigma=0.5, mu=1e-2, mode=mode, cache_kernel=False, random_state=2)
+    cached = NystromAWV(kernel=Gaussian(0.5), mu=1e-2, mode=mode, cache_kernel=True, random_state=2)
+    lean = NystromAWV(kernel=Gaussian(0.5), mu=1e-2, mode=mode, cache_kernel=False, random_state=2)
     np.testing.assert_allclose(lean.predict_learn(X, y), cached.predict_learn(X, y),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(lean.dictionary_, cached.dictionary_)

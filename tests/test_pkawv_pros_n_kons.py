@@ -5,6 +5,7 @@ import pytest
 from fastomkl import load
 from fastomkl._validation import split_random_state
 from fastomkl.pkawv import ProsNKons
+from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
 
@@ -13,7 +14,7 @@ def test_equals_the_dense_reference_with_the_svd_embedding(weights):
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (150, 2))
     y = np.clip(np.sin(3 * X[:, 0]) + 0.3 * rng.normal(size=150), -1, 1)
-    model = ProsNKons(sigma=0.7, C=0.8, kors_weights=weights, random_state=4)
+    model = ProsNKons(kernel=Gaussian(0.7), C=0.8, kors_weights=weights, random_state=4)
     got = model.predict_learn(X, y)
     uniforms = np.random.Generator(split_random_state(4)[1]).random(150)
     want, index = ref.pros_n_kons(X, y, 0.7, 1.0, 1.0, 0.5, 0.8, weights, uniforms)

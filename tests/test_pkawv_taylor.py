@@ -6,6 +6,7 @@ import pytest
 
 from fastomkl._core.features.taylor import TaylorBank, n_taylor_features, taylor_tables
 from fastomkl.pkawv import TaylorAWV, TaylorAWVClassifier, taylor_degree_theory
+from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
 
@@ -67,7 +68,7 @@ def test_taylor_awv_equals_direct_solve_and_tensor_basis(mode):
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, (60, 3))
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=60)
-    model = TaylorAWV(sigma=0.9, degree=3, lam=0.5, mode=mode)
+    model = TaylorAWV(kernel=Gaussian(0.9), degree=3, lam=0.5, mode=mode)
     got = model.predict_learn(X, y)
     direct = ref.linear_awv(ref.taylor_features(X, 3, 0.9), y, 0.5, mode)
     tensor = ref.linear_awv(ref.tensor_taylor_features(X, 3, 0.9), y, 0.5, mode)

@@ -14,7 +14,7 @@ KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0), Cauchy(
 def test_regressor_matches_numpy(stream, loss, schedule, after):
     X, y = stream
     model = Raker(KERNELS, n_components=20, eta=0.3, eta_schedule=schedule, lam=0.01, loss=loss,
-                  eta_hedge=0.7, regularizer_after_update=after, random_state=3)
+                  eta_combiner=0.7, regularizer_after_update=after, random_state=3)
     got = model.predict_learn(X, y)
     ref = NumpyRaker(model.features_.frequencies_, eta=0.3, eta_schedule=schedule, lam=0.01,
                      loss=loss, eta_hedge=0.7, regularizer_after_update=after)

@@ -267,7 +267,7 @@ def test_import_fastomkl_does_not_import_river():
     Raker(KERNELS, n_components=4), fo.OMKLGF(KERNELS, n_components=4, M=1),
     fo.OMKLSFG(KERNELS, n_components=4, M=1), fo.OMKLSFGR(KERNELS, n_components=4, M=1, top_k=1),
     fo.OMKR(KERNELS), fo.RFOMKR(KERNELS, n_components=4), fo.OnlineKernelRegressor(),
-    fo.VAW(KERNELS, n_components=4), fo.ConcatVAW(KERNELS, n_components=4),
+    fo.VAW(KERNELS[0], n_components=4), fo.ConcatVAW(KERNELS, n_components=4),
     fo.VAW2(KERNELS, n_components=4), fo.VAWEWA(KERNELS, n_components=4),
     fo.VAWMeta(KERNELS, "mlpoly", n_components=4)], ids=lambda m: type(m).__name__)
 def test_a_regressor_before_learning_answers_its_initial_prediction(model):

@@ -41,7 +41,7 @@ EXCLUDED = {
     fo.OMKLGFClassifier([Gaussian(1.0)], n_components=10, M=1, J=1, random_state=0),
     fo.OMKR([Gaussian(1.0)]),
     fo.RFOMKR([Gaussian(1.0)], n_components=10, random_state=0),
-    fo.VAW([Gaussian(1.0)], n_components=10, random_state=0),
+    fo.VAW(Gaussian(1.0), n_components=10, random_state=0),
     fo.ConcatVAW(PAIR, n_components=5, random_state=0),
     fo.VAW2(PAIR, n_components=10, random_state=0),
     fo.VAW2(PAIR, n_components=10, truncate=(-1, 1), mode="ridge", random_state=0),

@@ -20,7 +20,7 @@ _REGISTRY: dict[str, type] = {}
 # Held while a model builds its engine on its first learning call, so that threads which start
 # learning on a fresh model at once all learn into the one engine that is built (rare and short:
 # one build per model).
-_BUILD_LOCK = threading.Lock()
+_BUILD_LOCK = threading.RLock()       # reentrant: a mixture builds its members
 
 
 class OnlineEstimator:
@@ -78,8 +78,9 @@ class OnlineEstimator:
         return [{}]
 
     def _random_streams(self, config: dict):
-        """(feature stream, per-round bit generator), independent streams of ``random_state``."""
-        return split_random_state(self.random_state)
+        """(feature stream, per-round bit generator), independent streams of ``random_state``; a
+        model that draws nothing has no ``random_state`` and gets fixed streams it never reads."""
+        return split_random_state(getattr(self, "random_state", 0))
 
     def _build_engine(self, config: dict, n_features: int, feature_rng, round_bit_generator):
         """The compiled Engine for inputs of width n_features."""

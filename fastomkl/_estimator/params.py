@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 __all__ = ["Interval", "Options", "Boolean", "Kernels", "OneKernel", "RandomState", "Array",
-           "Function", "validate_parameters", "describe", "take_renamed"]
+           "Function", "Range", "Regressors", "validate_parameters", "describe", "take_renamed"]
 
 
 class Constraint:
@@ -170,7 +170,7 @@ class Kernels(Constraint):
         from fastomkl.kernels import Kernel
         if not isinstance(value, (list, tuple)) or not value:
             return False
-        return all(isinstance(k, Kernel) and (not self.kinds or k.kind in self.kinds)
+        return all(isinstance(k, Kernel) and (not self.kinds or type(k).__name__ in self.kinds)
                    for k in value)
 
     def describe(self) -> str:
@@ -192,8 +192,9 @@ class OneKernel(Constraint):
         self.kinds = tuple(kinds)
 
     def accepts(self, value) -> bool:
-        from fastomkl.kernels import Kernel
-        return isinstance(value, Kernel) and (not self.kinds or value.kind in self.kinds)
+        from fastomkl.kernels import Kernel, Polynomial
+        return (isinstance(value, (Kernel, Polynomial))
+                and (not self.kinds or type(value).__name__ in self.kinds))
 
     def describe(self) -> str:
         kinds = f" ({', '.join(self.kinds)})" if self.kinds else ""
@@ -225,6 +226,30 @@ class RandomState(Constraint):
         return [-1, 1.5, "0", np.random.RandomState(0)]
 
 
+class Range(Constraint):
+    """A pair (lo, hi) of finite numbers with lo < hi, each of magnitude at most `limit`."""
+
+    def __init__(self, limit: float = 1e150):
+        self.limit = limit
+
+    def accepts(self, value) -> bool:
+        try:
+            lo, hi = value
+        except (TypeError, ValueError):
+            return False
+        return (_is_real(lo) and _is_real(hi) and abs(lo) <= self.limit
+                and abs(hi) <= self.limit and lo < hi)
+
+    def describe(self) -> str:
+        return f"a pair (lo, hi) of numbers in [-{self.limit:g}, {self.limit:g}] with lo < hi"
+
+    def valid_examples(self) -> list:
+        return [(0.0, 1.0), (-self.limit, self.limit)]
+
+    def invalid_examples(self) -> list:
+        return [(1.0, 0.0), (0.0, 0.0), (0.0, float("nan")), "01", (0.0,), (0, 1, 2)]
+
+
 class Array(Constraint):
     """An array-like of finite real numbers with ``ndim`` dimensions (checked again, with the
     data's width, when the model is built)."""
@@ -244,6 +269,23 @@ class Array(Constraint):
 
     def invalid_examples(self) -> list:
         return ["x", [[float("nan")]] if self.ndim == 2 else [float("nan")]]
+
+
+class Regressors(Constraint):
+    """A non-empty list of fastomkl regression models."""
+
+    def accepts(self, value) -> bool:
+        from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
+        return (isinstance(value, (list, tuple)) and len(value) > 0
+                and all(isinstance(m, OnlineEstimator)
+                        and not isinstance(m, (BinaryClassifier, MulticlassClassifier))
+                        for m in value))
+
+    def describe(self) -> str:
+        return "a non-empty list of fastomkl regressors"
+
+    def invalid_examples(self) -> list:
+        return [[], ["model"], [1.0]]
 
 
 class Function(Constraint):
@@ -302,9 +344,10 @@ def validate_parameters(model) -> None:
 def take_renamed(model, renamed: dict) -> None:
     """Accept the old spellings of renamed parameters for one release, with a FutureWarning.
 
-    ``type(model)._renamed_parameters`` maps an old name to its new name (a plain rename) or to a
+    ``type(model)._renamed_parameters`` maps an old name to its new name (a plain rename), to a
     ``(new name, convert)`` pair, ``convert(value, model)`` giving the new parameter's value (a
-    ``bandwidth`` number that becomes a ``kernel`` object, say).  Unknown keywords are refused as
+    ``bandwidth`` number that becomes a ``kernel`` object, say), or to None (a parameter that
+    never had an effect and is gone).  Unknown keywords are refused as
     Python refuses them, and so is an old name given beside a new one set to something else than
     its default.
     """
@@ -312,11 +355,16 @@ def take_renamed(model, renamed: dict) -> None:
     table = type(model)._renamed_parameters
     defaults = {p.name: p.default for p in inspect.signature(type(model).__init__).parameters.values()}
     for old, value in renamed.items():
-        entry = table.get(old)
-        if entry is None:
+        if old not in table:
             raise TypeError(f"{type(model).__name__}.__init__() got an unexpected keyword "
                             f"argument {old!r}")
-        new, convert = (entry, None) if isinstance(entry, str) else entry
+        entry = table[old]
+        new, convert = (entry, None) if entry is None or isinstance(entry, str) else entry
+        if new is None:                 # a parameter that no longer exists: it had no effect
+            warnings.warn(f"{type(model).__name__}: the parameter {old!r} has no effect and "
+                          f"will stop being accepted in the next release", FutureWarning,
+                          stacklevel=3)
+            continue
         current = getattr(model, new)
         if not (current is defaults[new] or _equal(current, defaults[new])) and convert is None:
             raise TypeError(f"{type(model).__name__}: {old!r} is the old name of {new!r}; give "

@@ -48,6 +48,7 @@ import time
 
 import numpy as np
 
+from fastomkl.kernels import Gaussian
 from fastomkl.datasets import load_dataset
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend,
                                        note, output_folder, progress, write_text)
@@ -109,18 +110,18 @@ def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
         return getattr(pkawv, cls.__name__ + "Classifier") if classify else cls
 
     if name in ("KRR", "Kernel-AWV"):
-        return pick(pkawv.KernelAWV)(sigma=SIGMA, lam=LAM, mode=mode,
+        return pick(pkawv.KernelAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode,
                                      max_samples=KRR_MAX_SAMPLES)
     if name.startswith("Taylor"):
-        return pick(pkawv.TaylorAWV)(sigma=SIGMA, degree=int(name[-1]), lam=LAM, mode=mode)
+        return pick(pkawv.TaylorAWV)(kernel=Gaussian(SIGMA), degree=int(name[-1]), lam=LAM, mode=mode)
     if name == "Nyström":
-        return pick(pkawv.NystromAWV)(sigma=SIGMA, lam=LAM, mode=mode, mu=1.0, beta=1.0, eps=0.5,
+        return pick(pkawv.NystromAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode, mu=1.0, beta=1.0, eps=0.5,
                                       kors_weights="inverse", random_state=seed)
     if name == "Pros-N-KONS":
-        return pick(pkawv.ProsNKons)(sigma=SIGMA, alpha=1.0, beta=1.0, eps=0.5, C=1.0,
+        return pick(pkawv.ProsNKons)(kernel=Gaussian(SIGMA), alpha=1.0, beta=1.0, eps=0.5, C=1.0,
                                      kors_weights="inverse", random_state=seed)
     if name == "FOGD":
-        return pick(pkawv.FOGD)(sigma=SIGMA, n_components=1000, eta=1.0 / np.sqrt(n),
+        return pick(pkawv.FOGD)(kernel=Gaussian(SIGMA), n_components=1000, eta=1.0 / np.sqrt(n),
                                 random_state=seed)
     raise ValueError(f"no learner {name!r}")
 

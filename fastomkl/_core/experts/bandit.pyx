@@ -20,7 +20,7 @@ from fastomkl._core.checks import require_ranges
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport LOSS_LOGISTIC, loss_derivative, loss_value, unit_scale
-from fastomkl._core.numeric cimport finite_round
+from fastomkl._core.numeric cimport STATE_LIMIT, finite_round
 from libc.math cimport sqrt, pow, exp, fabs, cbrt, isfinite, NAN
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -293,6 +293,10 @@ cdef class BanditExpansionExperts(BanditExperts):
         cdef long n = self.rows[0], r
         cdef int j, d = self.n_features
         step = self.scaled_step(k, f, y, weight, &s)
+        if isfinite(step) and not (isfinite(self.norm2[k] - 2.0 * step * f + step * step)
+                                   and fabs(step) <= STATE_LIMIT * self.mult[k]):
+            self.n_rejected += 1                # ||f_k||^2 or the coefficient would overflow
+            step = NAN
         if not isfinite(step):                  # the sample still joins the support (with 0)
             step = 0.0
         U = s * self.radius()
