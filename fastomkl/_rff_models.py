@@ -107,6 +107,11 @@ class RFFModelMixin:
         config["lam"] = float(self.lam)
         return config
 
+    def _implied_state_size(self, n_features: int) -> int:
+        """The frequencies (n_kernels x n_components x n_features) and a weight vector of 2D per
+        kernel."""
+        return len(self.kernels_) * self.n_components * (n_features + 2)
+
     def _loss_name(self) -> str:
         """The loss: ``loss``, or under "auto" the first of ``_losses`` (the squared loss for
         regression, the logistic loss for classification)."""

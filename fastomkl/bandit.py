@@ -197,7 +197,10 @@ class _KernelModel(_Horizon):
         small = {"kernels": _unit_kernels(), "random_state": 0}
         if "n_components" in cls._param_names():
             small["n_components"] = 4
-        return [small, {**small, "predict_with": "mixture"}]
+        other = {**small, "T": 500} if "T" in cls._param_names() else dict(small)
+        if "predict_with" in cls._param_names():
+            other["predict_with"] = "mixture"
+        return [small, other]
 
 
 class _BanditBase(_KernelModel):

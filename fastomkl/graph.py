@@ -127,7 +127,9 @@ def divergence_matrix(kernels, dim: int = 1, method: str = "exact") -> np.ndarra
     Returns
     -------
     ndarray of float, shape (N, N)
-        Symmetric, zero on the diagonal.
+        Symmetric, zero on the diagonal; divided by a common positive factor when the
+        divergences themselves would overflow (hundreds of dimensions): the graphs depend only on
+        their order.
 
     Examples
     --------
@@ -166,7 +168,16 @@ def divergence_matrix(kernels, dim: int = 1, method: str = "exact") -> np.ndarra
         cross_gl = np.sqrt(2.0 * np.pi * ag) * erfcx(np.sqrt(ag / 2.0) / bl)
     cross[:] = np.where(gg, cross_gg, np.where(ll, cross_ll, cross_gl))
     self_ = np.where(gauss, np.sqrt(np.pi * a), b)
-    out = self_[:, None] ** dim + self_[None, :] ** dim - 2.0 * cross ** dim
+    with np.errstate(all="ignore"):
+        out = self_[:, None] ** dim + self_[None, :] ** dim - 2.0 * cross ** dim
+        if not np.isfinite(out).all():
+            # The dim-th powers overflow (hundreds of input dimensions): the same matrix divided
+            # by the largest of them, computed in the log domain.  The graphs depend on the
+            # divergences only through their order, which a common positive factor keeps.
+            logs = dim * np.log(self_)
+            top = max(logs.max(), float(dim * np.log(cross).max()))
+            out = (np.exp(logs[:, None] - top) + np.exp(logs[None, :] - top)
+                   - 2.0 * np.exp(dim * np.log(cross) - top))
     np.fill_diagonal(out, 0.0)
     return out
 

@@ -125,10 +125,7 @@ class _OMKRBase:
         return self._combiner_weights()
 
 
-class OMKR(_OMKRBase, OnlineEstimator):
-    __doc__ = ("""OMKR: online multi-kernel regression with exact kernel expansions.
-
-    Parameters
+_OMKR_PARAMETERS_DOC = """    Parameters
     ----------
     kernels : list of Gaussian/Laplacian, default None (paper 000's 76 kernels)
     eta : "auto" or float, default "auto"
@@ -138,12 +135,20 @@ class OMKR(_OMKRBase, OnlineEstimator):
     eta_schedule : {"inv_sqrt", "constant"}
     beta : float in (0, 1], default 0.5
         Hedge factor: w_i <- w_i beta^{L_i}.
-    loss : "auto" (the squared loss), "squared" or "absolute", default "auto"
+    loss : str, default "auto"
+        "auto" (the squared loss for the regressor, the logistic loss for the classifier),
+        "squared", "absolute", "logistic" or "hinge".
 
     The model is deterministic: it draws nothing, so it takes no ``random_state`` (the old
     keyword is still accepted, with a FutureWarning, and has no effect).
 
-    Examples
+"""
+
+
+class OMKR(_OMKRBase, OnlineEstimator):
+    __doc__ = ("""OMKR: online multi-kernel regression with exact kernel expansions.
+
+""" + _OMKR_PARAMETERS_DOC + """    Examples
     --------
     >>> import numpy as np
     >>> from fastomkl import Gaussian, Laplacian, OMKR
@@ -157,8 +162,7 @@ class OMKR(_OMKRBase, OnlineEstimator):
 class OMKRClassifier(_OMKRBase, BinaryClassifier):
     __doc__ = """OMKR for binary classification (logistic or hinge loss; labels map to -1/+1).
 
-    Same parameters as ``OMKR``; ``loss`` is "auto" (the logistic loss), "logistic" or "hinge".
-
+""" + _OMKR_PARAMETERS_DOC + """
     Examples
     --------
     >>> import numpy as np

@@ -30,6 +30,7 @@ model                  subspace                                      cost per ro
 """
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 
@@ -65,8 +66,10 @@ __all__ = ["TaylorAWV", "TaylorAWVClassifier", "NystromAWV", "NystromAWVClassifi
            "taylor_degree_theory"]
 
 MODES = ("vaw", "ridge")
-# Above this many features a round (r^2 flops, r^2 / 2 doubles of state) gets slow: warn.
+# Above this many features a round (r^2 flops, r^2 / 2 doubles of state) gets slow: warn; beyond
+# the second bound the packed inverse alone would pass 400 MB: refuse.
 LARGE_BASIS = 5000
+MAX_BASIS = 10_000
 
 
 def taylor_degree_theory(n: int, lam: float, radius: float, sigma: float) -> int:
@@ -107,7 +110,7 @@ class _OneKernel:
 
 
 class _TaylorAWVBase(_OneKernel):
-    _parameter_constraints = {**_AWV_PARAMETERS, "degree": [Interval("int", 0, 64)],
+    _parameter_constraints = {**_AWV_PARAMETERS, "degree": [Interval("int", 0, 32)],
                               "refresh_every": [Interval("int", 0, 2 ** 62)]}
     _renamed_parameters = _SIGMA
 
@@ -130,6 +133,10 @@ class _TaylorAWVBase(_OneKernel):
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         r = n_taylor_features(n_features, config["degree"])
+        if r > MAX_BASIS:
+            raise ValueError(f"degree {config['degree']} on {n_features} inputs gives {r} Taylor "
+                             f"features, more than {MAX_BASIS} (an r x r inverse per model): "
+                             f"lower the degree")
         if r > LARGE_BASIS:
             warnings.warn(f"{type(self).__name__}: degree {config['degree']} on {n_features} "
                           f"inputs gives {r} Taylor features; a round costs about {r}^2 flops",
@@ -142,7 +149,7 @@ class _TaylorAWVBase(_OneKernel):
     def _implied_state_size(self, n_features: int) -> int:
         """Doubles the engine allocates when it is built: the packed r x r inverse and r-vectors
         (checked by ``load`` before building)."""
-        r = math.comb(check_int(self.degree, "degree", 0, 64) + n_features, n_features)
+        r = math.comb(check_int(self.degree, "degree", 0, 32) + n_features, n_features)
         return r * (r + 1) // 2 + 4 * r
 
     @property
@@ -575,8 +582,9 @@ _BEFOREHAND_DOC = """
     ----------
     centres : array-like (m, d)
         The centres c_j.
-    sigma : float, default 1.0
-        Bandwidth of k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)).
+    kernel : Gaussian, default None
+        The kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)); None is ``Gaussian(1.0)``.
+        (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
     lam : float, default 1.0
         Ridge parameter lambda.
     mode : {"vaw", "ridge"}, default "vaw"
@@ -586,7 +594,22 @@ _BEFOREHAND_DOC = """
 """
 
 
+# scikit-learn's estimator checks that fit data of widths their own: the centres fix this model's.
+_WIDTH_CHECKS = ("check_estimators_overwrite_params", "check_estimators_fit_returns_self",
+                 "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+                 "check_positive_only_tag_during_fit", "check_estimators_dtypes",
+                 "check_regressors_train", "check_regressor_data_not_an_array",
+                 "check_estimators_partial_fit_n_features", "check_regressors_no_decision_function",
+                 "check_regressors_int", "check_fit2d_1sample", "check_fit2d_1feature",
+                 "check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in",
+                 "check_classifier_data_not_an_array", "check_classifiers_classes",
+                 "check_classifiers_train")
+
+
 class _BeforehandNystromAWVBase(_OneKernel):
+    _sklearn_differences = {name: "the centres, given in advance, fix the width of the inputs, "
+                                  "and this check fits data of other widths"
+                            for name in _WIDTH_CHECKS}
     _parameter_constraints = {"centres": [Array(2)], **_AWV_PARAMETERS,
                               "jitter": [Interval("real", 0.0, 1.0)]}
     _renamed_parameters = _SIGMA
@@ -606,7 +629,7 @@ class _BeforehandNystromAWVBase(_OneKernel):
                                        "mode": "ridge"}]
 
     def _check_params(self) -> dict:
-        return {"centres": np.asarray(self.centres, dtype=np.float64), "sigma": self._sigma,
+        return {"centres": np.array(self.centres, dtype=np.float64), "sigma": self._sigma,
                 "lam": float(self.lam), "mode": self.mode, "jitter": float(self.jitter)}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -882,8 +905,9 @@ class Mixture(OnlineEstimator):
     (``fastomkl._core.experts.models``), its combiner the second-level VAW or EWA of paper 003
     (``fastomkl._core.combiners.meta``).  Each round every member predicts, the second level mixes
     the predictions, then every member and the second level learn the target (full information,
-    so a member's online predictions do not depend on the mixture).  The members belong to the
-    mixture while it learns (its lock serialises their rounds): keep using them through it.
+    so a member's online predictions do not depend on the mixture).  The mixture learns with its
+    own copies of the members (``members_``, copied with what they have learnt when it starts
+    learning): the models passed in are never changed, as scikit-learn's ensembles do.
 
     Parameters
     ----------
@@ -908,6 +932,8 @@ class Mixture(OnlineEstimator):
 
     Attributes
     ----------
+    members_ : list
+        The members as the mixture trains them.
     weights_ : ndarray (N,)
         The second level's current weights (signed for "vaw", convex for "ewa").
 
@@ -964,7 +990,9 @@ class Mixture(OnlineEstimator):
                 raise ValueError(f"X has {n_features} features, but the member "
                                  f"{type(member).__name__} is expecting "
                                  f"{member._engine.n_features} features as input")
-        engines = [member._engine_for(n_features) for member in self.members]
+        if "members_" not in self.__dict__:       # restored from a pickle: its own copies
+            self.members_ = [copy.deepcopy(member) for member in self.members]
+        engines = [member._engine_for(n_features) for member in self.members_]
         n = len(engines)
         if self.meta == "vaw":
             combiner = VAWCombiner(n, config["lam"], self.mode, config["clip"])
@@ -972,6 +1000,10 @@ class Mixture(OnlineEstimator):
             combiner = EWA(n, config["eta"], config["clip"])
         return Engine(NullFeatures(n, n_features), ModelExperts(engines), combiner,
                       round_bit_generator)
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.__dict__.pop("members_", None)       # a refit starts from the members given
 
     @property
     def weights_(self) -> np.ndarray:

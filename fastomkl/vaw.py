@@ -127,6 +127,16 @@ class _VAWFamily(RFFModelMixin):
                 {"kernels": _unit_kernels(), "n_components": 4, "mode": "ridge", "center": False,
                  "refresh_every": 3, "random_state": 0}]
 
+    def _implied_state_size(self, n_features: int) -> int:
+        """The random features, and one packed inverse per expert: (2m)^2 / 2 each (of the
+        concatenated N * 2m features for ConcatVAW), with S as much again when it is kept."""
+        dims = self._expert_dims()
+        inverses = sum(d * (d + 1) // 2 for d in dims) * (2 if self.refresh_every else 1)
+        return super()._implied_state_size(n_features) + inverses + len(dims) ** 2
+
+    def _expert_dims(self) -> list:
+        return [2 * self.n_components] * len(self.kernels_)
+
     def _check_vaw_params(self) -> dict:
         config = self._check_rff_params()
         config["lam"] = float(self.lam)
@@ -232,6 +242,9 @@ class _OneKernelVAW(_VAWModel):
 
 
 class _ConcatVAWModel(_VAWModel):
+    def _expert_dims(self) -> list:
+        return [2 * self.n_components * len(self.kernels_)]
+
     _parameter_constraints = {**_DICTIONARY, **_VAW_PARAMETERS}
 
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
@@ -621,8 +634,11 @@ _EWA_DOC = """VAW-EWA (Theorem 3 of the paper): VAW experts clipped to a label r
     AdaHedge's scale-free rate; ``label_range=(lo, hi)`` gives the paper's setting, rate
     1 / (2 (hi - lo)^2) (the paper's model: ``label_range=(0, 1), center=False``, eta = 0.5).
 
-    Same parameters as ``VAWMeta`` without ``meta``.
-    """
+
+""" + _META_DOC[_META_DOC.index("    Parameters"):].replace(
+        """    meta : str, default "ewa"
+        One of "ewa", "aa", "boa", "mlpoly", "mlprod", "vaw", "hedge".
+""", "")
 
 
 class VAWEWA(_EWAPreset, VAWMeta):

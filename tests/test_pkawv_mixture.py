@@ -94,9 +94,11 @@ def test_bad_parameters_name_what_was_wrong(kwargs, name):
 @pytest.mark.parametrize("bad", ["nan_target", "short_target", "other_width"])
 def test_bad_input_leaves_every_member_and_the_second_level_as_they_were(bad):
     X, y = airfoil()
-    members = nystrom_members()
-    mix = Mixture(members, meta="vaw")
+    given = nystrom_members()
+    mix = Mixture(given, meta="vaw")
     mix.predict_learn(X[:50], y[:50])
+    members = mix.members_
+    assert all(not hasattr(m, "n_features_in_") for m in given)      # the models given: untouched
     before = [m.predict(X[50:60]) for m in members], mix.weights_
     Xb, yb = X[50:80].copy(), y[50:80].copy()
     if bad == "nan_target":

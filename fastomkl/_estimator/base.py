@@ -21,6 +21,9 @@ _REGISTRY: dict[str, type] = {}
 # learning on a fresh model at once all learn into the one engine that is built (rare and short:
 # one build per model).
 _BUILD_LOCK = threading.RLock()       # reentrant: a mixture builds its members
+# The most a model may allocate for its state when it is built, in doubles (1 GiB): a setting
+# that implies more is refused with the size it would take, before anything is allocated.
+MAX_STATE_DOUBLES = 1 << 27
 
 
 class OnlineEstimator:
@@ -183,12 +186,26 @@ class OnlineEstimator:
                 engine = self._engine
                 if engine is None:
                     config = self._check_all_params()
+                    self._check_size(n_features)
                     feature_rng, round_bit_generator = self._random_streams(config)
                     engine = self._build_engine(config, n_features, feature_rng,
                                                 round_bit_generator)
                     self._engine = engine
                     self.n_features_in_ = n_features
         return engine
+
+    def _implied_state_size(self, n_features: int) -> int:
+        """Doubles the engine allocates for its state when it is built (models whose state is
+        large for some settings say how large; 0: small)."""
+        return 0
+
+    def _check_size(self, n_features: int) -> None:
+        size = self._implied_state_size(n_features)
+        if size > MAX_STATE_DOUBLES:
+            raise ValueError(f"{type(self).__name__} with these parameters on {n_features} "
+                             f"features would take {size * 8 / 2 ** 30:.1f} GiB of state, more "
+                             f"than the {MAX_STATE_DOUBLES * 8 / 2 ** 30:.0f} GiB a model may: "
+                             f"use fewer components or kernels, or a smaller degree")
 
     def _fitted_engine(self):
         engine = self._engine

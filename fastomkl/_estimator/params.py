@@ -205,7 +205,7 @@ class OneKernel(Constraint):
         return [Gaussian(1.0)]
 
     def invalid_examples(self) -> list:
-        return ["rbf", 1.0, []]
+        return ["not-a-kernel", 1.0, []]
 
 
 class RandomState(Constraint):

@@ -1,0 +1,272 @@
+"""The contract every public estimator keeps, checked on every class the package exports.
+
+The classes are found through ``fastomkl.__all__`` and built from the parameter sets they declare
+for the tests (``_unit_test_params``); their parameters' accepted values come from their own
+declarations (``_parameter_constraints``).  Nothing here names a class: a new model is covered
+the moment it is exported.
+"""
+import inspect
+import io
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import fastomkl
+from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
+from fastomkl._estimator.params import accepts, describe
+from helpers import can_be_saved, state_bytes
+
+def _in_progress(cls):
+    """The DSG family still runs on a NumPy engine of its own while it moves onto the compiled
+    one: its classes do not keep the whole contract yet (no declared parameters, no lock)."""
+    if cls.__module__ == "fastomkl.dsg":
+        return pytest.param(cls, marks=pytest.mark.xfail(reason="DSG moving onto the compiled "
+                                                                "engine"))
+    return cls
+
+
+ESTIMATORS = sorted({getattr(fastomkl, name) for name in fastomkl.__all__
+                     if inspect.isclass(getattr(fastomkl, name))
+                     and issubclass(getattr(fastomkl, name), OnlineEstimator)},
+                    key=lambda cls: cls.__name__)
+BY_NAME = pytest.mark.parametrize("cls", [_in_progress(cls) for cls in ESTIMATORS],
+                                  ids=lambda cls: cls.__name__)
+# Models that hold a user's Python function or other models are pickled, not written to files
+# (test_load_fuzz checks that they refuse to be saved).
+SAVED = pytest.mark.parametrize("cls", [_in_progress(cls) for cls in ESTIMATORS
+                                       if can_be_saved(cls)], ids=lambda cls: cls.__name__)
+N_FEATURES = 3
+
+
+def is_classifier(cls) -> bool:
+    return issubclass(cls, (BinaryClassifier, MulticlassClassifier))
+
+
+def stream(cls, n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, N_FEATURES))
+    if is_classifier(cls):
+        return X, np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "yes", "no")
+    return X, np.sin(3 * X[:, 0]) + X[:, 1] ** 2
+
+
+def build(cls, **extra):
+    return cls(**{**cls._unit_test_params()[0], **extra})
+
+
+def quietly(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastomkl.NumericalWarning)
+        return call()
+
+
+# -- declarations ----------------------------------------------------------------------------------
+@BY_NAME
+def test_every_parameter_is_declared_and_documented(cls):
+    names = cls._param_names()
+    assert set(cls._parameter_constraints) == set(names), (
+        f"declared {sorted(cls._parameter_constraints)} but the constructor takes {names}")
+    doc = inspect.getdoc(cls) or ""
+    undocumented = [name for name in names if f"{name} :" not in doc and f"{name}," not in doc]
+    assert not undocumented, f"parameters missing from the docstring: {undocumented}"
+
+
+@BY_NAME
+def test_the_test_parameters_are_accepted_and_learn(cls):
+    X, y = stream(cls, 30)
+    for params in cls._unit_test_params():
+        model = cls(**params)
+        quietly(lambda: model.fit(X, y))
+        scores = model.decision_function(X) if hasattr(model, "decision_function") \
+            else model.predict(X)
+        assert np.isfinite(np.asarray(scores, dtype=float)).all()
+
+
+def invalid_values(cls):
+    """(name, value) for every value a declared form lists as invalid that no form accepts."""
+    for name, forms in cls._parameter_constraints.items():
+        for form in forms:
+            if form is None or isinstance(form, str):
+                continue
+            for value in form.invalid_examples():
+                if not accepts(forms, value):
+                    yield name, value
+
+
+def valid_edges(cls):
+    """(name, value) for the edges of every declared interval and every listed option."""
+    for name, forms in cls._parameter_constraints.items():
+        for form in forms:
+            if form is None or isinstance(form, str):
+                continue
+            for value in form.valid_examples():
+                yield name, value
+
+
+@BY_NAME
+def test_a_value_outside_its_declaration_is_refused_and_changes_nothing(cls):
+    X, y = stream(cls, 8)
+    fitted = quietly(lambda: build(cls).fit(X, y))
+    before = state_bytes(fitted)
+    for name, value in invalid_values(cls):
+        with pytest.raises(ValueError, match=name):
+            quietly(lambda: build(cls, **{name: value}).fit(X, y))
+        with pytest.raises(ValueError, match=name):
+            fitted.set_params(**{name: value})
+        assert state_bytes(fitted) == before, f"set_params({name}={value!r}) changed the model"
+
+
+@BY_NAME
+def test_every_accepted_edge_value_keeps_the_model_finite_and_saveable(cls):
+    """At the edges of what each parameter accepts, a model learns finite predictions and
+    state, and (where models are written to files) its own file loads back."""
+    X, y = stream(cls, 20)
+    for name, value in valid_edges(cls):
+        model = build(cls, **{name: value})
+        try:
+            quietly(lambda: model.fit(X, y))
+        except ValueError as exc:
+            # a rule tying a parameter to the others or to the data: it names what it refuses
+            assert name in str(exc) or "GiB of state" in str(exc), f"{name}={value!r}: {exc}"
+            continue
+        scores = model.decision_function(X) if hasattr(model, "decision_function") \
+            else model.predict(X)
+        assert np.isfinite(np.asarray(scores, dtype=float)).all(), f"{name}={value!r}"
+        assert all(np.isfinite(np.asarray(v, dtype=float)).all()
+                   for v in model._engine.get_state().values()
+                   if np.asarray(v).dtype.kind == "f"), f"{name}={value!r}: non-finite state"
+        if can_be_saved(cls):
+            out = io.BytesIO()
+            model.save(out)
+            fastomkl.load(io.BytesIO(out.getvalue()))
+
+
+# -- scikit-learn ----------------------------------------------------------------------------------
+# Deliberate differences from scikit-learn's checks, each with its reason.
+SKLEARN_EXCLUDED = {
+    "check_estimators_unfitted":
+        "batch prediction before any data raises fastomkl.NotFittedError (a ValueError and "
+        "AttributeError, like scikit-learn's) rather than scikit-learn's own class, so importing "
+        "fastomkl never imports scikit-learn",
+    "check_do_not_raise_errors_in_init_or_set_params":
+        "set_params validates at once, so a bad value is refused before it reaches a model (and "
+        "the model is left unchanged), instead of failing later at fit",
+    "check_dtype_object":
+        "non-numeric X raises ValueError (the library's single error type for bad input), not "
+        "TypeError",
+    "check_supervised_y_2d":
+        "a column-vector y is refused with a clear ValueError instead of being silently raveled",
+}
+
+
+@BY_NAME
+def test_scikit_learn_estimator_checks(cls):
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(build(cls), on_fail=None)
+    expected = {**SKLEARN_EXCLUDED, **getattr(cls, "_sklearn_differences", {})}
+    failed = {r["check_name"]: str(r["exception"])[:300] for r in results
+              if r["status"] == "failed" and r["check_name"] not in expected}
+    assert not failed, failed
+
+
+# -- persistence ---------------------------------------------------------------------------------
+@SAVED
+def test_save_and_load_continue_bit_identically(cls):
+    X, y = stream(cls, 320)
+    model = quietly(lambda: build(cls).fit(X[:20], y[:20]))
+    out = io.BytesIO()
+    model.save(out)
+    loaded = fastomkl.load(io.BytesIO(out.getvalue()))
+    a = quietly(lambda: [model.predict_learn_one(x, t) for x, t in zip(X[20:], y[20:])])
+    b = quietly(lambda: [loaded.predict_learn_one(x, t) for x, t in zip(X[20:], y[20:])])
+    assert a == b
+
+
+# -- threads -------------------------------------------------------------------------------------
+@BY_NAME
+def test_threads_see_only_round_boundaries_and_save_loadable_files(cls):
+    """One thread learns (batches and single samples); three others predict one sample, predict
+    a batch and save, all at once.  The learnt model equals the serial one; every concurrent
+    prediction is the prediction of the model at some boundary between two rounds; every
+    concurrent file loads and is the model at some boundary."""
+    X, y = stream(cls, 160, seed=1)
+    probe = np.random.default_rng(5).uniform(-1, 1, N_FEATURES)
+    serial = quietly(lambda: build(cls).fit(X[:4], y[:4]))
+    boundaries = {serial.n_samples_seen_: serial.predict_one(probe)}
+    for x, t in zip(X[4:], y[4:]):
+        quietly(lambda: serial.learn_one(x, t))
+        boundaries[serial.n_samples_seen_] = serial.predict_one(probe)
+
+    shared = quietly(lambda: build(cls).fit(X[:4], y[:4]))
+    stop = threading.Event()
+    answers, files, errors = [], [], []
+
+    def learner():
+        try:
+            for start in range(4, 84, 20):
+                quietly(lambda: shared.partial_fit(X[start:start + 20], y[start:start + 20]))
+            for x, t in zip(X[84:], y[84:]):
+                quietly(lambda: shared.learn_one(x, t))
+        except Exception as exc:                    # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    def reader(kind):
+        try:
+            while not stop.is_set():
+                if kind == "one":
+                    answers.append(shared.predict_one(probe))
+                elif kind == "batch":
+                    answers.append(shared.predict(probe[None, :])[0])
+                elif can_be_saved(cls):
+                    out = io.BytesIO()
+                    shared.save(out)
+                    files.append(out.getvalue())
+        except Exception as exc:                    # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=learner)] + [
+        threading.Thread(target=reader, args=(kind,)) for kind in ("one", "batch", "save")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert state_bytes(shared) == state_bytes(serial)
+    seen = set(boundaries.values())
+    assert all(answer in seen for answer in answers)
+    for data in files:
+        loaded = fastomkl.load(io.BytesIO(data))
+        assert loaded.predict_one(probe) == boundaries[loaded.n_samples_seen_]
+
+
+@BY_NAME
+def test_threads_starting_on_a_fresh_model_lose_no_update(cls):
+    X, y = stream(cls, 200, seed=2)
+    model = build(cls)
+    if is_classifier(cls):                          # every thread's first labels are known
+        model = quietly(lambda: model.partial_fit(X[:2], y[:2], classes=np.unique(y)))
+        X, y = X[2:], y[2:]
+    start = model.n_samples_seen_
+    parts = np.array_split(np.arange(len(y) - len(y) % 4), 4)
+    errors = []
+
+    def learner(rows):
+        try:
+            for i in rows:
+                quietly(lambda: model.learn_one(X[i], y[i]))
+        except Exception as exc:                    # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=learner, args=(rows,)) for rows in parts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert model.n_samples_seen_ == start + sum(len(rows) for rows in parts)
