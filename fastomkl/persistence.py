@@ -294,6 +294,10 @@ def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> N
 
 # -- encoding ------------------------------------------------------------------------------------
 def _encode_param(name, value):
+    from fastomkl.compose import Part
+    if isinstance(value, Part):
+        return {"__part__": type(value).__name__,
+                "params": {k: _encode_param(k, v) for k, v in value.get_params().items()}}
     if isinstance(value, (Kernel, Polynomial)):
         return {"__kernel__": value.to_dict()}
     if isinstance(value, (list, tuple)) and value and all(isinstance(k, Kernel) for k in value):
@@ -309,6 +313,13 @@ def _encode_param(name, value):
 
 
 def _decode_param(name, value):
+    if isinstance(value, dict) and set(value) == {"__part__", "params"}:
+        from fastomkl.compose import PARTS
+        part = PARTS.get(value["__part__"]) if isinstance(value["__part__"], str) else None
+        if part is None or not isinstance(value["params"], dict) \
+                or not set(value["params"]) <= set(part._param_names()):
+            raise ValueError(f"parameter {name!r} holds an unknown model part")
+        return part(**{k: _decode_param(k, v) for k, v in value["params"].items()})
     if isinstance(value, dict) and set(value) == {"__kernel__"}:
         if not isinstance(value["__kernel__"], dict):
             raise ValueError(f"parameter {name!r}: a kernel must be a JSON object")
