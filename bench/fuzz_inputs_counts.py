@@ -13,6 +13,7 @@ import numpy as np
 
 import fastomkl
 from fastomkl import MAX_ABS_INPUT, OnlineKernelRegressor
+from fastomkl.kernels import Polynomial
 from fastomkl._estimator import OnlineEstimator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -31,7 +32,7 @@ def estimators():
         cls = getattr(fastomkl, name)
         if isinstance(cls, type) and issubclass(cls, OnlineEstimator):
             yield name, lambda cls=cls: small(cls)
-    yield "OnlineKernelRegressor-poly", lambda: OnlineKernelRegressor(kernel="poly", degree=3)
+    yield "OnlineKernelRegressor-poly", lambda: OnlineKernelRegressor(Polynomial(3))
 
 
 def value(rng):

@@ -136,14 +136,14 @@ def _unit_kernels():
 class _Horizon:
     """Learning calls refuse to take the stream past a given horizon ``T`` (None: no limit)."""
 
-    def _check_horizon(self, X, seen: int | None = None) -> None:
+    def _check_horizon(self, X, seen: int | None = None, epochs=1) -> None:
         """Refuse a learning call that would take the stream past a given horizon T."""
         T = getattr(self, "T", None)
         if not isinstance(T, int) or isinstance(T, bool):    # None, or invalid: the parameter
             return                                           # check that follows says so
         try:
-            n_more = 1 if X is None else len(X)
-        except TypeError:              # not a batch: the validation that follows explains
+            n_more = 1 if X is None else len(X) * epochs
+        except TypeError:              # not a batch, or bad epochs: the checks that follow explain
             return
         seen = self.n_samples_seen_ if seen is None else seen
         if seen + n_more > T:
@@ -159,9 +159,9 @@ class _Horizon:
         self._check_horizon(X)
         return super().predict_learn(X, y)
 
-    def fit(self, X, y):
-        self._check_horizon(X, seen=0)
-        return super().fit(X, y)
+    def fit(self, X, y, *, shuffle=True, n_epochs=1):
+        self._check_horizon(X, seen=0, epochs=n_epochs)
+        return super().fit(X, y, shuffle=shuffle, n_epochs=n_epochs)
 
     # The shared API's documentation (the checks above change nothing a caller sees but the error).
     predict_learn_one.__doc__ = OnlineEstimator.predict_learn_one.__doc__

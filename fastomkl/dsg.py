@@ -866,7 +866,7 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
     >>> import numpy as np
     >>> from fastomkl import DoublySGDClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (1000, 2))
-    >>> model = DoublySGDClassifier(random_state=0).fit(X, X[:, 0] * X[:, 1] > 0)
+    >>> model = DoublySGDClassifier(random_state=0).partial_fit(X, X[:, 0] * X[:, 1] > 0)
     >>> model.score(X, X[:, 0] * X[:, 1] > 0) > 0.9
     True
     """

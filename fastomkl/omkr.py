@@ -217,7 +217,7 @@ class OnlineKernelRegressor(OnlineEstimator):
         self.loss = loss
         legacy = {name: renamed.pop(name) for name in ("gamma", "degree", "coef0")
                   if name in renamed}
-        if isinstance(kernel, str) or legacy:
+        if kernel in ("rbf", "laplacian", "poly") or legacy:
             self.kernel = _kernel_of_older_spelling(kernel, **legacy)
         take_renamed(self, renamed)
 
@@ -254,7 +254,7 @@ def _kernel_of_older_spelling(kernel="rbf", gamma=1.0, degree=2, coef0=0.0):
     if kernel is None:
         kernel = "rbf"
     if kernel not in ("rbf", "laplacian", "poly"):
-        return kernel                   # not a name of the older spelling: the check refuses it
+        return kernel                   # gamma, degree or coef0 beside a kernel: it refuses
     if kernel == "poly":
         return Polynomial(degree, gamma, coef0)
     try:

@@ -141,6 +141,7 @@ def test_classifier_bad_labels():
 
 # -- the accepted range: |x_j|, |y| <= MAX_ABS_INPUT on every path ----------------------------------
 from fastomkl import OMKLSFG, OnlineKernelRegressor  # noqa: E402
+from fastomkl.kernels import Polynomial  # noqa: E402
 from fastomkl._validation import MAX_ABS_INPUT  # noqa: E402
 
 BEYOND = np.nextafter(MAX_ABS_INPUT, np.inf)
@@ -245,7 +246,7 @@ def test_polynomial_kernel_refuses_samples_whose_kernel_values_would_overflow(de
     limit = (1e50 ** (1.0 / degree) - abs(coef0)) / gamma
     inside = np.array([np.sqrt(limit) * 0.999, 0.0])
     outside = np.array([np.sqrt(limit) * 1.001, 0.0])
-    m = OnlineKernelRegressor(kernel="poly", degree=degree, coef0=coef0, gamma=gamma)
+    m = OnlineKernelRegressor(Polynomial(degree, gamma, coef0))
     for x, y in [(inside, 1e150), (-inside, -1e150), (inside[::-1], 3.0)]:
         assert np.isfinite(m.predict_learn_one(x, y))
     before = state_bytes(m)
@@ -255,7 +256,7 @@ def test_polynomial_kernel_refuses_samples_whose_kernel_values_would_overflow(de
             call()
         assert state_bytes(m) == before
     assert np.isfinite(m.predict([inside, -inside, inside[::-1]])).all()
-    fresh = OnlineKernelRegressor(kernel="poly", degree=degree, coef0=coef0, gamma=gamma)
+    fresh = OnlineKernelRegressor(Polynomial(degree, gamma, coef0))
     with pytest.raises(ValueError, match="polynomial kernel"):
         fresh.learn_one(outside, 1.0)
     assert fresh._engine is None and not hasattr(fresh, "n_features_in_")

@@ -237,7 +237,8 @@ def test_density_ratio_approaches_the_log_ratio():
     x = np.concatenate([rng.normal(0.5, 1, 3000), rng.normal(-0.5, 1, 3000)])[:, None]
     y = np.repeat([1.0, 0.0], 3000)
     order = rng.permutation(6000)
-    model = fastomkl.DoublySGDDensityRatio(bandwidth=1.0, random_state=0).fit(x[order], y[order])
+    model = fastomkl.DoublySGDDensityRatio(bandwidth=1.0, random_state=0).partial_fit(x[order],
+                                                                             y[order])
     grid = np.linspace(-1, 1, 9)[:, None]
     assert np.max(np.abs(model.log_ratio(grid) - grid[:, 0])) < 0.35
     with pytest.raises(ValueError, match="more than two"):
@@ -252,7 +253,7 @@ def test_many_features_per_block_approach_norma(loss):
     norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1).partial_fit(X[:64], y)
     cls = DoublySGDRegressor if loss == "squared" else DoublySGDClassifier
     dsg = cls(loss, bandwidth=0.8, batch_size=16, block_size=8192, nu=0.1,
-              random_state=0).fit(X[:64], y)
+              random_state=0).partial_fit(X[:64], y)
     exact = norma.predict(X)
     error = np.abs(dsg._scores(X) - exact).max()
     assert error < 0.1 * np.abs(exact).max()

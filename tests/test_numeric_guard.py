@@ -21,7 +21,7 @@ def regressors(**kw):
         fo.OMKLSFGR(KERNELS, n_components=8, M=2, random_state=0, **kw),
         fo.RFOMKR(KERNELS, n_components=8, random_state=0, **kw),
         fo.OMKR(KERNELS, **kw),
-        fo.OnlineKernelRegressor("rbf", **kw),
+        fo.OnlineKernelRegressor(fo.Gaussian.from_gamma(1.0), **kw),
     ]
 
 

@@ -38,7 +38,7 @@ def test_awv_is_shrunk_krr_and_the_regret_bound_holds():
 
 def test_factor_persistence_and_guards(tmp_path):
     X, y = data(120, seed=2)
-    model = KernelAWV(kernel=Gaussian(0.8), max_samples=100).fit(X[:80], y[:80])
+    model = KernelAWV(kernel=Gaussian(0.8), max_samples=100).partial_fit(X[:80], y[:80])
     L = model._engine.experts.factor()
     K = ref.gaussian(X[:80], X[:80], 0.8) + np.eye(80)
     np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-10, atol=1e-12)

@@ -66,10 +66,10 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
     # factors on a well-conditioned run (mu = 1) and R^T R with M (backward error) on an
     # ill-conditioned one (cond(M) ~ 1e14, 525 centres).
     X, y = data(1500, d=3, seed=2)
-    ill = NystromAWV(kernel=Gaussian(0.6), mu=0.01, random_state=0).fit(X, y)
+    ill = NystromAWV(kernel=Gaussian(0.6), mu=0.01, random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(ill, X, 1.0, 0.6)
     assert ill.n_centres_ > 500 and np.abs(R.T @ R - M).max() < 1e-12 * np.abs(M).max()
-    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     assert model.n_centres_ > 100 and drift < 1e-8
     # the last append, redone by the paper's update + downdate of the zero-padded factor
@@ -85,7 +85,7 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
 @pytest.mark.slow
 def test_factor_drift_after_ten_thousand_rounds():
     X, y = data(10 ** 4, d=3, seed=4)
-    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     # backward error: R^T R against M after 10^4 row updates and ~450 appends; the forward
     # difference from a fresh factor is bounded by cond(M) (here ~1e14) times the rounding
@@ -127,7 +127,7 @@ def test_determinism_persistence_and_no_global_rng(tmp_path):
 
 def test_crafted_state_is_a_value_error():
     X, y = data(60)
-    model = NystromAWV(kernel=Gaussian(0.5), random_state=0).fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.5), random_state=0).partial_fit(X, y)
     good = model._engine.get_state()
     before = model.predict(X)
 
@@ -151,7 +151,7 @@ def test_crafted_state_is_a_value_error():
 
 def test_bad_input_leaves_the_model_unchanged_and_classifier_learns():
     X, y = data(100)
-    model = NystromAWV(random_state=0).fit(X, y)
+    model = NystromAWV(random_state=0).partial_fit(X, y)
     state = model._engine.get_state()
     with pytest.raises(ValueError):
         model.partial_fit(X, np.where(np.arange(100) == 50, np.nan, y))
@@ -167,7 +167,7 @@ def test_bad_input_leaves_the_model_unchanged_and_classifier_learns():
     clf = NystromAWVClassifier(kernel=Gaussian(0.5), mu=0.1, random_state=0)
     online = clf.predict_learn(np.vstack([X, X, X]), np.tile(labels, 3))
     assert (online[200:] == labels).mean() > 0.85
-    capped = NystromAWV(kernel=Gaussian(0.3), mu=1e-3, max_centres=5, random_state=0).fit(X, y)
+    capped = NystromAWV(kernel=Gaussian(0.3), mu=1e-3, max_centres=5, random_state=0).partial_fit(X, y)
     assert capped.n_centres_ == 5
 
 

@@ -31,7 +31,7 @@ def test_regressor_matches_numpy(stream, loss, schedule, after):
 def test_classifier_matches_numpy(labelled_stream, loss):
     X, y = labelled_stream
     model = RakerClassifier(KERNELS, n_components=16, eta=0.5, lam=1e-3, loss=loss, random_state=9)
-    model.fit(X, y)
+    model.partial_fit(X, y)
     ref = NumpyRaker(model.features_.frequencies_, eta=0.5, lam=1e-3, loss=loss)
     scores = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
     np.testing.assert_allclose(model.decision_function(X), [ref.predict_one(x) for x in X],
@@ -86,7 +86,7 @@ def test_auto_regressor_matches_numpy_in_raw_units(stream, loss):
 def test_auto_classifier_matches_numpy(labelled_stream, loss):
     X, y = labelled_stream
     model = RakerClassifier(KERNELS, n_components=16, loss=loss, random_state=9)
-    scores = model.fit(X, y).decision_function(X)
+    scores = model.partial_fit(X, y).decision_function(X)
     ref = NumpyRaker(model.features_.frequencies_, eta="auto", loss=loss)
     for x, t in zip(X, y):
         ref.predict_learn_one(x, 1.0 if t == model.classes_[-1] else -1.0)

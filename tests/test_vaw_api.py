@@ -59,7 +59,7 @@ def test_same_seed_same_numbers_and_pure_predict(make, stream):
     c = make()
     got = [c.predict_learn_one(x, t) for x, t in zip(X[:30], y[:30])]
     np.testing.assert_array_equal(got, pa[:30])
-    a.fit(X, y)
+    a.fit(X, y, shuffle=False)
     np.testing.assert_array_equal(a.predict(X), p1)
 
 
@@ -118,7 +118,7 @@ def test_bad_parameters_raise_and_change_nothing(params, message, stream):
 @pytest.mark.parametrize("params,message", [
     (dict(meta="softmax"), "meta"),
     (dict(label_range=(1, 1)), "label_range"),
-    (dict(eta=0.0), "eta"),
+    (dict(eta_combiner=0.0), "eta_combiner"),
 ])
 def test_bad_meta_parameters(params, message, stream):
     X, y = stream

@@ -13,7 +13,7 @@ from fastomkl.datasets import scale_to_unit_ball
 KERNELS = [Gaussian(0.5), Laplacian(1.0), Gaussian(2.0)]
 
 PAIRS = [
-    (VAW, VAWClassifier, dict(kernels=Gaussian(0.5), n_components=8)),
+    (VAW, VAWClassifier, dict(kernel=Gaussian(0.5), n_components=8)),
     (ConcatVAW, ConcatVAWClassifier, dict(kernels=KERNELS, n_components=4, mode="ridge")),
     (VAW2, VAW2Classifier, dict(kernels=KERNELS, n_components=8)),
     (VAW2, VAW2Classifier, dict(kernels=KERNELS, n_components=8, lam_meta=1.0, truncate=(-1, 1))),

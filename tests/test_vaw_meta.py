@@ -58,7 +58,7 @@ def test_ewa_default_is_adahedge_on_the_observed_range_and_scale_free(scale):
 def test_ewa_rate_and_range_are_parameters():
     X, y = stream()
     y2 = 2 * y - 1                                        # labels in [-1, 1]
-    model = VAWMeta(KERNELS, "ewa", n_components=6, label_range=(-1, 1), eta=0.3, random_state=2)
+    model = VAWMeta(KERNELS, "ewa", n_components=6, label_range=(-1, 1), eta_combiner=0.3, random_state=2)
     pred = model.predict_learn(X, y2)
     E = experts_of(model, X, y2, mode="vaw")
     np.testing.assert_allclose(pred, ref.ewa(E, y2, 0.3, (-1.0, 1.0)), atol=1e-10)
@@ -127,7 +127,7 @@ def test_meta_vaw_with_clipping_is_vaw2_trunc(label_range):
 def test_vaw_experts_under_hedge():
     """Cross combination: VAW experts under Raker's exponential weights (losses (f - y)^2)."""
     X, y = stream()
-    model = VAWMeta(KERNELS, "hedge", n_components=6, mode="vaw", eta=0.7, random_state=2)
+    model = VAWMeta(KERNELS, "hedge", n_components=6, mode="vaw", eta_combiner=0.7, random_state=2)
     pred = model.predict_learn(X, y)
     E = experts_of(model, X, y, mode="vaw")
     np.testing.assert_allclose(pred, ref.hedge(E, (E - y[:, None]) ** 2, 0.7), atol=1e-10)

@@ -7,6 +7,7 @@ in ``_check_params`` and assembles its compiled engine in ``_build_engine``; eve
 from __future__ import annotations
 
 import inspect
+import numbers
 import threading
 from contextlib import contextmanager
 
@@ -269,10 +270,12 @@ class OnlineEstimator:
     # -- named features (river's dict samples) --------------------------------------------------
     @property
     def feature_names_in_(self) -> np.ndarray:
-        """The feature names, in the model's feature order, when it learnt from dict samples.
+        """The feature names, in the model's feature order, when it learnt from dict samples or a
+        table with string column names (a pandas DataFrame, say).
 
-        The first dict learnt fixes the order: its keys, sorted.  Absent (AttributeError) for a
-        model that learnt from arrays.
+        The first dict learnt fixes the order (its keys, sorted), or the first table (its
+        columns, in order); a later table must have the same columns in the same order.  Absent
+        (AttributeError) for a model that learnt from arrays.
 
         Returns
         -------
@@ -443,8 +446,22 @@ class OnlineEstimator:
         return self
 
     # -- batches ----------------------------------------------------------------------------------
+    def _check_columns(self, X):
+        """X's column names (a table's), checked against those the model learnt: the same
+        names in the same order, as scikit-learn checks ``feature_names_in_``."""
+        names = _column_names(X)
+        known = self.__dict__.get("_feature_names")
+        if names is not None and known is not None and names != known:
+            missing = [n for n in known if n not in names]
+            unknown = [n for n in names if n not in known]
+            raise ValueError(f"X's columns must be the features the model learnt, in its order "
+                             f"{list(known)}: missing {missing}, unknown {unknown}"
+                             + ("" if missing or unknown else ", in another order"))
+        return names
+
     def _scores(self, X) -> np.ndarray:
         engine = self._fitted_engine()
+        self._check_columns(X)
         X = check_matrix(X, n_features=engine.n_features, owner=type(self).__name__)
         out = np.empty(X.shape[0])
         engine.predict_many(X, out)
@@ -510,6 +527,7 @@ class OnlineEstimator:
         True
         """
         engine = self._engine
+        names = self._check_columns(X)
         X = check_matrix(X, n_features=None if engine is None else engine.n_features,
                          owner=type(self).__name__)
         with _unchanged_on_error(self):
@@ -517,6 +535,8 @@ class OnlineEstimator:
             engine = self._engine_for(X.shape[1])
             out = np.empty(X.shape[0])
             engine.predict_learn_many(X, y, out)
+            if names is not None and "_feature_names" not in self.__dict__:
+                self._feature_names = names
         return self._decode_many(out)
 
     def partial_fit(self, X, y):
@@ -549,13 +569,23 @@ class OnlineEstimator:
         self.predict_learn(X, y)
         return self
 
-    def fit(self, X, y):
-        """Start afresh and learn the stream (X, y) in one online pass.
+    def fit(self, X, y, *, shuffle=True, n_epochs=1):
+        """Start afresh and learn (X, y): ``n_epochs`` online passes over the rows, each in a
+        random order unless ``shuffle=False`` (scikit-learn's ``SGDRegressor`` habit).
+
+        ``partial_fit`` and the one-sample methods keep the order they are given (a stream);
+        ``fit`` treats its rows as a sample, whose file order (sorted by class, say) says nothing,
+        so it shuffles them, from ``random_state`` (a model that draws nothing shuffles from a
+        fixed seed): the same seed, the same fit.
 
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
         y : array-like, shape (n_samples,)
+        shuffle : bool, default True
+            Learn the rows in a random order (a new one each epoch); False keeps their order.
+        n_epochs : int, default 1
+            Passes over the rows.
 
         Returns
         -------
@@ -572,13 +602,33 @@ class OnlineEstimator:
         >>> from fastomkl import Gaussian, Raker
         >>> X = np.random.default_rng(0).uniform(size=(20, 3))
         >>> model = Raker([Gaussian(1.0)], n_components=8, random_state=0).fit(X, X.sum(1))
-        >>> model.fit(X, X.sum(1)).n_samples_seen_       # a refit starts afresh
-        20
+        >>> model.fit(X, X.sum(1), n_epochs=2).n_samples_seen_       # a refit starts afresh
+        40
+        >>> in_order = Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> bool(np.array_equal(in_order.fit(X, X.sum(1), shuffle=False).predict(X),
+        ...                     Raker([Gaussian(1.0)], n_components=8, random_state=0)
+        ...                     .partial_fit(X, X.sum(1)).predict(X)))
+        True
         """
+        if not isinstance(shuffle, (bool, np.bool_)):
+            raise ValueError(f"shuffle must be True or False, got {shuffle!r}")
+        if isinstance(n_epochs, bool) or not isinstance(n_epochs, numbers.Integral) \
+                or not 1 <= n_epochs <= 10_000:
+            raise ValueError(f"n_epochs must be an int in [1, 10000], got {n_epochs!r}")
+        names = _column_names(X)
         X = check_matrix(X)
+        self._check_all_params()             # random_state among them: it seeds the orders
+        y = np.asarray(y) if y is not None else y
+        orders = _epoch_orders(X.shape[0], n_epochs, shuffle, getattr(self, "random_state", 0))
+        if y is not None and (y.ndim != 1 or y.shape[0] != X.shape[0]):
+            orders = [slice(None)]           # the pass below explains what is wrong with y
         with _unchanged_on_error(self):
             self._reset()
-            return self.partial_fit(X, y)
+            if names is not None:
+                self._feature_names = names
+            for order in orders:
+                self.partial_fit(X[order], y if y is None else y[order])
+            return self
 
     def score(self, X, y, sample_weight=None) -> float:
         """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
@@ -734,3 +784,29 @@ def _same(a, b) -> bool:
         return bool(a == b) if not isinstance(a, (list, np.ndarray)) else a is b
     except Exception:
         return False
+
+
+def _epoch_orders(n: int, n_epochs: int, shuffle: bool, random_state) -> list:
+    """The row order of each epoch of ``fit``: as given, or permutations drawn from a stream of
+    their own, derived from ``random_state`` (the model's draws are not touched)."""
+    if not shuffle:
+        return [slice(None)] * n_epochs
+    if isinstance(random_state, np.random.Generator):
+        rng = random_state.spawn(1)[0]
+    elif isinstance(random_state, np.random.SeedSequence):
+        rng = np.random.default_rng(np.random.SeedSequence(random_state.entropy,
+                                                           spawn_key=(*random_state.spawn_key, 7)))
+    else:
+        rng = np.random.default_rng(None if random_state is None
+                                    else np.random.SeedSequence(int(random_state),
+                                                                spawn_key=(7,)))
+    return [rng.permutation(n) for _ in range(n_epochs)]
+
+
+def _column_names(X):
+    """The column names of a table (pandas, polars, ...): strings only, else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = tuple(str(c) if not isinstance(c, str) else c for c in columns)
+    return names if all(isinstance(c, str) for c in columns) else None

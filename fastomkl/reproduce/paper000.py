@@ -38,6 +38,7 @@ import numpy as np
 from fastomkl.datasets import (impute_column_means, load_dataset, scale_to_unit_ball,
                                scale_to_unit_interval)
 from fastomkl.graph_omkl import OMKLGF, OMKLSFG, OMKLSFGR, _cached_graph, legacy_options
+from fastomkl.kernels import Gaussian, Polynomial
 from fastomkl.omkr import OMKR, RFOMKR, OnlineKernelRegressor, omkr_legacy_dictionary
 from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
@@ -109,9 +110,9 @@ def make_model(algorithm: str, dataset: str, seed: int, legacy: bool, M: int = 1
     if algorithm == "OMKR":
         return OMKR(omkr_legacy_dictionary() if legacy else None, eta=PAPER_ETA)
     if algorithm == "RBF-1":
-        return OnlineKernelRegressor("rbf", gamma=1.0, eta=PAPER_ETA)
+        return OnlineKernelRegressor(Gaussian.from_gamma(1.0), eta=PAPER_ETA)
     if algorithm == "POLY-2":
-        return OnlineKernelRegressor("poly", degree=2, eta=PAPER_ETA)
+        return OnlineKernelRegressor(Polynomial(2), eta=PAPER_ETA)
     if algorithm == "RFOMKR":
         return RFOMKR(normalize=not legacy, eta=PAPER_ETA, random_state=seed)
     if algorithm == "Raker":
