@@ -618,16 +618,19 @@ class OnlineEstimator:
         names = _column_names(X)
         X = check_matrix(X)
         self._check_all_params()             # random_state among them: it seeds the orders
-        y = np.asarray(y) if y is not None else y
-        orders = _epoch_orders(X.shape[0], n_epochs, shuffle, getattr(self, "random_state", 0))
-        if y is not None and (y.ndim != 1 or y.shape[0] != X.shape[0]):
-            orders = [slice(None)]           # the pass below explains what is wrong with y
+        targets = np.asarray(y) if y is not None else None
+        if targets is None or targets.ndim != 1 or targets.shape[0] != X.shape[0]:
+            orders = [None]                  # no reordering: the pass below explains what is wrong
+        else:
+            orders = _epoch_orders(X.shape[0], n_epochs, shuffle,
+                                   getattr(self, "random_state", 0))
         with _unchanged_on_error(self):
             self._reset()
             if names is not None:
                 self._feature_names = names
             for order in orders:
-                self.partial_fit(X[order], y if y is None else y[order])
+                self.partial_fit(X if order is None else X[order],
+                                 y if order is None else targets[order])
             return self
 
     def score(self, X, y, sample_weight=None) -> float:
@@ -790,7 +793,7 @@ def _epoch_orders(n: int, n_epochs: int, shuffle: bool, random_state) -> list:
     """The row order of each epoch of ``fit``: as given, or permutations drawn from a stream of
     their own, derived from ``random_state`` (the model's draws are not touched)."""
     if not shuffle:
-        return [slice(None)] * n_epochs
+        return [np.arange(n)] * n_epochs
     if isinstance(random_state, np.random.Generator):
         rng = random_state.spawn(1)[0]
     elif isinstance(random_state, np.random.SeedSequence):
