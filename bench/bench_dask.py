@@ -37,7 +37,8 @@ def main() -> None:
     models = {"Raker, 76 kernels, D = 50": fastomkl.Raker(fastomkl.paper000_dictionary(),
                                                           n_components=50, random_state=0),
               "DoublySGDRegressor, 64 blocks of 64": fastomkl.DoublySGDRegressor(
-                  bandwidth=1.0, batch_size=78, block_size=64, random_state=0)}
+                  kernel=fastomkl.Gaussian(1.0), batch_size=78, block_size=64,
+                  n_features_max=None, random_state=0)}
     for model in models.values():
         model.fit(X, y)
     big = da.random.default_rng(1).uniform(-1, 1, (args.rows, 15),

@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fastomkl import Gaussian  # noqa: E402
-from fastomkl._core.features import dsg_blocks as core  # noqa: E402
+from fastomkl._core.features import dsg as core  # noqa: E402
 from fastomkl.dsg import DoublySGDGP  # noqa: E402
 
 
@@ -45,17 +45,17 @@ def accuracy(iterations: int, block: int, seeds: int) -> list[tuple[str, float, 
     exact = 1 - np.einsum("ij,ji->i", K_star,
                           np.linalg.solve(kernel.gram(x) + noise * np.eye(n), K_star.T))
     settings = [("test_points (method 2), constant step", dict(test_points=star,
-                                                               learning_rate="constant")),
+                                                               eta_schedule="constant")),
                 ("operator (method 1), constant step", dict(variance="operator",
-                                                            learning_rate="constant")),
+                                                            eta_schedule="constant")),
                 ("operator (method 1), step 1/(1 + 0.02 t)", dict(variance="operator",
-                                                                  eta1=0.02))]
+                                                                  eta_decay=0.02))]
     rows = []
     for name, extra in settings:
         errors, seconds = [], []
         for seed in range(seeds):
             start = time.perf_counter()
-            gp = DoublySGDGP(noise, bandwidth=sigma, batch_size=n, block_size=block,
+            gp = DoublySGDGP(noise, kernel=Gaussian(sigma), batch_size=n, block_size=block,
                              n_epochs=iterations, random_state=seed, **extra).fit(x, y)
             seconds.append(time.perf_counter() - start)
             _, std = gp.predict(star, return_std=True)

@@ -50,8 +50,9 @@ def main() -> None:
     y = target(da, X) + 0.1 * rng.standard_normal(args.rows, chunks=CHUNK)
     test = np.random.default_rng(1).uniform(-5.0, 5.0, (5000, 2))
     f_test = target(np, test)
-    model = fastomkl.DoublySGDRegressor(bandwidth=1.0, batch_size=4096, block_size=64,
-                                        n_features_max=128 * 64, random_state=0)
+    model = fastomkl.DoublySGDRegressor(kernel=fastomkl.Gaussian(1.0), batch_size=4096,
+                                        block_size=64, n_features_max=128 * 64,
+                                        on_max_features="stop", random_state=0)
     n_chunks = len(X.chunks[0])
     bounds = np.unique(np.linspace(0, n_chunks, args.groups + 1).astype(int))
     rows, errors, memory, seconds = [], [], [], []

@@ -158,9 +158,11 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     parallel with the other shards; ``fastomkl.dsg.merge`` joins the shard models into one that
     predicts their average.  Each later period restarts every shard from that merged model on its
     own stream (``fastomkl.dsg.on_stream``) and merges again (periodic averaging, with the merged
-    model as the shared base).  ``model`` must have a numeric ``bandwidth`` (``"median"`` would
-    read each shard's own data: use ``fastomkl.dsg.median_bandwidth`` of a sample) and is not
-    modified.
+    model as the shared base).  ``model`` must have an explicit ``kernel`` (``None``, the median
+    heuristic, would read each shard's own data: use ``Gaussian(fastomkl.dsg.median_bandwidth(
+    sample))``) and an ``n_features_max`` that holds the features of all the shards (``None``
+    does); every shard draws its blocks from one seed (``random_state`` itself when it is an int,
+    else one drawn from it); ``model`` is not modified.
 
     Parameters
     ----------
@@ -180,7 +182,9 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     >>> from fastomkl import DoublySGDRegressor
     >>> from fastomkl import dask as fd
     >>> X = da.random.default_rng(0).uniform(-1, 1, (800, 2), chunks=(100, 2))
-    >>> merged, shards = fd.fit_data_parallel(DoublySGDRegressor(bandwidth=0.5), X, X[:, 0] ** 2)
+    >>> from fastomkl import Gaussian
+    >>> model = DoublySGDRegressor(kernel=Gaussian(0.5))
+    >>> merged, shards = fd.fit_data_parallel(model, X, X[:, 0] ** 2)
     >>> x = X[:5].compute()
     >>> bool(np.allclose(merged.predict(x), (shards[0].predict(x) + shards[1].predict(x)) / 2))
     True
@@ -192,6 +196,14 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     for name, value in (("n_shards", n_shards), ("periods", periods)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if model.kernel is None or isinstance(model.kernel, str):
+        raise ValueError("fit_data_parallel needs a model with an explicit kernel (kernel=None "
+                         "would set each shard's bandwidth from its own rows)")
+    params = model.get_params()
+    if not isinstance(params["random_state"], (int, np.integer)) \
+            or params["random_state"] >= 1 << 63:
+        params["random_state"] = int(np.random.default_rng(params["random_state"])
+                                     .integers(0, 1 << 63))
     dask, _ = _dask()
     x_blocks, y_blocks = _row_chunks(X, y)
     if len(x_blocks) < n_shards * periods:
@@ -204,7 +216,7 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
         for s in range(n_shards):
             own = list(range(s, len(x_blocks), n_shards))
             run = np.array_split(own, periods)[period]
-            start = (type(model)(**{**model.get_params(), "stream": s}) if merged is None
+            start = (type(model)(**{**params, "stream": s}) if merged is None
                      else on_stream(merged, s))
             trained = dask.delayed(start, traverse=False)
             for i in run:

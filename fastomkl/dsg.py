@@ -4,66 +4,100 @@
 Each iteration takes a mini-batch of B samples and a fresh block of r random Fourier features, and
 takes one functional gradient step::
 
-    F      = f_t(X_batch)                               (every earlier block regenerated)
-    G      = l'(F, y)                                   (the loss derivative, per sample)
-    alpha_t = -gamma_t / B * z_t(X_batch)^T G           (the new block's coefficients)
-    alpha_s <- (1 - gamma_t nu) alpha_s,  s < t         (the shrink of every older block)
+    F       = f_t(X_batch)                               (the blocks committed so far)
+    G       = l'(F, y)                                   (the loss derivative, per sample)
+    alpha_t = -gamma_t / B * z_t(X_batch)^T G            (the new block's coefficients)
+    alpha_s <- (1 - gamma_t nu) alpha_s,  s < t          (the shrink of every older block)
 
 with ``z_t(x) = sqrt(2/r) cos(W_t^T x + b_t)``, so that ``E[z(x)^T z(x')] = k(x, x')``.  With
-B = r = 1 this is the paper's Algorithm 1.  Old blocks are never updated again, only shrunk; the
-model grows by r coefficients per iteration, and the frequencies of block t are never stored:
-they are a pure function of ``(seed, stream, t)`` (``fastomkl._core.dsg``) and regenerated at
-every prediction.  The shrink is O(1): the coefficients are kept as ``scale * coef``.
+B = r = 1 this is the paper's Algorithm 1.  The models run on the compiled engine of every
+fastomkl model (``fastomkl._core``): the features are a ``BlockFeatures`` bank, whose block t is a
+pure function of ``(seed, stream, t)`` (its frequencies are kept in memory as a cache, and a
+saved model stores only the keys), and the functional SGD is ``FunctionalSGDExperts``.
+
+A batch is B consecutive samples of the stream, rounds kB + 1 .. (k + 1)B, whatever calls they
+arrive in: a round predicts with f_t and accumulates its gradient, and the batch's last round
+commits the iteration.  So ``learn_one`` costs one round (not one block), a stream learnt sample
+by sample or in chunks of any size gives the same model, and the samples of an unfinished batch
+wait in the model (``n_samples_seen_`` counts them) until their batch is complete.
+
+Bounded size.  ``n_features_max`` (default 4096, ``DEFAULT_FEATURES_MAX``) bounds the features a
+model holds, so a round's cost stops growing: an unbounded model fed one sample at a time adds 2
+features per sample (B = 32, r = 64) and a round costs about 3 us at 2,000 features and 9 us at
+4,096 (d = 8), while on cpusmall, naval and elevators the prequential error of the default
+regressor with the bound is within 1.2% of the unbounded one's (bounds from 1024 up move it by at
+most 7%, with no trend; bench/results/dsg_bench.md): 4096 keeps a round under 10 us at no
+measurable cost in error.
+Once it is reached, each iteration revisits a held block, block (t mod n_blocks),
+and adds its step to that block's coefficients (``on_max_features="revisit"``, the authors' GPU
+code), or only shrinks the past (``"stop"``, the paper's "as many random features as the memory
+allowed").  ``n_features_max=None`` is the paper's unbounded model.
 
 Data-parallel training: W models with the same seed and parameters but different ``stream``
 draw disjoint feature blocks; ``merge(models)`` returns one model whose prediction is the
 average of theirs (the blocks concatenated, each model's coefficients divided by W).
 
-Kernels: ``"gaussian"`` exp(-||d||^2 / (2 sigma^2)), ``"laplacian"`` exp(-||d||_1 / sigma),
-``"cauchy"`` prod 1 / (1 + d_l^2 / sigma^2), ``"matern"`` (nu = ``matern_nu`` in {0.5, 1.5, 2.5}),
-the conventions of ``fastomkl.kernels``; sigma is ``bandwidth`` (a number, or ``"median"``: the
-median distance between rows of the first learning call, times ``bandwidth_scale``).
+Kernels: ``fastomkl.kernels`` objects, ``Gaussian``, ``Laplacian``, ``Cauchy`` and ``Matern``
+(nu in {0.5, 1.5, 2.5}), with their parameterisation and spectral densities; ``kernel=None`` is
+the data-driven default, a Gaussian kernel whose sigma is ``median_scale`` times the median
+distance between the first rows of the stream (its first batch, at most 256 rows; the median
+heuristic of ``median_bandwidth``, each coordinate clipped to +-1e8 first, so a first batch of
+huge values cannot set sigma beyond what later data of ordinary scale can use).  Until they have
+come nothing is committed and every prediction is 0 whatever sigma, so sigma is set when they
+have, and a stream learnt sample by sample has the same kernel as one learnt in one call.
+
+Persistence: files saved by the DSG models of the NumPy engine (entries ``dsg.*`` and ``gp.*``,
+parameters under their old names) load: the entries keep their meaning (the coefficients, their
+lazy scale, the blocks' keys, the bandwidth, the counts) and are translated to the engine's
+(``_upgraded_state``).  They predict what they predicted to within rounding (4e-16 relative on
+the files of tests/data, checked to 1e-12: the sums run in another order, the engine's dot product
+instead of BLAS over parts of eight blocks), not to the bit; learning then goes on by the rules
+above.
 """
 from __future__ import annotations
 
 import copy
 import math
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
 
 import numpy as np
 
+from fastomkl._core.combiners.direct import BestOutput, FirstOutput
+from fastomkl._core.engine import Engine
+from fastomkl._core.experts.functional_sgd import MIN_BANDWIDTH, FunctionalSGDExperts
+from fastomkl._core.features.dsg import (SECOND_DRAWS, BlockFeatures, median_distances,
+                                         operator_diagonal)
+from fastomkl._core.losses import FUNCTIONAL_LOSSES
+from fastomkl._core.steps import ITERATION_SCHEDULES
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl._estimator.base import _sample_weight, _unchanged_on_error
-from fastomkl._validation import (NumericalWarning, check_choice, check_float, check_int,
-                                  check_matrix, check_sample, check_target_value, check_targets)
+from fastomkl._estimator.classifiers import _label
+from fastomkl._estimator.params import (Array, Boolean, Interval, OneKernel, Options,
+                                        RandomState, take_renamed)
+from fastomkl._validation import check_int, check_matrix, check_sample, check_targets
+from fastomkl.kernels import Cauchy, Gaussian, Kernel, Laplacian, Matern
 
 __all__ = ["DoublySGDRegressor", "DoublySGDClassifier", "DoublySGDOneClass",
            "DoublySGDDensityRatio", "DoublySGDGP", "DoublySGDSoftmaxClassifier", "NORMA", "merge",
            "on_stream", "median_bandwidth"]
 
-KERNELS = ("gaussian", "laplacian", "cauchy", "matern")
-SCHEDULES = ("inverse", "theory", "constant")
+DEFAULT_FEATURES_MAX = 4096
 MATERN_NUS = (0.5, 1.5, 2.5)
-BLOCKS_PER_PART = 8           # prediction sums blocks in parts of this many, reduced in order
-ROWS_PER_SLICE = 4096         # and rows in slices of this many
-MAX_COEF = 1e200              # a new block beyond this magnitude is refused (non-finite guard)
-RENORMALISE_BELOW = 1e-100    # fold the lazy scale into the coefficients below this magnitude
-MIN_BANDWIDTH = 1e-100
-MAX_STREAM = 1 << 62          # streams of the models' own blocks are below this
-SECOND_DRAWS = 1 << 62        # the GP operator's second draws: block (stream + this, index)
-VARIANCES = ("test_points", "operator")
+MEDIAN_INPUT_LIMIT = 1e8      # |x_j| is clipped to this before the median heuristic
+MEDIAN_ROWS = 256             # the first rows of the stream (at most) that set the median bandwidth
 MAX_TEST_POINTS = 1 << 16
-
-
-def _core():
-    from fastomkl._core.features import dsg_blocks as dsg
-    return dsg
+_KINDS = {Gaussian: "gaussian", Laplacian: "laplacian", Cauchy: "cauchy", Matern: "matern"}
+_FAMILIES = {name: cls for cls, name in _KINDS.items()}
+REGRESSION_LOSSES = ("squared", "huber", "epsilon_insensitive", "absolute", "quantile")
+CLASSIFICATION_LOSSES = ("hinge", "squared_hinge", "logistic")
 
 
 def median_bandwidth(X, scale: float = 1.0, max_rows: int = 2000, random_state=0) -> float:
     """The median Euclidean distance between distinct rows of X, times ``scale`` (the median trick).
+
+    Each coordinate is clipped to +-1e8 first (``MEDIAN_INPUT_LIMIT``): the heuristic sets the
+    scale of a model that learns from what follows, and a first batch of huge values would
+    otherwise fix a sigma at which every later row of ordinary scale looks like one point.
 
     Parameters
     ----------
@@ -91,726 +125,388 @@ def median_bandwidth(X, scale: float = 1.0, max_rows: int = 2000, random_state=0
     if X.shape[0] > max_rows:
         rows = np.random.default_rng(random_state).choice(X.shape[0], max_rows, replace=False)
         X = X[np.sort(rows)]
-    i, j = np.triu_indices(X.shape[0], k=1)
-    with np.errstate(over="ignore"):
-        distances = np.sqrt(np.square(X[i] - X[j]).sum(axis=1))
-    distances = distances[distances > 0]
-    if distances.size == 0:
+    median = median_distances(X, MEDIAN_INPUT_LIMIT)
+    if median is None:
         return math.sqrt(X.shape[1]) * scale
-    median = float(np.median(distances))
-    if not math.isfinite(median):           # rows near the input bound: the distance overflows
-        median = float(np.median(np.abs(X[i] - X[j]).max(axis=1)))
     return max(median * scale, MIN_BANDWIDTH)
 
 
-# -- losses: the derivative l'(F, y) in F, for F of shape (n, C) ----------------------------------
-def _squared(F, y, p):
-    return F - (y[:, None] if y.ndim == 1 else y)     # one target per row, or one per output
+def _legacy_kernel(kind: str, bandwidth, matern_nu: float):
+    """The kernel the old parameters (kernel name, bandwidth, matern_nu) meant: a Kernel, None
+    (the Gaussian median default), or the family's name with the median bandwidth."""
+    if bandwidth == "median":
+        if kind == "matern" and matern_nu != 1.5:
+            raise ValueError(f"kernel='matern' with matern_nu={matern_nu} and the median "
+                             f"bandwidth has no new spelling: give kernel=Matern(sigma, "
+                             f"nu={matern_nu})")
+        return None if kind == "gaussian" else kind
+    extra = {"nu": matern_nu} if kind == "matern" else {}
+    return _FAMILIES[kind](bandwidth, **extra)
 
 
-def _huber(F, y, p):
-    return np.clip(F - y[:, None], -p["epsilon"], p["epsilon"])
+def _kind_and_nu(kernel):
+    if isinstance(kernel, Kernel):
+        return _KINDS.get(type(kernel), "gaussian"), getattr(kernel, "nu", 1.5)
+    return kernel or "gaussian", 1.5
 
 
-def _epsilon_insensitive(F, y, p):
-    r = F - y[:, None]
-    return np.where(np.abs(r) > p["epsilon"], np.sign(r), 0.0)
+def _convert_bandwidth(value, model):
+    kind, nu = _kind_and_nu(model.kernel)
+    return _legacy_kernel(kind, value, nu)
 
 
-def _absolute(F, y, p):
-    return np.sign(F - y[:, None])
+def _convert_matern_nu(value, model):
+    kind, _ = _kind_and_nu(model.kernel)
+    if kind != "matern":
+        return model.kernel
+    sigma = model.kernel.sigma if isinstance(model.kernel, Kernel) else "median"
+    return _legacy_kernel("matern", sigma, value)
 
 
-def _quantile(F, y, p):
-    return np.where(F >= y[:, None], 1.0 - p["quantile"], -p["quantile"])
+_LEGACY_ORDER = ("bandwidth", "matern_nu")     # the bandwidth first: matern_nu reads its kernel
 
 
-def _hinge(F, y, p):
-    return np.where(y[:, None] * F < 1.0, -y[:, None], 0.0)
+class _DSGEngine(Engine):
+    """The engine of the DSG models, with ``with_outputs(n)`` for the multiclass one: a new engine
+    of n outputs (the new classes' coefficients zero), as MulticlassClassifier's contract asks."""
 
-
-def _squared_hinge(F, y, p):
-    return np.where(y[:, None] * F < 1.0, F - y[:, None], 0.0)
-
-
-def _logistic(F, y, p):
-    # -y sigma(-y F), with the logistic function in its overflow-free form
-    m = -y[:, None] * F
-    return -y[:, None] * np.where(m >= 0, 1.0 / (1.0 + np.exp(-np.abs(m))),
-                                  np.exp(-np.abs(m)) / (1.0 + np.exp(-np.abs(m))))
-
-
-def _kl_ratio(F, y, p):
-    # rows with y = 1 come from p (the numerator), the others from q: 2 (1[q] exp(f) - 1[p])
-    with np.errstate(over="ignore"):
-        return 2.0 * np.where(y[:, None] == 1.0, -1.0, np.exp(np.minimum(F, 800.0)))
-
-
-def _softmax(F, y, p):
-    # y holds class indices: softmax(F) - e_y, with the maximum subtracted first
-    G = np.exp(F - F.max(axis=1, keepdims=True))
-    G /= G.sum(axis=1, keepdims=True)
-    G[np.arange(F.shape[0]), y.astype(np.int64)] -= 1.0
-    return G
-
-
-REGRESSION_LOSSES = {"squared": _squared, "huber": _huber,
-                     "epsilon_insensitive": _epsilon_insensitive, "absolute": _absolute,
-                     "quantile": _quantile}
-CLASSIFICATION_LOSSES = {"hinge": _hinge, "squared_hinge": _squared_hinge, "logistic": _logistic}
-LOSSES = {**REGRESSION_LOSSES, **CLASSIFICATION_LOSSES, "kl": _kl_ratio, "softmax": _softmax}
-
-
-def step_size(schedule: str, t: int, eta0: float, eta1: float, nu: float) -> float:
-    """gamma_t of iteration t >= 1: ``"inverse"`` eta0 / (1 + eta1 t) (the authors' code),
-    ``"theory"`` eta0 / t (the paper's theta / t, with theta = eta0), ``"constant"`` eta0."""
-    if schedule == "inverse":
-        return eta0 / (1.0 + eta1 * t)
-    if schedule == "theory":
-        return eta0 / t
-    return eta0
-
-
-class _Step(NamedTuple):
-    """One iteration's update, computed before anything changes."""
-    t: int                  # the iteration
-    gamma: float            # its step size
-    alpha: np.ndarray       # the new block's coefficients (r, C), or (0, C) for none
-    shrink: float           # the factor of every older block
-    offset: float           # the one-class threshold after the iteration
-    Z: np.ndarray           # the new block's features of the batch (B, r)
-
-
-class _DSGEngine:
-    """The state of one DSG model and its learning and prediction loops.
-
-    The coefficients of block s are ``scale * coef[s r:(s + 1) r]``; block s's features are
-    regenerated from ``(seed, streams[s], indices[s])``.
-    """
-
-    def __init__(self, config: dict, n_features: int):
-        self.config = config
-        self.n_features = n_features
-        self.r = config["block_size"]
-        self.C = config.get("n_outputs", 1)
-        self.seed = config["seed"]
-        self.stream = config["stream"]
-        self.bandwidth = config["bandwidth"]      # None until the first batch ("median")
-        self.nu = config["nu"]
-        self.n_blocks = 0
-        self.coef = np.zeros((0, self.C))
-        self.avg = np.zeros((0, self.C))
-        self.streams = np.zeros(0, dtype=np.int64)
-        self.indices = np.zeros(0, dtype=np.int64)
-        self.scale = 1.0
-        self.offset = 0.0           # the one-class threshold tau (0 for the other tasks)
-        self.t = 0                  # samples learnt
-        self.iterations = 0
-        self.next_index = 0
-        self.n_rejected_updates = 0
-        self.rng_state = {}         # DSG draws nothing per round: the features are keyed
-
-    # -- prediction ---------------------------------------------------------------------------
-    def _kernel_args(self):
-        c = self.config
-        return c["kernel"], int(round(2 * c["matern_nu"])), self.bandwidth, self.seed
-
-    def decision(self, X: np.ndarray, averaged: bool | None = None) -> np.ndarray:
-        """f(X), shape (n, C), with every block regenerated; the same bits on any thread count."""
-        averaged = self.config["average"] if averaged is None else averaged
-        coef, scale = (self.avg, 1.0) if averaged else (self.coef, self.scale)
-        n = X.shape[0]
-        out = np.zeros((n, self.C))
-        if self.n_blocks == 0 or n == 0:
-            return out
-        coef = coef[:self.n_blocks * self.r]
-        streams, indices = self.streams[:self.n_blocks], self.indices[:self.n_blocks]
-        parts = [(lo, min(lo + BLOCKS_PER_PART, self.n_blocks))
-                 for lo in range(0, self.n_blocks, BLOCKS_PER_PART)]
-        accumulate = _core().accumulate
-        args = self._kernel_args()
-        single = self.config.get("dtype") == "float32"
-        n_jobs = self.config["n_jobs"]
-        for start in range(0, n, ROWS_PER_SLICE):
-            rows = X[start:start + ROWS_PER_SLICE]
-            partial = np.zeros((len(parts), rows.shape[0], self.C))
-
-            def run(p, rows=rows, partial=partial):
-                lo, hi = parts[p]
-                accumulate(rows, *args, streams, indices, coef, scale, lo, hi, partial[p], single)
-
-            if n_jobs == 1 or len(parts) == 1:
-                for p in range(len(parts)):
-                    run(p)
-            else:
-                with ThreadPoolExecutor(n_jobs) as pool:
-                    list(pool.map(run, range(len(parts))))
-            block = out[start:start + rows.shape[0]]
-            for p in range(len(parts)):           # a fixed order: the bits do not depend on n_jobs
-                block += partial[p]
-        return out
-
-    def _outputs(self, F: np.ndarray) -> np.ndarray:
-        """The model's output per row of f(X): the first column, less the one-class threshold."""
-        return F[:, 0] - self.offset
-
-    def predict_one(self, x) -> float:
-        x = check_sample(x, self.n_features)
-        return float(self._outputs(self.decision(x[None, :]))[0])
-
-    def predict_many(self, X: np.ndarray, out: np.ndarray) -> None:
-        out[:] = self._outputs(self.decision(X))
-
-    # -- learning -----------------------------------------------------------------------------
-    def predict_learn_one(self, x, y: float) -> float:
-        x = check_sample(x, self.n_features)
-        y = check_target_value(y)
-        out = np.empty(1)
-        self.predict_learn_many(x[None, :], np.array([y]), out)
-        return float(out[0])
-
-    def predict_learn_many(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-        """Mini-batches of ``batch_size`` rows in order: predict each batch, then learn it."""
-        if self.bandwidth is None:
-            self.bandwidth = median_bandwidth(X, self.config["bandwidth_scale"],
-                                              random_state=self.seed % (2 ** 32))
-        B = self.config["batch_size"]
-        rejected = self.n_rejected_updates
-        for start in range(0, X.shape[0], B):
-            rows, targets = X[start:start + B], y[start:start + B]
-            F = self.decision(rows, averaged=False)
-            out[start:start + rows.shape[0]] = self._outputs(
-                self.decision(rows) if self.config["average"] else F)
-            self.learn_batch(rows, targets, F)
-        if self.n_rejected_updates > rejected:
-            warnings.warn(f"{self.n_rejected_updates - rejected} update(s) refused: they would "
-                          f"have made the model's coefficients non-finite", NumericalWarning,
-                          stacklevel=4)
-
-    def learn_batch(self, X: np.ndarray, y: np.ndarray, F: np.ndarray) -> None:
-        """One DSG iteration on the batch (X, y), given its predictions F = f_t(X)."""
-        step = self._propose(X, y, F)
-        if step is None:
-            self.n_rejected_updates += 1
-            return
-        self._commit(step, X.shape[0])
-
-    def _propose(self, X: np.ndarray, y: np.ndarray, F: np.ndarray) -> _Step | None:
-        """The iteration on (X, y) without changing anything; None if it would make the
-        coefficients non-finite (the caller refuses it)."""
-        c = self.config
-        t = self.iterations + 1
-        gamma = step_size(c["learning_rate"], t, c["eta0"], c["eta1"], self.nu)
-        offset = self.offset
-        with np.errstate(all="ignore"):
-            if c["loss"] == "one_class":     # l(u, tau) = max(0, tau - u), and -nu tau
-                below = F < offset
-                G = np.where(below, -1.0, 0.0)
-                offset = offset - gamma * (below.mean() - self.nu)
-            else:
-                G = LOSSES[c["loss"]](F, y, c)
-            W, b = _core().generate_block(*self._kernel_args(), self.stream, self.next_index,
-                                          self.n_features, self.r)
-            Z = _core().features(X, W, b, c.get("dtype") == "float32")
-            alpha = (-gamma / X.shape[0]) * (Z.T @ G)
-            if c["precondition"]:           # the authors' code: solve with the batch covariance
-                alpha = _precondition(Z, alpha)
-        shrink = 1.0 - gamma * self.nu
-        full = c.get("n_features_max") is not None and \
-            (self.n_blocks + 1) * self.r > c["n_features_max"]
-        if full:                    # the paper's memory bound reached: old blocks only shrink
-            alpha = alpha[:0]
-        if not (np.isfinite(F).all() and np.isfinite(alpha).all()
-                and np.abs(alpha).max(initial=0.0) <= MAX_COEF and math.isfinite(shrink)
-                and abs(offset) <= MAX_COEF):
-            return None
-        return _Step(t, gamma, alpha, shrink, offset, Z)
-
-    def _commit(self, step: _Step, n_rows: int) -> None:
-        self._append(step.alpha, step.shrink, step.t)
-        self.offset = step.offset
-        self.t += n_rows
-
-    def _append(self, alpha: np.ndarray, shrink: float, t: int) -> None:
-        """Shrink every stored block by ``shrink`` (lazily), then store ``alpha`` as a new block."""
-        n = self.n_blocks * self.r
-        self.scale = _shrink_lazily(self.coef[:n], self.scale, shrink)
-        if alpha.shape[0] == 0:     # no new block: the average still takes in f_{t+1}
-            if self.config["average"]:
-                self.avg[:n] = (1.0 - 1.0 / t) * self.avg[:n] + (self.scale / t) * self.coef[:n]
-            self.iterations = t
-            return
-        self._grow(n + self.r)
-        self.coef[n:n + self.r] = alpha / self.scale
-        self.streams[self.n_blocks] = self.stream
-        self.indices[self.n_blocks] = self.next_index
-        if self.config["average"]:  # the average of the iterates f_1 .. f_t, f_1 = 0
-            self.avg[:n] *= 1.0 - 1.0 / t
-            self.avg[:n + self.r] += (self.scale / t) * self.coef[:n + self.r]
-        self.n_blocks += 1
-        self.next_index += 1
-        self.iterations = t
-
-    def _grow(self, rows: int) -> None:
-        """Room for ``rows`` coefficient rows (amortised doubling)."""
-        if rows <= self.coef.shape[0]:
-            return
-        capacity = max(rows, 2 * self.coef.shape[0])
-        blocks = capacity // self.r
-        self.coef = _resized(self.coef, capacity)
-        self.avg = _resized(self.avg, capacity)
-        self.streams = _resized(self.streams, blocks)
-        self.indices = _resized(self.indices, blocks)
-
-    # -- state --------------------------------------------------------------------------------
-    def get_state(self) -> dict:
-        n = self.n_blocks * self.r
-        return {
-            "dsg.coef": self.coef[:n].copy(),
-            "dsg.avg": self.avg[:n].copy() if self.config["average"] else np.zeros((0, self.C)),
-            "dsg.streams": self.streams[:self.n_blocks].copy(),
-            "dsg.indices": self.indices[:self.n_blocks].copy(),
-            "dsg.reals": np.array([self.scale, np.nan if self.bandwidth is None
-                                   else self.bandwidth, self.offset]),
-            "dsg.counts": np.array([self.t, self.iterations, self.next_index,
-                                    self.n_rejected_updates, self.seed, self.n_features],
-                                   dtype=np.int64),
-            "dsg.generator": np.frombuffer(_core().GENERATOR.encode(), dtype=np.uint8).copy(),
-        }
-
-    def check_state(self, state: dict) -> None:
-        """Raise ValueError naming the first entry of ``state`` that this model cannot hold."""
-        expected = self.get_state()
-        if set(state) != set(expected):
-            raise ValueError(f"the state must hold exactly {sorted(expected)}, got {sorted(state)}")
-        for name, value in state.items():
-            if not isinstance(value, np.ndarray) or value.dtype != expected[name].dtype \
-                    or value.ndim != expected[name].ndim:
-                raise ValueError(f"state entry {name!r} must be a {expected[name].ndim}-D "
-                                 f"{expected[name].dtype} array")
-        if bytes(state["dsg.generator"]) != _core().GENERATOR.encode():
-            raise ValueError(f"state entry 'dsg.generator': the file's features come from another "
-                             f"generator than {_core().GENERATOR!r}")
-        streams, indices, coef = state["dsg.streams"], state["dsg.indices"], state["dsg.coef"]
-        n_blocks = streams.shape[0]
-        if indices.shape != (n_blocks,):
-            raise ValueError("state entry 'dsg.indices' must have one entry per block")
-        if coef.shape != (n_blocks * self.r, self.C):
-            raise ValueError(f"state entry 'dsg.coef' must have shape "
-                             f"({n_blocks * self.r}, {self.C})")
-        if self.config["average"] and state["dsg.avg"].shape != coef.shape:
-            raise ValueError("state entry 'dsg.avg' must have the shape of 'dsg.coef'")
-        if not self.config["average"] and state["dsg.avg"].size:
-            raise ValueError("state entry 'dsg.avg' must be empty without average=True")
-        for name in ("dsg.coef", "dsg.avg"):
-            if not (np.isfinite(state[name]).all() and np.abs(state[name]).max(initial=0.0)
-                    <= MAX_COEF / RENORMALISE_BELOW):
-                raise ValueError(f"state entry {name!r} must hold finite coefficients")
-        if (streams < 0).any() or (streams >= MAX_STREAM).any() or (indices < 0).any():
-            raise ValueError(f"state entries 'dsg.streams' and 'dsg.indices' must be "
-                             f"non-negative, the streams below {MAX_STREAM}")
-        if len(set(zip(streams.tolist(), indices.tolist()))) < n_blocks:
-            raise ValueError("state entries 'dsg.streams', 'dsg.indices': a block appears twice")
-        if state["dsg.reals"].shape != (3,) or state["dsg.counts"].shape != (6,):
-            raise ValueError("state entries 'dsg.reals' and 'dsg.counts' must have 3 and 6 entries")
-        scale, bandwidth, offset = state["dsg.reals"]
-        if not abs(offset) <= MAX_COEF or (offset != 0 and self.config["loss"] != "one_class"):
-            raise ValueError(f"state entry 'dsg.reals': the offset must be finite, and 0 except "
-                             f"for a one-class model, got {offset}")
-        if not (math.isfinite(scale) and RENORMALISE_BELOW <= abs(scale) <= 1.0):
-            raise ValueError(f"state entry 'dsg.reals': the scale must be finite, with magnitude "
-                             f"in [{RENORMALISE_BELOW:g}, 1], got {scale}")
-        if not (math.isfinite(bandwidth) and bandwidth >= MIN_BANDWIDTH):
-            raise ValueError(f"state entry 'dsg.reals': the bandwidth must be a finite number "
-                             f">= {MIN_BANDWIDTH:g}, got {bandwidth}")
-        if self.config["bandwidth"] is not None and bandwidth != self.config["bandwidth"]:
-            raise ValueError("state entry 'dsg.reals': the bandwidth differs from the parameters'")
-        t, iterations, next_index, rejected, seed, width = state["dsg.counts"].tolist()
-        if width != self.n_features:
-            raise ValueError(f"state entry 'dsg.counts': the state is of a model of {width} "
-                             f"inputs, not {self.n_features}")
-        if min(t, iterations, next_index, rejected) < 0 or n_blocks > iterations \
-                or iterations > t:
-            raise ValueError("state entry 'dsg.counts': counts must be non-negative, with at most "
-                             "one block per iteration and one sample per iteration at least")
-        own = indices[streams == self.stream]
-        if own.size and next_index <= own.max():
-            raise ValueError("state entry 'dsg.counts': the next block index must follow the "
-                             "model's own blocks")
-        if seed != self.seed:
-            raise ValueError(f"state entry 'dsg.counts': the seed {seed} is not the model's "
-                             f"random_state {self.seed}")
-
-    def set_state(self, state: dict) -> None:
-        self.check_state(state)
-        self.coef = state["dsg.coef"].copy()
-        self.avg = state["dsg.avg"].copy() if self.config["average"] else np.zeros_like(self.coef)
-        self.streams = state["dsg.streams"].copy()
-        self.indices = state["dsg.indices"].copy()
-        self.n_blocks = self.streams.shape[0]
-        self.scale, self.bandwidth, self.offset = (float(v) for v in state["dsg.reals"])
-        self.t, self.iterations, self.next_index, self.n_rejected_updates = (
-            int(v) for v in state["dsg.counts"][:4])
-
-
-class _SoftmaxEngine(_DSGEngine):
-    """Multiclass scores, one column per class (targets are column indices); a row's output is
-    its best column.  A class met for the first time gets a column of zeros."""
-
-    def _outputs(self, F: np.ndarray) -> np.ndarray:
-        return np.argmax(F, axis=1).astype(np.float64)
-
-    def predict_learn_many(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-        if y.size and y.max() >= self.C:
-            self._add_columns(int(y.max()) + 1)
-        super().predict_learn_many(X, y, out)
-
-    def with_outputs(self, n_outputs: int) -> "_SoftmaxEngine":
-        """This engine with ``n_outputs`` columns, as a new object (self if it has them)."""
-        if n_outputs == self.C:
+    def with_outputs(self, n_outputs: int):
+        if n_outputs == self.experts.n_experts:
             return self
-        grown = copy.copy(self)
-        grown.config = dict(self.config)
-        grown.streams, grown.indices = self.streams.copy(), self.indices.copy()
-        grown._add_columns(n_outputs)
+        state = self.get_state()
+        grown = self._rebuild(n_outputs)
+        extra = n_outputs - self.experts.n_experts
+        for name, axis in (("experts.coef", 1), ("experts.avg", 1), ("experts.acc", 0),
+                           ("experts.first_g", 1)):
+            pad = [(0, 0), (0, 0)]
+            pad[axis] = (0, extra)
+            state[name] = np.pad(state[name], pad)
+        grown.set_state(state)
+        grown.rng_state = self.rng_state
         return grown
-
-    def _add_columns(self, n_outputs: int) -> None:
-        pad = ((0, 0), (0, n_outputs - self.C))
-        self.coef, self.avg = np.pad(self.coef, pad), np.pad(self.avg, pad)
-        self.C = self.config["n_outputs"] = n_outputs
-
-
-class _GPEngine(_DSGEngine):
-    """A GP by doubly stochastic gradients: the posterior mean is output 0 of a ridge DSG with
-    nu = noise / n; method 2's variance functions at the test points are its outputs 1..m (ridge
-    regressions on the targets k(x, test_points), on the same blocks and batches); method 1's
-    variance operator (``variance="operator"``) is ``theta``, one packed column per block (see
-    ``fastomkl._core.dsg``), its second draws the blocks (stream + SECOND_DRAWS, index).
-
-    ``nu`` is None until the first learning call when ``n_samples`` is None (then n is that
-    call's number of rows).  The operator shrinks lazily, as the coefficients do: its values are
-    ``theta_scale * theta``.
-    """
-
-    def __init__(self, config: dict, n_features: int):
-        points = config["test_points"]
-        outputs = 1 if points is None else 1 + points.shape[0]
-        super().__init__({**config, "n_outputs": outputs}, n_features)
-        if points is not None and points.shape[1] != n_features:
-            raise ValueError(f"test_points has {points.shape[1]} features, but the model is "
-                             f"expecting {n_features} features as input")
-        self.points = points
-        self.operator = config["variance"] == "operator"
-        self.theta = np.zeros(0)
-        self.theta_size = 0
-        self.theta_scale = 1.0
-
-    def exact_kernel(self):
-        """The kernel the features estimate, at the bandwidth in use."""
-        from fastomkl.kernels import Cauchy, Gaussian, Laplacian, Matern
-        kernel = self.config["kernel"]
-        if kernel == "matern":
-            return Matern(self.bandwidth, nu=self.config["matern_nu"])
-        return {"gaussian": Gaussian, "laplacian": Laplacian, "cauchy": Cauchy}[kernel](
-            self.bandwidth)
-
-    def _second_streams(self) -> np.ndarray:
-        return self.streams[:self.n_blocks] + SECOND_DRAWS
-
-    # -- learning -----------------------------------------------------------------------------
-    def predict_learn_many(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-        if self.nu is None:
-            self.nu = self.config["noise"] / X.shape[0]
-        super().predict_learn_many(X, y, out)
-
-    def learn_batch(self, X: np.ndarray, y: np.ndarray, F: np.ndarray) -> None:
-        """One iteration of every part on the batch, or of none if one part would turn
-        non-finite."""
-        if self.points is not None:
-            y = np.column_stack([y, self.exact_kernel().gram(X, self.points)])
-        step = self._propose(X, y, F)
-        column = None if step is None or not self.operator else self._operator_column(X, step)
-        if step is None or (self.operator and column is None):
-            self.n_rejected_updates += 1
-            return
-        if self.operator:
-            self._append_column(column, step.shrink)
-        self._commit(step, X.shape[0])
-
-    def _operator_column(self, X: np.ndarray, step: _Step) -> np.ndarray | None:
-        """The operator's new column (the paper's eq. 18 on the batch): its blocks s < t are
-        -gamma/B sum_b A_t(., x_b)_s z'_t(x_b)^T, its last gamma/B sum_b z_t(x_b) z'_t(x_b)^T,
-        stored transposed; None if not finite."""
-        single = self.config.get("dtype") == "float32"
-        n = self.n_blocks
-        A = np.zeros((X.shape[0], n * self.r))        # A_t(., x_b) in the first draws' features
-        _core().operator_apply(X, *self._kernel_args(), self._second_streams(),
-                               self.indices[:n], self.theta[:self.theta_size], self.theta_scale,
-                               self.r, A, single)
-        W, b = _core().generate_block(*self._kernel_args(), self.stream + SECOND_DRAWS,
-                                      self.next_index, self.n_features, self.r)
-        second = _core().features(X, W, b, single)
-        with np.errstate(all="ignore"):
-            column = (step.gamma / X.shape[0]) * (second.T @ np.hstack([-A, step.Z]))
-        if not (np.isfinite(column).all() and np.abs(column).max(initial=0.0) <= MAX_COEF):
-            return None
-        return column
-
-    def _append_column(self, column: np.ndarray, shrink: float) -> None:
-        """Shrink the operator's columns by ``shrink`` (lazily), then append ``column``."""
-        size = self.theta_size
-        self.theta_scale = _shrink_lazily(self.theta[:size], self.theta_scale, shrink)
-        if size + column.size > self.theta.shape[0]:      # amortised doubling
-            self.theta = _resized(self.theta, max(size + column.size, 2 * self.theta.shape[0]))
-        self.theta[size:size + column.size] = column.ravel() / self.theta_scale
-        self.theta_size = size + column.size
-
-    # -- the posterior variance ---------------------------------------------------------------
-    def variance(self, X: np.ndarray) -> np.ndarray:
-        """k(x, x) - k*^T (K + noise I)^-1 k* as estimated, for every row of X (k(x, x) = 1 for
-        every kernel here); the estimate may leave [0, 1], where the true variance lies."""
-        if self.operator:
-            n = self.n_blocks
-            explained = _core().operator_diagonal(
-                X, *self._kernel_args(), self.streams[:n], self._second_streams(),
-                self.indices[:n], self.theta[:self.theta_size], self.theta_scale, self.r,
-                self.config.get("dtype") == "float32")
-        elif self.points is None or not np.array_equal(X, self.points):
-            raise ValueError("return_std=True needs variance='operator', or X equal to the "
-                             "test_points the variance was learnt for")
-        else:
-            explained = np.diag(self.decision(X)[:, 1:])
-        return 1.0 - explained
-
-    # -- state --------------------------------------------------------------------------------
-    def get_state(self) -> dict:
-        return {**super().get_state(),
-                "gp.theta": self.theta[:self.theta_size].copy(),
-                "gp.reals": np.array([np.nan if self.nu is None else self.nu,
-                                      self.theta_scale])}
-
-    def check_state(self, state: dict) -> None:
-        super().check_state(state)
-        if state["gp.reals"].shape != (2,):
-            raise ValueError("state entry 'gp.reals' must hold nu and the operator's scale")
-        nu, scale = state["gp.reals"]
-        noise = self.config["noise"]
-        if not 0.0 <= nu <= noise or (self.config["nu"] is not None and nu != self.config["nu"]):
-            raise ValueError(f"state entry 'gp.reals': nu must be noise / n_samples, in [0, "
-                             f"{noise}], got {nu}")
-        if not (math.isfinite(scale) and RENORMALISE_BELOW <= abs(scale) <= 1.0):
-            raise ValueError(f"state entry 'gp.reals': the operator's scale must be finite, "
-                             f"with magnitude in [{RENORMALISE_BELOW:g}, 1], got {scale}")
-        n = state["dsg.streams"].shape[0]
-        theta = state["gp.theta"]
-        size = self.r * self.r * (n * (n + 1) // 2) if self.operator else 0
-        if theta.shape != (size,):
-            raise ValueError(f"state entry 'gp.theta' must hold {size} values (r^2 n (n + 1) / 2 "
-                             f"for n = {n} blocks with variance='operator', else none)")
-        if not (np.isfinite(theta).all() and np.abs(theta).max(initial=0.0)
-                <= MAX_COEF / RENORMALISE_BELOW):
-            raise ValueError("state entry 'gp.theta' must hold finite values")
-
-    def set_state(self, state: dict) -> None:
-        super().set_state(state)
-        self.theta = state["gp.theta"].copy()
-        self.theta_size = self.theta.shape[0]
-        nu, self.theta_scale = (float(v) for v in state["gp.reals"])
-        self.nu = nu
-
-
-def _precondition(Z: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """(Z^T Z / B + 1e-7 I)^-1 step: with a step of 1 the new block is the least-squares fit of
-    the negative gradient (the paper's remark on the empirical covariance, the authors' ``solvePD``)."""
-    P = Z.T @ Z / Z.shape[0]
-    P[np.diag_indices_from(P)] += 1e-7
-    try:
-        return np.linalg.solve(P, step)
-    except np.linalg.LinAlgError:
-        return np.full_like(step, np.nan)       # refused as non-finite by the caller
-
-
-def _shrink_lazily(values: np.ndarray, scale: float, shrink: float) -> float:
-    """The scale of `values` (true values = scale * values) after multiplying them by `shrink`:
-    the factor goes into the scale, folded into `values` in place only when the scale would
-    underflow.  shrink = 0 (gamma nu = 1 exactly) wipes the past out (Lemma 8)."""
-    if shrink == 0.0:
-        values[:] = 0.0
-        return 1.0
-    scale *= shrink
-    if abs(scale) < RENORMALISE_BELOW:
-        values *= scale
-        return 1.0
-    return scale
-
-
-def _resized(a: np.ndarray, rows: int) -> np.ndarray:
-    out = np.zeros((rows,) + a.shape[1:], dtype=a.dtype)
-    out[:a.shape[0]] = a
-    return out
 
 
 class _DoublySGD:
-    """Parameters, checks and the engine shared by the DSG estimators."""
+    """Parameters, their checks and the engine shared by the DSG estimators."""
 
-    _losses: dict = {}
-    _default_loss = ""
+    _losses: tuple = ()
+    loss = ""
+    _parameter_constraints = {
+        "kernel": [OneKernel(), None, Options("gaussian", "laplacian", "cauchy", "matern")],
+        "median_scale": [Interval("real", 0, 1e100, closed="right")],
+        "nu": [Interval("real", 0, None)],
+        "batch_size": [Interval("int", 1, 1 << 20)],
+        "block_size": [Interval("int", 1, 1 << 16)],
+        "eta": [Interval("real", 0, None, closed="neither")],
+        "eta_schedule": [Options("inverse", "theory", "constant")],
+        "eta_decay": [Interval("real", 0, None)],
+        "average": [Boolean()],
+        "precondition": [Boolean()],
+        "n_features_max": [Interval("int", 1, 1 << 40), None],
+        "on_max_features": [Options("revisit", "stop")],
+        "random_state": [RandomState()],
+        "stream": [Interval("int", 0, SECOND_DRAWS - 1)],
+        "dtype": [Options("float64", "float32")],
+        "epsilon": [Interval("real", 0, None)],
+        "quantile": [Interval("real", 0, 1, closed="neither")],
+    }
+    _renamed_parameters = {"n_jobs": None,      # predictions are one compiled loop now
+                           "eta0": "eta", "eta1": "eta_decay", "learning_rate": "eta_schedule",
+                           "bandwidth_scale": "median_scale",
+                           "bandwidth": ("kernel", _convert_bandwidth),
+                           "matern_nu": ("kernel", _convert_matern_nu)}
 
+    def __init_subclass__(cls, **kwargs):
+        # every class declares the shared constraints of the parameters it has
+        super().__init_subclass__(**kwargs)
+        names = set(cls._param_names())
+        cls._parameter_constraints = {name: forms for name, forms
+                                      in cls._parameter_constraints.items() if name in names}
+
+    def _take_old_names(self, renamed: dict) -> None:
+        """The parameters' old spellings, for one release (FutureWarning each)."""
+        if isinstance(self.kernel, str) and self.kernel in _FAMILIES:
+            warnings.warn(f"{type(self).__name__}: kernel={self.kernel!r} is the old spelling; "
+                          f"give a fastomkl kernel (kernel=Gaussian(sigma), ...) or None for the "
+                          f"median heuristic", FutureWarning, stacklevel=3)
+        ordered = sorted(renamed, key=lambda k: _LEGACY_ORDER.index(k) if k in _LEGACY_ORDER
+                         else -1)
+        take_renamed(self, {name: renamed[name] for name in ordered})
+        if self.kernel == "gaussian":
+            self.kernel = None
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"batch_size": 4, "block_size": 8, "n_features_max": 64},
+                {"kernel": Laplacian(1.0), "batch_size": 2, "block_size": 4, "average": True,
+                 "precondition": True, "on_max_features": "stop", "n_features_max": 8,
+                 "random_state": 0}]
+
+    # -- configuration ------------------------------------------------------------------------
     def _check_params(self) -> dict:
-        config = {
-            "loss": check_choice(self.loss, "loss", tuple(self._losses)),
-            "kernel": check_choice(self.kernel, "kernel", KERNELS),
-            "bandwidth_scale": check_float(self.bandwidth_scale, "bandwidth_scale", 0.0,
-                                           strict=True),
-            "nu": check_float(getattr(self, "nu", 0.0), "nu", 0.0),
-            "batch_size": check_int(self.batch_size, "batch_size", 1, 1 << 20),
-            "block_size": check_int(self.block_size, "block_size", 1, 1 << 16),
-            "learning_rate": check_choice(self.learning_rate, "learning_rate", SCHEDULES),
-            "eta0": check_float(self.eta0, "eta0", 0.0, strict=True),
-            "eta1": check_float(self.eta1, "eta1", 0.0),
-            "epsilon": check_float(getattr(self, "epsilon", 0.0), "epsilon", 0.0),
-            "stream": check_int(getattr(self, "stream", 0), "stream", 0, MAX_STREAM - 1),
-            "n_jobs": check_int(getattr(self, "n_jobs", 1), "n_jobs", 1, 256),
-            "dtype": check_choice(self.dtype, "dtype", ("float64", "float32")),
-        }
-        limit = getattr(self, "n_features_max", None)
-        config["n_features_max"] = None if limit is None else check_int(
-            limit, "n_features_max", 1, 1 << 40)
-        average = getattr(self, "average", False)
-        if not isinstance(average, (bool, np.bool_)):
-            raise ValueError(f"average must be True or False, got {average!r}")
-        config["average"] = bool(average)
-        precondition = getattr(self, "precondition", False)
-        if not isinstance(precondition, (bool, np.bool_)):
-            raise ValueError(f"precondition must be True or False, got {precondition!r}")
-        config["precondition"] = bool(precondition)
-        if self.matern_nu not in MATERN_NUS or isinstance(self.matern_nu, bool):
-            raise ValueError(f"matern_nu must be one of {MATERN_NUS}, got {self.matern_nu!r}")
-        config["matern_nu"] = float(self.matern_nu)
-        config["quantile"] = check_float(getattr(self, "quantile", 0.5), "quantile", 0.0,
-                                         strict=True)
-        if not config["quantile"] < 1.0:
-            raise ValueError(f"quantile must be in (0, 1), got {config['quantile']}")
-        if isinstance(self.bandwidth, str):
-            check_choice(self.bandwidth, "bandwidth", ("median",))
-            config["bandwidth"] = None
-        else:
-            config["bandwidth"] = check_float(self.bandwidth, "bandwidth", MIN_BANDWIDTH)
-        if self.random_state is None:
-            config["seed"] = None
-        else:
-            config["seed"] = check_int(self.random_state, "random_state", 0, (1 << 63) - 1)
+        kernel = self.kernel
+        if isinstance(kernel, Kernel):
+            if type(kernel) not in _KINDS:
+                raise ValueError(f"kernel must be Gaussian, Laplacian, Cauchy or Matern, got "
+                                 f"{kernel!r}")
+            if isinstance(kernel, Matern) and kernel.nu not in MATERN_NUS:
+                raise ValueError(f"a Matern kernel's nu must be one of {MATERN_NUS} (its spectral "
+                                 f"density is drawn with 2 nu Gaussians), got {kernel.nu}")
+        config = {name: getattr(self, name, default) for name, default in (
+            ("nu", 0.0), ("batch_size", 32), ("block_size", 64), ("eta", 1.0),
+            ("eta_schedule", "inverse"), ("eta_decay", 1e-4), ("average", False),
+            ("precondition", False), ("n_features_max", None), ("on_max_features", "stop"),
+            ("stream", 0), ("dtype", "float64"), ("median_scale", 1.0))}
+        if config["n_features_max"] is not None and config["n_features_max"] < config["block_size"]:
+            raise ValueError(f"n_features_max ({config['n_features_max']}) must hold one block "
+                             f"of block_size ({config['block_size']}) features at least")
+        self._check_shrink(config["eta"], config["eta_schedule"], config["eta_decay"],
+                           config["nu"])
+        config["loss"] = self.loss
+        config["param"] = {"huber": getattr(self, "epsilon", 0.0),
+                           "epsilon_insensitive": getattr(self, "epsilon", 0.0),
+                           "quantile": getattr(self, "quantile", 0.5)}.get(self.loss, 0.0)
+        if self.loss not in self._losses:
+            raise ValueError(f"loss must be one of {list(self._losses)}, got {self.loss!r}")
+        seed = self.random_state
+        config["seed"] = int(seed) if isinstance(seed, (int, np.integer)) and seed < 1 << 63 \
+            else None
         return config
 
-    def _random_streams(self, config: dict):
-        return None, None
+    @staticmethod
+    def _check_shrink(eta: float, schedule: str, decay: float, nu: float) -> None:
+        """ValueError unless every step keeps |1 - gamma_t nu| <= 1: a larger shrink factor of
+        the old coefficients would grow them without bound (the largest step is the first)."""
+        first = eta / (1.0 + decay) if schedule == "inverse" else eta
+        if not first * nu <= 2.0:
+            raise ValueError(f"the first step gamma_1 = {first:g} times nu = {nu:g} is beyond 2: "
+                             f"the shrink 1 - gamma nu of the old coefficients would exceed 1 "
+                             f"in magnitude and grow them without bound; lower eta or nu")
 
-    def _new_engine(self, config: dict, n_features: int) -> _DSGEngine:
-        return _DSGEngine(config, n_features)
+    def _block_seed(self, config: dict, feature_rng) -> int:
+        """The 63-bit seed of the blocks: an int random_state itself (the seeds of the models
+        before, whose blocks stay the same), else drawn from the feature stream."""
+        if config["seed"] is not None:
+            return config["seed"]
+        return int(feature_rng.integers(0, 1 << 63))
 
-    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        if config["seed"] is None:       # a fresh seed, kept in the state so features replay
-            seed = np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1)
-            config = {**config, "seed": int(seed)}
-        return self._new_engine(config, n_features)
+    def _kernel_for(self, config: dict):
+        """(kind, matern_df, sigma, rows of the stream that set sigma: 0 when the kernel fixes
+        it; then sigma is a placeholder until they have come)."""
+        kernel = self.kernel
+        if isinstance(kernel, Kernel):
+            kind = _KINDS[type(kernel)]
+            return kind, int(round(2 * getattr(kernel, "nu", 0.0))), kernel.sigma, 0
+        kind = kernel or "gaussian"
+        return kind, 3 if kind == "matern" else 0, 1.0, min(config["batch_size"], MEDIAN_ROWS)
 
+    def _n_outputs(self, config: dict) -> int:
+        return 1
+
+    def _outputs_extra(self, config: dict, n_features: int) -> dict:
+        """What a model adds to its experts (the GP's nu, test points and operator)."""
+        return {}
+
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator,
+                      n_outputs=None):
+        kind, df, sigma, median_rows = self._kernel_for(config)
+        n_outputs = self._n_outputs(config) if n_outputs is None else n_outputs
+        limit = config["n_features_max"]
+        r = config["block_size"]
+        bank = BlockFeatures(kind, df, sigma, self._block_seed(config, feature_rng),
+                             config["stream"], n_features, r,
+                             (1 << 50) // r if limit is None else limit // r, n_outputs,
+                             config["dtype"], config["seed"] is not None, median_rows == 0)
+        extra = self._outputs_extra(config, n_features)
+        experts = FunctionalSGDExperts(
+            bank, n_outputs, FUNCTIONAL_LOSSES[config["loss"]], config["param"],
+            extra.pop("nu", config["nu"]), config["eta"],
+            ITERATION_SCHEDULES[config["eta_schedule"]], config["eta_decay"],
+            config["batch_size"], config["average"], config["precondition"],
+            config["on_max_features"] == "revisit", median_rows=median_rows,
+            median_scale=config["median_scale"], median_clip=MEDIAN_INPUT_LIMIT, **extra)
+        # a GP's variance functions learn at the end of each iteration: only its mean runs in
+        # rounds
+        combiner = BestOutput(n_outputs) if config["loss"] == "softmax" else FirstOutput(
+            n_outputs, 1 if extra.get("points") is not None else n_outputs)
+        engine = _DSGEngine(bank, experts, combiner, round_bit_generator)
+        engine._rebuild = lambda n: self._build_engine(config, n_features, feature_rng,
+                                                       np.random.PCG64(), n)
+        return engine
+
+    # -- loading -------------------------------------------------------------------------------
     def _restore_engine(self, n_features, arrays, rng_state):
+        arrays = dict(arrays)
+        if "dsg.counts" in arrays:
+            arrays = self._upgraded_state(arrays, n_features)
         self._engine = None
-        config = self._check_all_params()
-        counts = arrays.get("dsg.counts")
-        if config["seed"] is None and isinstance(counts, np.ndarray) and counts.shape == (6,) \
-                and counts.dtype == np.int64:
-            config["seed"] = int(counts[4])
-        if config["seed"] is None or config["seed"] < 0:
-            raise ValueError("state entry 'dsg.counts' must hold the model's seed")
-        engine = self._new_engine(config, n_features)
+        engine = self._engine_for(n_features)
         engine.set_state(arrays)
-        self._engine = engine
-        self.n_features_in_ = n_features
+        if rng_state:                       # files of the NumPy engine kept none (it drew none)
+            engine.rng_state = rng_state
 
+    def _upgraded_state(self, old: dict, n_features: int) -> dict:
+        """The state of a file saved by the DSG models of the NumPy engine, in the engine's
+        entries (same meanings; checked again by every component's check_state)."""
+        names = {"dsg.coef", "dsg.avg", "dsg.streams", "dsg.indices", "dsg.reals", "dsg.counts",
+                 "dsg.generator"} | ({"gp.theta", "gp.reals"} if isinstance(self, DoublySGDGP)
+                                     else set())
+        if set(old) != names:
+            raise ValueError(f"a file of the DSG models' first format must hold exactly "
+                             f"{sorted(names)}, got {sorted(old)}")
+        counts, reals = np.asarray(old["dsg.counts"]), np.asarray(old["dsg.reals"])
+        coef = np.asarray(old["dsg.coef"])
+        if counts.shape != (6,) or counts.dtype != np.int64 or reals.shape != (3,) \
+                or coef.ndim != 2:
+            raise ValueError("'dsg.counts' must hold 6 int64 counts, 'dsg.reals' 3 values, "
+                             "'dsg.coef' a matrix")
+        t, iterations, next_index, rejected, seed, width = counts.tolist()
+        if width != n_features:
+            raise ValueError(f"'dsg.counts': a model of {width} inputs, not {n_features}")
+        scale, bandwidth, offset = reals.tolist()
+        n_outputs, r = coef.shape[1], int(self.block_size)
+        theta_scale, nu = 1.0, float(getattr(self, "nu", 0.0))
+        if isinstance(self, DoublySGDGP):
+            gp = np.asarray(old["gp.reals"])
+            if gp.shape != (2,):
+                raise ValueError("'gp.reals' must hold nu and the operator's scale")
+            nu, theta_scale = gp.tolist()
+        keeps_batch = isinstance(self, DoublySGDGP) and (
+            self.variance == "operator" or self.test_points is not None)
+        median_rows = self._kernel_for({"batch_size": int(self.batch_size)})[3]
+        batch = int(self.batch_size) if keeps_batch else 0
+        self._restored_seed, self._restored_nu = seed, nu
+        return {
+            "engine.t": np.array(t, dtype=np.int64),
+            "features.streams": old["dsg.streams"], "features.indices": old["dsg.indices"],
+            "features.next_index": np.array(next_index, dtype=np.int64),
+            "features.seed": np.array(seed, dtype=np.int64),
+            "features.bandwidth": np.array(bandwidth),
+            "features.generator": old["dsg.generator"],
+            "experts.coef": coef, "experts.avg": old["dsg.avg"],
+            "experts.acc": np.zeros((n_outputs, r)),
+            "experts.gram": np.zeros((r if self.__dict__.get("precondition") else 0, r)),
+            "experts.reals": np.array([scale, offset, 0.0, theta_scale]),
+            "experts.counts": np.array([iterations, 0, 0], dtype=np.int64),
+            "experts.first_x": np.zeros((median_rows, n_features)),
+            "experts.first_g": np.zeros((median_rows, n_outputs)),
+            "experts.nu": np.array(nu),
+            "experts.batch_x": np.zeros((batch, n_features)),
+            "experts.batch_z": np.zeros((batch, r)),
+            "experts.theta": old.get("gp.theta", np.zeros(0)),
+            "experts.n_rejected": np.array(rejected, dtype=np.int64),
+            "combiner.n_rejected": np.array(0, dtype=np.int64),
+        }
+
+    # -- views ---------------------------------------------------------------------------------
     @property
     def n_features_(self) -> int:
-        """The number of random features the model holds: ``block_size`` per block."""
-        engine = self._fitted_engine()
-        return engine.n_blocks * engine.r
+        """The number of random features the model holds: ``block_size`` per committed block."""
+        return self._fitted_engine().features.n_features_held
 
     @property
-    def bandwidth_(self) -> float:
-        """The bandwidth in use (the median trick's value for ``bandwidth="median"``)."""
-        return self._fitted_engine().bandwidth
+    def bandwidth_(self):
+        """The kernel's sigma in use: the median heuristic's value for ``kernel=None``, None
+        until the first rows that set it have come."""
+        engine = self._fitted_engine()
+        return None if engine.experts.bandwidth_waits else engine.features.bandwidth
+
+    @property
+    def kernel_(self) -> Kernel:
+        """The kernel the features estimate, at the sigma in use."""
+        bank = self._fitted_engine().features
+        kind = {0: Gaussian, 1: Laplacian, 2: Cauchy, 3: Matern}[bank.kind]
+        extra = {"nu": bank.matern_df / 2} if kind is Matern else {}
+        return kind(bank.bandwidth, **extra)
+
+    def _decisions(self, X) -> np.ndarray:
+        """f(X), one column per output (every expert's prediction, the engine's lock held)."""
+        engine = self._fitted_engine()
+        X = check_matrix(X, engine.n_features, owner=type(self).__name__)
+        out = np.empty((X.shape[0], engine.experts.n_experts))
+        engine.predict_outputs_many(X, out)
+        return out
 
 
 _PARAMETERS_DOC = """
-    kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default "gaussian"
-    bandwidth : float or "median", default "median"
-        The kernel's sigma; ``"median"`` sets it from the first learning call's rows (the median
-        distance between them, see ``median_bandwidth``) times ``bandwidth_scale``.
-    bandwidth_scale : float, default 1
-        The paper uses 0.1, 1 or 4.
-    matern_nu : {0.5, 1.5, 2.5}, default 1.5
-        The smoothness of the Matern kernel.
+    kernel : fastomkl kernel or None, default None
+        ``Gaussian(sigma)``, ``Laplacian(sigma)``, ``Cauchy(sigma)`` or ``Matern(sigma, nu)``
+        (nu in {0.5, 1.5, 2.5}), with the parameterisation of ``fastomkl.kernels``; None is a
+        Gaussian kernel whose sigma is the median distance between the first rows of the stream
+        (the first batch, at most 256 rows) times ``median_scale`` (``median_bandwidth``).
+    median_scale : float, default 1
+        The multiplier of the median heuristic (the paper uses 0.1, 1 or 4).
     nu : float, default 1e-6
         The regulariser nu of (nu/2) ||f||^2.
     batch_size : int, default 32
-        Samples per iteration (B).
+        Samples per iteration (B): rounds kB + 1 .. (k + 1)B of the stream.
     block_size : int, default 64
         Random features added per iteration (r).
-    learning_rate : {"inverse", "theory", "constant"}, default "inverse"
-        gamma_t = eta0 / (1 + eta1 t) (the authors' code), eta0 / t (the paper's theta / t,
-        theta = eta0: its theory needs theta nu in (1, 2) or a whole number) or eta0.
-    eta0 : float, default 1
+    eta_schedule : {"inverse", "theory", "constant"}, default "inverse"
+        gamma_t = eta / (1 + eta_decay t) (the authors' code), eta / t (the paper's theta / t,
+        theta = eta: its theory needs theta nu in (1, 2) or a whole number) or eta.
+    eta : float, default 1
         With features normalised per block (||z(x)||^2 about k(x, x) = 1), a step of 1 fits a
-        batch's residual without overshooting, whatever the units of x and y.
-    eta1 : float, default 1e-4
+        batch's residual without overshooting, whatever the units of x and y.  eta nu (the
+        first step times nu) must stay at most 2, or the shrink would grow the past.
+    eta_decay : float, default 1e-4
     average : bool, default False
         Predict with the average of the iterates (the paper's Corollaries 11 and 13).
-    n_features_max : int or None, default None
-        Stop adding blocks once the model holds this many features (the paper's "as many random
-        features as the memory allowed"); later iterations only shrink the old blocks.
+    n_features_max : int or None, default 4096
+        The features the model holds at most (see the module docstring: a round's cost grows
+        with them); None is the paper's unbounded model.
+    on_max_features : {"revisit", "stop"}, default "revisit"
+        Once ``n_features_max`` is reached: revisit a held block per iteration (its coefficients
+        take the step), or only shrink the past (the paper's memory bound).
     precondition : bool, default False
         Multiply each new block's step by the inverse of its features' batch covariance
         (Z^T Z / B + 1e-7 I), as the authors' code does; the paper's plain step by default.
-    random_state : int or None, default 0
-        The seed of the random features (with ``stream``, it fixes every block).
+    random_state : None, int, SeedSequence or Generator, default None
+        The seed of the random features (with ``stream``, it fixes every block): an int is the
+        blocks' seed itself, any other value draws one (kept in the model's state).
     stream : int, default 0
         Models with the same seed and different streams draw disjoint blocks (see ``merge``).
-    n_jobs : int, default 1
-        Threads for prediction; the result is the same to the bit for any value.
     dtype : {"float64", "float32"}, default "float64"
         The precision of the random features: "float32" projects and takes the cosines in single
-        precision (about twice the throughput; features within about 1e-6 of the float64 ones),
-        while coefficients, predictions and every sum stay float64.
-"""
+        precision (blocks whose projection could overflow a float stay float64), while
+        coefficients, predictions and every sum stay float64."""
+
+
+def _dsg_init(model, params: dict, renamed: dict) -> None:
+    """Store the constructor's parameters, then take the old spellings (``renamed``)."""
+    for name, value in params.items():
+        if name not in ("self", "__class__", "renamed"):
+            setattr(model, name, value)
+    model._take_old_names(renamed)
 
 
 class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
     __doc__ = """Kernel regression by doubly stochastic functional gradients (Dai et al., 2014).
 
-    Each learning call processes its rows in mini-batches of ``batch_size`` (the last may be
-    smaller; ``learn_one`` is an iteration on one sample): predict the batch with the current
-    model, then add a block of ``block_size`` new random features fitted by one gradient step and
-    shrink the old ones.  Prediction regenerates every block from the seed, so the model stores
-    only its coefficients.
-
-    The paper's settings are one argument away: ``learning_rate="theory", eta0=theta`` for
-    gamma_t = theta / t, ``batch_size=1, block_size=1`` for Algorithm 1, ``nu`` and
-    ``bandwidth_scale`` per data set (its section 5).
+    Each batch of ``batch_size`` consecutive samples is predicted with the current model while
+    its gradient accumulates on a block of ``block_size`` new random features; its last sample
+    commits the block, fitted by one gradient step, and shrinks the old ones (see the module
+    docstring).  The paper's settings are one argument away: ``eta_schedule="theory", eta=theta``
+    for gamma_t = theta / t, ``batch_size=1, block_size=1`` for Algorithm 1, ``nu`` and
+    ``median_scale`` per data set (its section 5), ``n_features_max=None``.
 
     Parameters
     ----------
     loss : {"squared", "huber", "epsilon_insensitive", "absolute", "quantile"}, default "squared"
-        Squared: kernel ridge regression; huber (threshold ``epsilon``); epsilon-insensitive
-        (SVR); absolute (least absolute deviations); quantile (level ``quantile``).
+        Squared ((f - y)^2 / 2): kernel ridge regression; huber (threshold ``epsilon``);
+        epsilon-insensitive (SVR); absolute (least absolute deviations); quantile (level
+        ``quantile``).
     epsilon : float, default 1
         The Huber threshold, or the width of the epsilon-insensitive tube.
     quantile : float, default 0.5
         The level tau in (0, 1) of the quantile loss.""" + _PARAMETERS_DOC + """
+
     Attributes
     ----------
     n_features_ : int
         Random features held (``block_size`` per iteration).
     bandwidth_ : float
+    kernel_ : Kernel
 
     Examples
     --------
@@ -818,49 +514,34 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
     >>> from fastomkl import DoublySGDRegressor
     >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
     >>> model = DoublySGDRegressor(random_state=0).fit(X, np.sin(3 * X[:, 0]))
-    >>> model.n_features_
-    832
+    >>> model.n_features_                 # 12 complete batches of 32
+    768
     """
 
     _losses = REGRESSION_LOSSES
+    _parameter_constraints = {**_DoublySGD._parameter_constraints,
+                              "loss": [Options(*REGRESSION_LOSSES)]}
 
-    def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel="gaussian",
-                 bandwidth="median", bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32,
-                 block_size=64, learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False,
-                 precondition=False, n_features_max=None, random_state=0, stream=0, n_jobs=1,
-                 dtype="float64"):
-        self.loss = loss
-        self.epsilon = epsilon
-        self.quantile = quantile
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.nu = nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.average = average
-        self.precondition = precondition
-        self.n_features_max = n_features_max
-        self.random_state = random_state
-        self.stream = stream
-        self.n_jobs = n_jobs
-        self.dtype = dtype
+    def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel=None,
+                 median_scale=1.0, nu=1e-6, batch_size=32, block_size=64, eta=1.0,
+                 eta_schedule="inverse", eta_decay=1e-4, average=False, precondition=False,
+                 n_features_max=DEFAULT_FEATURES_MAX, on_max_features="revisit",
+                 random_state=None, stream=0, dtype="float64", **renamed):
+        _dsg_init(self, locals(), renamed)
 
 
 class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
     __doc__ = """Binary kernel classification by doubly stochastic functional gradients.
 
-    Labels map to -1/+1 (see ``BinaryClassifier``); the learning loop is ``DoublySGDRegressor``'s
-    with a classification loss.  ``predict_proba`` needs ``loss="logistic"``.
+    Labels map to -1/+1 (see ``BinaryClassifier``); the learning is ``DoublySGDRegressor``'s with
+    a classification loss.  ``predict_proba`` needs ``loss="logistic"``.
 
     Parameters
     ----------
     loss : {"hinge", "squared_hinge", "logistic"}, default "hinge"
-        The kernel SVM, the L2-SVM or kernel logistic regression.""" + _PARAMETERS_DOC + """
+        The kernel SVM, the L2-SVM (max(0, 1 - y f)^2 / 2) or kernel logistic regression.""" \
+        + _PARAMETERS_DOC + """
+
     Examples
     --------
     >>> import numpy as np
@@ -872,30 +553,15 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
     """
 
     _losses = CLASSIFICATION_LOSSES
+    _parameter_constraints = {**_DoublySGD._parameter_constraints,
+                              "loss": [Options(*CLASSIFICATION_LOSSES)]}
 
-    def __init__(self, loss="hinge", *, kernel="gaussian", bandwidth="median",
-                 bandwidth_scale=1.0, matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64,
-                 learning_rate="inverse", eta0=1.0, eta1=1e-4, average=False, precondition=False,
-                 n_features_max=None, random_state=0, stream=0, n_jobs=1,
-                 dtype="float64"):
-        self.loss = loss
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.nu = nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.average = average
-        self.precondition = precondition
-        self.n_features_max = n_features_max
-        self.random_state = random_state
-        self.stream = stream
-        self.n_jobs = n_jobs
-        self.dtype = dtype
+    def __init__(self, loss="hinge", *, kernel=None, median_scale=1.0, nu=1e-6, batch_size=32,
+                 block_size=64, eta=1.0, eta_schedule="inverse", eta_decay=1e-4, average=False,
+                 precondition=False, n_features_max=DEFAULT_FEATURES_MAX,
+                 on_max_features="revisit", random_state=None, stream=0, dtype="float64",
+                 **renamed):
+        _dsg_init(self, locals(), renamed)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (columns in ``classes_`` order), for ``loss="logistic"``.
@@ -943,6 +609,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
     Parameters
     ----------""" + _PARAMETERS_DOC.replace("nu : float, default 1e-6",
                                             "nu : float, default 0.1") + """
+
     Examples
     --------
     >>> import numpy as np
@@ -953,8 +620,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
     [1.0, -1.0]
     """
 
-    _losses = {"one_class": None}
-
+    _losses = ("one_class",)
     _unsupervised = True      # learns from X alone: not a regressor (the command line's list)
 
     def __sklearn_tags__(self):
@@ -964,28 +630,12 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         tags.regressor_tags = None
         return tags
 
-    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
-                 matern_nu=1.5, nu=0.1, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, precondition=False,
-                 n_features_max=None, random_state=0, stream=0, n_jobs=1,
-                 dtype="float64"):
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.nu = nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.average = average
-        self.precondition = precondition
-        self.n_features_max = n_features_max
-        self.random_state = random_state
-        self.stream = stream
-        self.n_jobs = n_jobs
-        self.dtype = dtype
+    def __init__(self, *, kernel=None, median_scale=1.0, nu=0.1, batch_size=32, block_size=64,
+                 eta=1.0, eta_schedule="inverse", eta_decay=1e-4, average=False,
+                 precondition=False, n_features_max=DEFAULT_FEATURES_MAX,
+                 on_max_features="revisit", random_state=None, stream=0, dtype="float64",
+                 **renamed):
+        _dsg_init(self, locals(), renamed)
 
     loss = "one_class"
 
@@ -1184,6 +834,7 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
 
     Parameters
     ----------""" + _PARAMETERS_DOC + """
+
     Examples
     --------
     >>> import numpy as np
@@ -1197,32 +848,15 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
     True
     """
 
-    _losses = {"kl": _kl_ratio}
-
-    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
-                 matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, precondition=False,
-                 n_features_max=None, random_state=0, stream=0, n_jobs=1,
-                 dtype="float64"):
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.nu = nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.average = average
-        self.precondition = precondition
-        self.n_features_max = n_features_max
-        self.random_state = random_state
-        self.stream = stream
-        self.n_jobs = n_jobs
-        self.dtype = dtype
-
+    _losses = ("kl",)
     loss = "kl"
+
+    def __init__(self, *, kernel=None, median_scale=1.0, nu=1e-6, batch_size=32, block_size=64,
+                 eta=1.0, eta_schedule="inverse", eta_decay=1e-4, average=False,
+                 precondition=False, n_features_max=DEFAULT_FEATURES_MAX,
+                 on_max_features="revisit", random_state=None, stream=0, dtype="float64",
+                 **renamed):
+        _dsg_init(self, locals(), renamed)
 
     def log_ratio(self, X) -> np.ndarray:
         """The estimate of log(p(x) / q(x)) for every row of X (``decision_function``).
@@ -1243,12 +877,6 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         (1,)
         """
         return self._scores(X)
-
-
-_SMALL_PARAMETERS_DOC = """
-    kernel, bandwidth, bandwidth_scale, matern_nu, batch_size, block_size, learning_rate, eta0,
-    eta1, random_state, dtype
-        As for ``DoublySGDRegressor``."""
 
 
 class DoublySGDGP(_DoublySGD, OnlineEstimator):
@@ -1272,7 +900,8 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
       0.16 RMS with a constant step and 0.07 with a decaying one, method 2's by 0.009 in a
       sixth of the time, so method 2 stays the default where the points are known.
 
-    Both variances are clipped to [0, k(x, x)], where the true one lies.
+    Both variances are clipped to [0, k(x, x)], where the true one lies.  The model holds every
+    block (no ``n_features_max``).
 
     ``fit(X, y)`` starts afresh and makes ``n_epochs`` passes over (X, y), each in a new order
     drawn from ``random_state``; ``partial_fit`` and the ``*_one`` methods continue on a stream,
@@ -1291,71 +920,89 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         The n of nu = s^2 / n: the size of the data set the posterior conditions on.  By default
         the number of rows of the first learning call (all of them in ``fit``).
     n_epochs : int, default 10
-        Passes over the data in ``fit``.""" + _SMALL_PARAMETERS_DOC + """
+        Passes over the data in ``fit``.
+    kernel, median_scale, batch_size, block_size, eta, eta_schedule, eta_decay, random_state, dtype
+        As for ``DoublySGDRegressor``.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from fastomkl import Gaussian
     >>> from fastomkl.dsg import DoublySGDGP
     >>> X = np.linspace(-1, 1, 30)[:, None]
-    >>> gp = DoublySGDGP(noise=0.3, bandwidth=0.5, test_points=X[:3])
+    >>> gp = DoublySGDGP(noise=0.3, kernel=Gaussian(0.5), batch_size=30, test_points=X[:3])
     >>> mean, std = gp.fit(X, np.sin(3 * X[:, 0])).predict(X[:3], return_std=True)
     >>> std.shape
     (3,)
 
     The operator gives the variance anywhere, growing where the data end:
 
-    >>> gp = DoublySGDGP(noise=0.3, bandwidth=0.5, variance="operator", block_size=8,
-    ...                  batch_size=30, n_epochs=100).fit(X, np.sin(3 * X[:, 0]))
+    >>> gp = DoublySGDGP(noise=0.3, kernel=Gaussian(0.5), variance="operator", block_size=8,
+    ...                  batch_size=30, n_epochs=100, random_state=0).fit(X, np.sin(3 * X[:, 0]))
     >>> _, std = gp.predict([[0.0], [3.0]], return_std=True)
     >>> bool(std[0] < 0.5 < std[1])
     True
     """
 
-    _losses = {"squared": _squared}
+    _losses = ("squared",)
     loss = "squared"
+    _parameter_constraints = {**_DoublySGD._parameter_constraints,
+                              "noise": [Interval("real", 0, None, closed="neither")],
+                              "variance": [Options("test_points", "operator")],
+                              "test_points": [Array(2), None],
+                              "n_samples": [Interval("int", 1, None), None],
+                              "n_epochs": [Interval("int", 1, 1 << 20)]}
 
     def __init__(self, noise=0.1, *, variance="test_points", test_points=None, n_samples=None,
-                 n_epochs=10, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
-                 matern_nu=1.5, batch_size=32, block_size=64, learning_rate="inverse", eta0=1.0,
-                 eta1=1e-4, random_state=0, dtype="float64"):
-        self.noise = noise
-        self.variance = variance
-        self.test_points = test_points
-        self.n_samples = n_samples
-        self.n_epochs = n_epochs
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.random_state = random_state
-        self.dtype = dtype
+                 n_epochs=10, kernel=None, median_scale=1.0, batch_size=32, block_size=64,
+                 eta=1.0, eta_schedule="inverse", eta_decay=1e-4, random_state=None,
+                 dtype="float64", **renamed):
+        _dsg_init(self, locals(), renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"batch_size": 4, "block_size": 8, "n_epochs": 1},
+                {"variance": "operator", "batch_size": 4, "block_size": 2, "n_epochs": 1,
+                 "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = super()._check_params()
-        config["noise"] = check_float(self.noise, "noise", 0.0, strict=True)
-        config["n_epochs"] = check_int(self.n_epochs, "n_epochs", 1, 1 << 20)
-        n = None if self.n_samples is None else check_int(self.n_samples, "n_samples", 1)
-        config["nu"] = None if n is None else config["noise"] / n
-        config["variance"] = check_choice(self.variance, "variance", VARIANCES)
         points = None if self.test_points is None else check_matrix(self.test_points,
                                                                     name="test_points")
         if points is not None and points.shape[0] > MAX_TEST_POINTS:
             raise ValueError(f"test_points may hold at most {MAX_TEST_POINTS} points (one ridge "
                              f"regression each), got {points.shape[0]}")
-        if points is not None and config["variance"] != "test_points":
+        if points is not None and self.variance != "test_points":
             raise ValueError("test_points are for variance='test_points'; the operator gives "
                              "the variance at any point")
-        config["test_points"] = points
+        if self.n_samples is not None:
+            self._check_shrink(self.eta, self.eta_schedule, self.eta_decay,
+                               self.noise / self.n_samples)
+        config["points"] = points
         return config
 
-    def _new_engine(self, config: dict, n_features: int) -> _GPEngine:
-        return _GPEngine(config, n_features)
+    def _n_outputs(self, config):
+        return 1 if config["points"] is None else 1 + config["points"].shape[0]
+
+    # -- the rows of the first learning call are the n of nu = noise / n by default --------------
+    def predict_learn(self, X, y=None):
+        if self._engine is None:
+            self._first_rows = check_matrix(X).shape[0]
+        try:
+            return super().predict_learn(X, y)
+        finally:
+            self.__dict__.pop("_first_rows", None)
+
+    def _outputs_extra(self, config, n_features):
+        points = config["points"]
+        if points is not None and points.shape[1] != n_features:
+            raise ValueError(f"test_points has {points.shape[1]} features, but the model is "
+                             f"expecting {n_features} features as input")
+        n = self.n_samples or self.__dict__.get("_first_rows", 1)
+        nu = self.noise / n
+        self._check_shrink(self.eta, self.eta_schedule, self.eta_decay, nu)
+        return {"points": points, "operator": self.variance == "operator",
+                "nu": nu, "nu_fixed": self.n_samples is not None}
 
     def fit(self, X, y):
         """Start afresh and make ``n_epochs`` passes over (X, y), each in a new random order.
@@ -1379,7 +1026,7 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         >>> import numpy as np
         >>> from fastomkl.dsg import DoublySGDGP
         >>> X = np.linspace(-1, 1, 20)[:, None]
-        >>> DoublySGDGP(n_epochs=3).fit(X, X[:, 0]).n_samples_seen_
+        >>> DoublySGDGP(n_epochs=3, batch_size=20).fit(X, X[:, 0]).n_samples_seen_
         60
         """
         X = check_matrix(X)
@@ -1388,10 +1035,11 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         order = np.random.default_rng(config["seed"])
         with _unchanged_on_error(self):
             self._reset()
-            for _ in range(config["n_epochs"]):
+            for _ in range(self.n_epochs):
                 rows = order.permutation(X.shape[0])
                 self.partial_fit(X[rows], y[rows])
         return self
+
 
     def predict(self, X, return_std=False):
         """The posterior mean at every row of X, and with ``return_std`` its standard deviation.
@@ -1416,20 +1064,45 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         Examples
         --------
         >>> import numpy as np
+        >>> from fastomkl import Gaussian
         >>> from fastomkl.dsg import DoublySGDGP
         >>> X = np.linspace(-1, 1, 20)[:, None]
-        >>> gp = DoublySGDGP(bandwidth=0.5, test_points=X[:2]).fit(X, X[:, 0])
+        >>> gp = DoublySGDGP(kernel=Gaussian(0.5), batch_size=20, test_points=X[:2]).fit(X, X[:, 0])
         >>> [a.shape for a in gp.predict(X[:2], return_std=True)]
         [(2,), (2,)]
         """
         if not isinstance(return_std, (bool, np.bool_)):
             raise ValueError(f"return_std must be True or False, got {return_std!r}")
-        mean = self._scores(X)
         if not return_std:
-            return mean
+            return self._scores(X)
         engine = self._fitted_engine()
         X = check_matrix(X, engine.n_features, owner=type(self).__name__)
-        return mean, np.sqrt(np.clip(engine.variance(X), 0.0, 1.0))
+        if self.variance == "operator":
+            mean = self._scores(X)
+            explained = engine.locked(lambda: self._operator_diagonal(engine, X))
+        elif self.test_points is None or not np.array_equal(X, check_matrix(self.test_points)):
+            raise ValueError("return_std=True needs variance='operator', or X equal to the "
+                             "test_points the variance was learnt for")
+        else:
+            mean = self._scores(X)
+            explained = engine.locked(lambda: self._variance_functions(engine, X))
+        return mean, np.sqrt(np.clip(1.0 - explained, 0.0, 1.0))
+
+    @staticmethod
+    def _variance_functions(engine, points):
+        """g_i(x*_i) for every test point: its ridge regression's value there (method 2)."""
+        features = engine.features.transform_held(points)
+        return np.einsum("ij,ji->i", features, engine.experts.coefficients[:, 1:])
+
+    @staticmethod
+    def _operator_diagonal(engine, X):
+        """A(x, x) for every row of X, from the operator's columns and the blocks' keys."""
+        bank, experts = engine.features, engine.experts
+        streams, indices = bank.block_keys
+        kind = ("gaussian", "laplacian", "cauchy", "matern")[bank.kind]
+        return operator_diagonal(X, kind, bank.matern_df, bank.bandwidth, bank.seed, streams,
+                                 streams + SECOND_DRAWS, indices, experts.operator_values, 1.0,
+                                 bank.r, bank.single)
 
 
 class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
@@ -1444,44 +1117,38 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
 
     Parameters
     ----------""" + _PARAMETERS_DOC + """
+
     Examples
     --------
     >>> import numpy as np
     >>> from fastomkl.dsg import DoublySGDSoftmaxClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (2000, 2))
     >>> y = np.digitize(X[:, 0], [-0.3, 0.3])               # three bands
-    >>> DoublySGDSoftmaxClassifier().fit(X, y).score(X, y) > 0.9
+    >>> DoublySGDSoftmaxClassifier(random_state=0).fit(X, y).score(X, y) > 0.9
     True
     """
 
-    _losses = {"softmax": _softmax}
+    _losses = ("softmax",)
     loss = "softmax"
 
-    def __init__(self, *, kernel="gaussian", bandwidth="median", bandwidth_scale=1.0,
-                 matern_nu=1.5, nu=1e-6, batch_size=32, block_size=64, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, average=False, precondition=False, n_features_max=None,
-                 random_state=0, stream=0, n_jobs=1, dtype="float64"):
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.bandwidth_scale = bandwidth_scale
-        self.matern_nu = matern_nu
-        self.nu = nu
-        self.batch_size = batch_size
-        self.block_size = block_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.eta1 = eta1
-        self.average = average
-        self.precondition = precondition
-        self.n_features_max = n_features_max
-        self.random_state = random_state
-        self.stream = stream
-        self.n_jobs = n_jobs
-        self.dtype = dtype
+    def __init__(self, *, kernel=None, median_scale=1.0, nu=1e-6, batch_size=32, block_size=64,
+                 eta=1.0, eta_schedule="inverse", eta_decay=1e-4, average=False,
+                 precondition=False, n_features_max=DEFAULT_FEATURES_MAX,
+                 on_max_features="revisit", random_state=None, stream=0, dtype="float64",
+                 **renamed):
+        _dsg_init(self, locals(), renamed)
 
-    def _new_engine(self, config: dict, n_features: int) -> _SoftmaxEngine:
-        return _SoftmaxEngine({**config, "n_outputs": len(getattr(self, "classes_", ()))},
-                              n_features)
+    def _n_outputs(self, config):
+        return max(len(getattr(self, "classes_", ())), 1)
+
+    def _careful_predict_learn_one(self, x, y):
+        # a new label's column joins before the round that learns it (the engine's outputs are
+        # fixed within a round)
+        with _unchanged_on_error(self):
+            codes = self._learn_classes([_label(y)]) if y is not None else None
+            if codes is not None and len(codes) != len(getattr(self, "_codes", {})):
+                self._commit_classes(codes)
+            return super()._careful_predict_learn_one(x, y)
 
     def decision_function(self, X) -> np.ndarray:
         """f(X), one column per class of ``classes_``.
@@ -1501,8 +1168,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         >>> model.decision_function([[0.2]]).shape
         (1, 3)
         """
-        engine = self._fitted_engine()
-        return engine.decision(check_matrix(X, engine.n_features, owner=type(self).__name__))
+        return self._decisions(X)
 
     def decision_function_one(self, x) -> np.ndarray:
         """f(x) of one sample, one value per class of ``classes_``.
@@ -1525,7 +1191,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         engine = self._fitted_engine()
         if type(x) is dict:
             x = self._dict_values(x)
-        return engine.decision(check_sample(x, engine.n_features)[None, :])[0]
+        return self._decisions(check_sample(x, engine.n_features)[None, :])[0]
 
     def predict_proba(self, X) -> np.ndarray:
         """softmax(f(X)): the probability of every class of ``classes_``.
@@ -1551,21 +1217,195 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         return P / P.sum(axis=1, keepdims=True)
 
 
-class NORMA:
-    """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel (a baseline, oracle).
 
-    f <- (1 - gamma_t nu) f - gamma_t / B sum_b l'(f(x_b), y_b) k(x_b, .), on mini-batches of
-    ``batch_size`` rows, with DSG's step sizes and losses; the model keeps every row it learnt
-    (O(t d) memory, O(t d) per prediction), where DSG keeps r coefficients per iteration and
-    regenerates its features.  As ``block_size`` grows, DSG's iterates approach NORMA's.
+def _fitted_state(model):
+    engine = model._fitted_engine()
+    return engine, engine.get_state()
+
+
+def merge(models, base=None):
+    """One model whose prediction is the average of the predictions of ``models`` (data-parallel
+    DSG): ``merge([m_1, ..., m_W]).predict(X) == mean_w m_w.predict(X)`` up to rounding.
+
+    The models must be of one class with the same parameters except ``stream`` (so the same
+    seed: pass ``random_state`` as an int), have learnt from inputs of the same width with the
+    same kernel (give ``kernel`` explicitly, e.g. ``Gaussian(median_bandwidth(sample))``, since
+    ``kernel=None`` reads each model's own data), and draw disjoint blocks (distinct ``stream``
+    values).  Classifiers must share ``classes_``.  The result holds every block, each model's
+    coefficients divided by W (and the mean of one-class offsets), so its ``n_features_max``
+    must hold them all (``None`` does); it keeps learning on ``models[0]``'s stream, after its
+    blocks, with the largest iteration count of the models (so its step size continues).  A
+    batch a model has not completed is not carried over.
+
+    Periodic averaging: models that all continued from one merged model (``base``, each through
+    ``on_stream(base, w)``) share its blocks; a shared block's coefficient in the result is the
+    sum of the models' coefficients divided by W, like any other, so the result is still exactly
+    the average of the models, and ``base``'s samples are counted once in ``n_samples_seen_``.
 
     Parameters
     ----------
-    kernel : fastomkl.kernels.Kernel
-        The exact kernel (e.g. ``Gaussian(sigma)``).
+    models : sequence of fitted DSG models (not the GP)
+    base : the model they all continued from, or None (their blocks must then be disjoint)
+
+    Returns
+    -------
+    a new model of the same class (the inputs are unchanged)
+
+    Raises
+    ------
+    ValueError
+        If the models differ in anything but ``stream``, share a block that is not ``base``'s,
+        hold more features together than ``n_features_max``, or one has not learnt.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian
+    >>> from fastomkl.dsg import DoublySGDRegressor, merge
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
+    >>> parts = [DoublySGDRegressor(kernel=Gaussian(1.0), random_state=0, stream=w,
+    ...                             n_features_max=None).fit(X[w::2], X[w::2, 0]) for w in range(2)]
+    >>> both = merge(parts)
+    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
+    True
+    """
+    models = list(models)
+    if not models:
+        raise ValueError("merge needs at least one model")
+    first = models[0]
+    if not isinstance(first, _DoublySGD) or isinstance(first, DoublySGDGP):
+        raise ValueError(f"merge takes DSG models other than the GP, got {type(first).__name__}")
+    params = {k: v for k, v in first.get_params().items() if k != "stream"}
+    for model in models:
+        if type(model) is not type(first) or not _same_params(
+                {k: v for k, v in model.get_params().items() if k != "stream"}, params):
+            raise ValueError("merge needs models of one class with the same parameters "
+                             "(except stream)")
+    parts = [_fitted_state(m) for m in models]
+    head = parts[0][1]
+    for engine, state in parts:
+        if (int(state["features.seed"]), engine.n_features, float(state["features.bandwidth"])) \
+                != (int(head["features.seed"]), parts[0][0].n_features,
+                    float(head["features.bandwidth"])):
+            raise ValueError("merge needs models with the same seed, input width and bandwidth")
+    if hasattr(first, "classes_") and any(
+            not np.array_equal(getattr(m, "classes_", None), first.classes_) for m in models):
+        raise ValueError("merge needs classifiers with the same classes_")
+    W, r = len(models), int(first.block_size)
+    shared, base_t = set(), 0
+    if base is not None:
+        base_state = _fitted_state(base)[1]
+        shared = set(zip(base_state["features.streams"].tolist(),
+                         base_state["features.indices"].tolist()))
+        base_t = int(base_state["engine.t"])
+        if any(int(s["engine.t"]) < base_t for _, s in parts):
+            raise ValueError("merge: a model has seen fewer samples than base")
+    coef, avg = {}, {}                          # block key -> summed rows, in first-seen order
+    for engine, state in parts:
+        scale = state["experts.reals"][0]
+        for b, key in enumerate(zip(state["features.streams"].tolist(),
+                                    state["features.indices"].tolist())):
+            rows = slice(b * r, (b + 1) * r)
+            c = state["experts.coef"][rows] * (scale / W)
+            a = state["experts.avg"][rows] / W if state["experts.avg"].size else None
+            if key in coef:
+                if key not in shared:
+                    raise ValueError("merge needs models that draw disjoint blocks: give each "
+                                     "its own stream")
+                coef[key] = coef[key] + c
+                avg[key] = None if a is None else avg[key] + a
+            else:
+                coef[key], avg[key] = c, a
+    keys = list(coef)
+    state = dict(head)
+    state["features.streams"] = np.array([k[0] for k in keys], dtype=np.int64)
+    state["features.indices"] = np.array([k[1] for k in keys], dtype=np.int64)
+    state["features.next_index"] = np.array(max(int(s["features.next_index"]) for _, s in parts),
+                                            dtype=np.int64)
+    state["experts.coef"] = np.concatenate([coef[k] for k in keys])
+    if head["experts.avg"].size:
+        state["experts.avg"] = np.concatenate([avg[k] for k in keys])
+    for name in ("experts.acc", "experts.gram", "experts.batch_x", "experts.batch_z",
+                 "experts.first_x", "experts.first_g"):
+        state[name] = np.zeros_like(head[name])
+    offset = np.mean([s["experts.reals"][1] for _, s in parts])
+    state["experts.reals"] = np.array([1.0, offset, 0.0, 1.0])
+    state["experts.counts"] = np.array([max(max(int(s["experts.counts"][0]) for _, s in parts),
+                                            len(keys)), 0, 0], dtype=np.int64)
+    state["experts.n_rejected"] = state["combiner.n_rejected"] = np.array(0, dtype=np.int64)
+    state["engine.t"] = np.array(base_t + sum(int(s["engine.t"]) - base_t for _, s in parts),
+                                 dtype=np.int64)
+    merged = type(first)(**first.get_params())
+    for name in ("_codes", "classes_", "_feature_names"):
+        if name in first.__dict__:
+            setattr(merged, name, first.__dict__[name])
+    merged._restore_engine(parts[0][0].n_features, state, None)
+    return merged
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        (a[k] is b[k]) or (not isinstance(a[k], np.ndarray) and a[k] == b[k]) for k in a)
+
+
+def on_stream(model, stream: int):
+    """A copy of the fitted DSG ``model`` that continues learning on ``stream``: its next blocks
+    are drawn from (seed, stream, i) for indices after every block it holds, so copies on
+    distinct streams draw disjoint new blocks (periodic averaging: train the copies on their
+    shards, then ``merge(copies, base=model)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastomkl import Gaussian
+    >>> from fastomkl.dsg import DoublySGDRegressor, merge, on_stream
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
+    >>> params = dict(kernel=Gaussian(1.0), random_state=0, n_features_max=None)
+    >>> start = merge([DoublySGDRegressor(stream=w, **params).fit(X[w:200:2], X[w:200:2, 0])
+    ...                for w in range(2)])
+    >>> parts = [on_stream(start, w).partial_fit(X[200 + w::2], X[200 + w::2, 0]) for w in range(2)]
+    >>> both = merge(parts, base=start)
+    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
+    True
+    """
+    if not isinstance(model, _DoublySGD) or isinstance(model, DoublySGDGP):
+        raise ValueError(f"on_stream takes a DSG model other than the GP, got "
+                         f"{type(model).__name__}")
+    stream = check_int(stream, "stream", 0, SECOND_DRAWS - 1)
+    engine, state = _fitted_state(model)
+    held = state["features.indices"]
+    state["features.next_index"] = np.array(max(int(state["features.next_index"]),
+                                                int(held.max()) + 1 if held.size else 0),
+                                            dtype=np.int64)
+    out = type(model)(**{**model.get_params(), "stream": stream})
+    for name in ("_codes", "classes_", "_feature_names"):
+        if name in model.__dict__:
+            setattr(out, name, copy.copy(model.__dict__[name]))
+    out._restore_engine(engine.n_features, state, engine.rng_state)
+    return out
+
+
+class NORMA(OnlineEstimator):
+    """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel (a baseline, oracle).
+
+    f <- (1 - gamma_t nu) f - gamma_t / B sum_b l'(f(x_b), y_b) k(x_b, .), on mini-batches of
+    ``batch_size`` consecutive samples, with DSG's step sizes and losses; predictions within a
+    batch use f_t (``NormaExpansion``).  Where DSG keeps r coefficients per iteration, NORMA keeps
+    the rows it learnt: at most ``budget`` of them, a new row replacing the oldest (the truncated
+    expansion NORMA's paper analyses: a term dropped after tau iterations has been shrunk by
+    prod (1 - gamma nu) over them), so a prediction costs O(budget d).  As ``block_size`` grows,
+    DSG's iterates approach NORMA's (with a budget that holds every row).
+
+    Parameters
+    ----------
+    kernel : fastomkl kernel, default Gaussian(1.0)
+        The exact kernel: Gaussian, Laplacian, Cauchy or Matern (nu in {0.5, 1.5, 2.5}).
     loss : str, default "squared"
-        A loss of ``DoublySGDRegressor`` or ``DoublySGDClassifier`` (labels -1/+1).
-    nu, batch_size, learning_rate, eta0, eta1, epsilon, quantile
+        A loss of ``DoublySGDRegressor`` or ``DoublySGDClassifier`` (targets -1/+1 for the
+        latter).
+    budget : int, default 1000
+        The rows the expansion holds at most.
+    nu, batch_size, eta, eta_schedule, eta_decay, epsilon, quantile
         As for ``DoublySGDRegressor``.
 
     Examples
@@ -1578,197 +1418,49 @@ class NORMA:
     (2,)
     """
 
-    def __init__(self, kernel, loss="squared", *, nu=1e-6, batch_size=32, learning_rate="inverse",
-                 eta0=1.0, eta1=1e-4, epsilon=1.0, quantile=0.5):
-        check_choice(loss, "loss", tuple(LOSSES))
-        check_choice(learning_rate, "learning_rate", SCHEDULES)
-        self.kernel, self.loss, self.nu, self.batch_size = kernel, loss, nu, batch_size
-        self.learning_rate, self.eta0, self.eta1 = learning_rate, eta0, eta1
-        self.params = {"epsilon": epsilon, "quantile": quantile}
-        self.support = None
-        self.coef = np.zeros(0)
-        self.iterations = 0
+    _parameter_constraints = {
+        "kernel": [OneKernel()],
+        "loss": [Options(*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)],
+        "budget": [Interval("int", 1, 1 << 24)],
+        **{name: _DoublySGD._parameter_constraints[name] for name in (
+            "nu", "batch_size", "eta", "eta_schedule", "eta_decay", "epsilon", "quantile")}}
+    _renamed_parameters = {"eta0": "eta", "eta1": "eta_decay", "learning_rate": "eta_schedule"}
 
-    def decision_function(self, X) -> np.ndarray:
-        """f(X) with the exact kernel.
+    def __init__(self, kernel=Gaussian(1.0), loss="squared", *, budget=1000, nu=1e-6,
+                 batch_size=32, eta=1.0, eta_schedule="inverse", eta_decay=1e-4, epsilon=1.0,
+                 quantile=0.5, **renamed):
+        for name, value in locals().items():
+            if name not in ("self", "__class__", "renamed"):
+                setattr(self, name, value)
+        take_renamed(self, renamed)
 
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
+    @classmethod
+    def _unit_test_params(cls):
+        return [{"budget": 8, "batch_size": 2},
+                {"kernel": Matern(1.0, nu=2.5), "loss": "huber", "budget": 4}]
 
-        Returns
-        -------
-        ndarray, shape (n_samples,)
-        """
-        X = check_matrix(X)
-        if self.support is None:
-            return np.zeros(X.shape[0])
-        return self.kernel.gram(X, self.support) @ self.coef
+    def _check_params(self) -> dict:
+        if type(self.kernel) not in _KINDS or getattr(self.kernel, "nu", 0.5) not in MATERN_NUS:
+            raise ValueError(f"kernel must be Gaussian, Laplacian, Cauchy or Matern with nu in "
+                             f"{MATERN_NUS}, got {self.kernel!r}")
+        _DoublySGD._check_shrink(self.eta, self.eta_schedule, self.eta_decay, self.nu)
+        return {}
 
-    predict = decision_function
+    def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
+        from fastomkl._core.experts.norma import NormaExpansion
+        from fastomkl._core.features.embedding import NullFeatures
+        param = {"quantile": self.quantile}.get(self.loss, self.epsilon)
+        experts = NormaExpansion(
+            list(_KINDS).index(type(self.kernel)), int(round(2 * getattr(self.kernel, "nu", 0))),
+            self.kernel.sigma, n_features, FUNCTIONAL_LOSSES[self.loss], param, self.nu,
+            self.eta, ITERATION_SCHEDULES[self.eta_schedule], self.eta_decay, self.batch_size,
+            self.budget)
+        return Engine(NullFeatures(1, n_features), experts, FirstOutput(1), round_bit_generator)
 
-    def partial_fit(self, X, y):
-        """Learn (X, y) in mini-batches of ``batch_size`` rows, in order.
+    def _random_streams(self, config: dict):
+        return None, np.random.PCG64(0)          # NORMA draws nothing
 
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
-        y : array-like, shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        X = check_matrix(X)
-        y = check_targets(y, X.shape[0])
-        for start in range(0, X.shape[0], self.batch_size):
-            rows, targets = X[start:start + self.batch_size], y[start:start + self.batch_size]
-            g = LOSSES[self.loss](self.decision_function(rows)[:, None], targets, self.params)
-            self.iterations += 1
-            gamma = step_size(self.learning_rate, self.iterations, self.eta0, self.eta1, self.nu)
-            self.coef = np.concatenate([self.coef * (1.0 - gamma * self.nu),
-                                        -gamma / rows.shape[0] * g[:, 0]])
-            self.support = rows.copy() if self.support is None else np.vstack([self.support,
-                                                                                rows])
-        return self
-
-
-def merge(models, base=None):
-    """One model whose prediction is the average of the predictions of ``models`` (data-parallel
-    DSG): ``merge([m_1, ..., m_W]).predict(X) == mean_w m_w.predict(X)`` up to rounding.
-
-    The models must be of one class with the same parameters except ``stream`` (so the same
-    seed: pass ``random_state`` explicitly), have learnt from inputs of the same width with the
-    same bandwidth (give ``bandwidth`` as a number, e.g. ``median_bandwidth`` of a shared sample,
-    since ``"median"`` reads each model's own data), and draw disjoint blocks (distinct
-    ``stream`` values).  Classifiers must share ``classes_``.  The result holds every block,
-    each model's coefficients divided by W; it keeps learning on ``models[0]``'s stream, after
-    its blocks, with the largest iteration count of the models (so its step size continues).
-
-    Periodic averaging: models that all continued from one merged model (``base``, each through
-    ``on_stream(base, w)``) share its blocks; a shared block's coefficient in the result is the
-    sum of the models' coefficients divided by W, like any other, so the result is still exactly
-    the average of the models, and ``base``'s samples are counted once in ``n_samples_seen_``.
-
-    Parameters
-    ----------
-    models : sequence of fitted DoublySGDRegressor or DoublySGDClassifier
-    base : the model they all continued from, or None (their blocks must then be disjoint)
-
-    Returns
-    -------
-    a new model of the same class (the inputs are unchanged)
-
-    Raises
-    ------
-    ValueError
-        If the models differ in anything but ``stream``, share a block that is not ``base``'s,
-        or one has not learnt.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fastomkl.dsg import DoublySGDRegressor, merge
-    >>> X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
-    >>> parts = [DoublySGDRegressor(bandwidth=1.0, stream=w).fit(X[w::2], X[w::2, 0])
-    ...          for w in range(2)]
-    >>> both = merge(parts)
-    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
-    True
-    """
-    models = list(models)
-    if not models:
-        raise ValueError("merge needs at least one model")
-    first = models[0]
-    if not isinstance(first, _DoublySGD) or isinstance(first, DoublySGDGP):
-        raise ValueError(f"merge takes DSG models other than the GP, got {type(first).__name__}")
-    params = {k: v for k, v in first.get_params().items() if k != "stream"}
-    engines = []
-    for model in models:
-        if type(model) is not type(first) or \
-                {k: v for k, v in model.get_params().items() if k != "stream"} != params:
-            raise ValueError("merge needs models of one class with the same parameters "
-                             "(except stream)")
-        engines.append(model._fitted_engine())
-    head = engines[0]
-    for engine in engines:
-        if (engine.seed, engine.n_features, engine.bandwidth) != \
-                (head.seed, head.n_features, head.bandwidth):
-            raise ValueError("merge needs models with the same seed, input width and bandwidth")
-    if hasattr(first, "classes_") and any(
-            not np.array_equal(getattr(m, "classes_", None), first.classes_) for m in models):
-        raise ValueError("merge needs classifiers with the same classes_")
-    W = len(models)
-    merged = type(first)(**first.get_params())
-    engine = type(head)({**head.config, "n_outputs": head.C}, head.n_features)
-    engine.bandwidth = head.bandwidth
-    shared, base_t = set(), 0
-    if base is not None:
-        start = base._fitted_engine()
-        shared = set(zip(start.streams[:start.n_blocks].tolist(),
-                         start.indices[:start.n_blocks].tolist()))
-        base_t = start.t
-        if any(e.t < base_t for e in engines):
-            raise ValueError("merge: a model has seen fewer samples than base")
-    coef, avg = {}, {}                          # block key -> summed rows, in first-seen order
-    for e in engines:
-        for b, key in enumerate(zip(e.streams[:e.n_blocks].tolist(),
-                                    e.indices[:e.n_blocks].tolist())):
-            rows = slice(b * e.r, (b + 1) * e.r)
-            if key in coef:
-                if key not in shared:
-                    raise ValueError("merge needs models that draw disjoint blocks: give each "
-                                     "its own stream")
-                coef[key] = coef[key] + e.coef[rows] * (e.scale / W)
-                avg[key] = avg[key] + e.avg[rows] / W
-            else:
-                coef[key], avg[key] = e.coef[rows] * (e.scale / W), e.avg[rows] / W
-    keys = list(coef)
-    engine.coef = np.concatenate([coef[k] for k in keys])
-    engine.avg = np.concatenate([avg[k] for k in keys]) if head.config["average"] \
-        else np.zeros_like(engine.coef)
-    engine.streams = np.array([k[0] for k in keys], dtype=np.int64)
-    engine.indices = np.array([k[1] for k in keys], dtype=np.int64)
-    engine.n_blocks = len(keys)
-    engine.t = base_t + sum(e.t - base_t for e in engines)
-    engine.iterations = max(max(e.iterations for e in engines), engine.n_blocks)
-    engine.next_index = max(e.next_index for e in engines)
-    merged._engine = engine
-    merged.n_features_in_ = head.n_features
-    for name in ("_codes", "classes_", "_feature_names"):
-        if name in first.__dict__:
-            setattr(merged, name, first.__dict__[name])
-    return merged
-
-
-def on_stream(model, stream: int):
-    """A copy of the fitted DSG ``model`` that continues learning on ``stream``: its next blocks
-    are drawn from (seed, stream, i) for indices after every block it holds, so copies on
-    distinct streams draw disjoint new blocks (periodic averaging: train the copies on their
-    shards, then ``merge(copies, base=model)``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fastomkl.dsg import DoublySGDRegressor, merge, on_stream
-    >>> X = np.random.default_rng(0).uniform(-1, 1, (400, 2))
-    >>> start = merge([DoublySGDRegressor(bandwidth=1.0, stream=w).fit(X[w:200:2], X[w:200:2, 0])
-    ...                for w in range(2)])
-    >>> parts = [on_stream(start, w).partial_fit(X[200 + w::2], X[200 + w::2, 0]) for w in range(2)]
-    >>> both = merge(parts, base=start)
-    >>> bool(np.allclose(both.predict(X), (parts[0].predict(X) + parts[1].predict(X)) / 2))
-    True
-    """
-    if not isinstance(model, _DoublySGD) or isinstance(model, DoublySGDGP):
-        raise ValueError(f"on_stream takes a DSG model other than the GP, got "
-                         f"{type(model).__name__}")
-    stream = check_int(stream, "stream", 0, (1 << 62))
-    engine = model._fitted_engine()
-    out = copy.deepcopy(model)
-    out.__dict__["stream"] = stream
-    moved = out._engine
-    moved.stream = stream
-    moved.config["stream"] = stream
-    held = engine.indices[:engine.n_blocks]
-    moved.next_index = max(engine.next_index, int(held.max()) + 1 if held.size else 0)
-    return out
+    @property
+    def n_support_(self) -> int:
+        """The rows the expansion holds (at most ``budget``)."""
+        return self._fitted_engine().experts.n_support

@@ -6,7 +6,8 @@ A model file is a zip archive of ``.npy`` arrays (NumPy's ``.npz``, read with ``
 * ``__header__``: a JSON document ``{"format": "fastomkl-model", "version": 2, "class": ...,
   "params": ..., "n_features_in": ..., "classes": ..., "feature_names": ..., "rng_state": ...,
   "digest": {"algorithm": "sha256" | "hmac-sha256", "value": ...}}``.  ``class`` names a fastomkl
-  estimator; ``params`` holds only JSON values (kernels as ``{"kind", "sigma"}``);
+  estimator; ``params`` holds only JSON values (kernels as ``{"kind", "sigma"}``, a list of them
+  under ``__kernels__``, one kernel under ``__kernel__``);
   ``feature_names`` (optional) are the names of a model that learnt from dict samples.
 * one array per entry of the model's compiled state (``engine.t``, ``experts.theta``, ...).
 

@@ -70,3 +70,22 @@ FASTOMKL_VARIANTS(DEFINE_DSG_PROJECT_SPARSE)
 
 FASTOMKL_DISPATCH(void, fastomkl_dsg_project_sparse,
                   (double *z, const double *x, int d, const double *W, int r), (z, x, d, W, r))
+
+#define DEFINE_DSG_PROJECT_FLOAT(SUFFIX, TARGET, VEC_BYTES)                                      \
+TARGET static void fastomkl_dsg_project_float_##SUFFIX(float *p, const double *x, int d,         \
+                                                       const float *W, int r)                    \
+{                                                                                                \
+    memset(p, 0, sizeof(float) * (size_t)r);                                                     \
+    for (int j = 0; j < d; ++j) {                                                                \
+        const float xj = (float)x[j];                                                            \
+        if (xj == 0.0f) continue;                                                                \
+        const float *w = W + (long)j * r;                                                        \
+        _Pragma("omp simd")                                                                      \
+        for (int k = 0; k < r; ++k) p[k] += xj * w[k];                                           \
+    }                                                                                            \
+}
+
+FASTOMKL_VARIANTS(DEFINE_DSG_PROJECT_FLOAT)
+
+FASTOMKL_DISPATCH(void, fastomkl_dsg_project_float,
+                  (float *p, const double *x, int d, const float *W, int r), (p, x, d, W, r))

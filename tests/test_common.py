@@ -18,25 +18,15 @@ from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEs
 from fastomkl._estimator.params import accepts, describe
 from helpers import can_be_saved, state_bytes
 
-def _in_progress(cls):
-    """The DSG family still runs on a NumPy engine of its own while it moves onto the compiled
-    one: its classes do not keep the whole contract yet (no declared parameters, no lock)."""
-    if cls.__module__ == "fastomkl.dsg":
-        return pytest.param(cls, marks=pytest.mark.xfail(reason="DSG moving onto the compiled "
-                                                                "engine"))
-    return cls
-
-
 ESTIMATORS = sorted({getattr(fastomkl, name) for name in fastomkl.__all__
                      if inspect.isclass(getattr(fastomkl, name))
                      and issubclass(getattr(fastomkl, name), OnlineEstimator)},
                     key=lambda cls: cls.__name__)
-BY_NAME = pytest.mark.parametrize("cls", [_in_progress(cls) for cls in ESTIMATORS],
-                                  ids=lambda cls: cls.__name__)
+BY_NAME = pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 # Models that hold a user's Python function or other models are pickled, not written to files
 # (test_load_fuzz checks that they refuse to be saved).
-SAVED = pytest.mark.parametrize("cls", [_in_progress(cls) for cls in ESTIMATORS
-                                       if can_be_saved(cls)], ids=lambda cls: cls.__name__)
+SAVED = pytest.mark.parametrize("cls", [cls for cls in ESTIMATORS if can_be_saved(cls)],
+                                ids=lambda cls: cls.__name__)
 N_FEATURES = 3
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import fastomkl
+from fastomkl import Gaussian
 from fastomkl import dask as fd
-from fastomkl.kernels import Gaussian
 
 CHUNK = 150
 
@@ -39,7 +39,7 @@ def chunk_by_chunk(model, X, y):
 MODELS = [lambda: fastomkl.Raker(n_components=10, random_state=0),
           lambda: fastomkl.VAW(n_components=10, random_state=0),
           lambda: fastomkl.NystromAWV(kernel=Gaussian(0.5), random_state=0),
-          lambda: fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=0)]
+          lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0), random_state=0)]
 
 
 @pytest.mark.parametrize("make", MODELS, ids=["Raker", "VAW", "NystromAWV", "DSG"])
@@ -64,7 +64,7 @@ def test_one_training_task_per_chunk_runs_on_the_workers(client, data):
 @pytest.mark.parametrize("make,labels", [
     (lambda: fastomkl.Raker(n_components=10, random_state=0), False),
     (lambda: fastomkl.VAWClassifier(n_components=10, random_state=0), True),
-    (lambda: fastomkl.DoublySGDClassifier(bandwidth=1.0, random_state=0), True)])
+    (lambda: fastomkl.DoublySGDClassifier(kernel=Gaussian(1.0), random_state=0), True)])
 def test_prediction_on_the_workers_equals_local_prediction(client, data, make, labels):
     X, y, dX, _ = data
     target = np.where(y > np.median(y), "high", "low") if labels else y
@@ -79,11 +79,11 @@ def test_prediction_on_the_workers_equals_local_prediction(client, data, make, l
 
 def test_data_parallel_dsg_is_the_average_of_its_shards(client, data):
     X, y, dX, dy = data
-    model = fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3)
+    model = fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0), random_state=3)
     merged, shards = fd.fit_data_parallel(model, dX, dy, n_shards=3)
     for s, shard in enumerate(shards):         # shard s: chunks s, s + 3 on stream s
         rows = np.concatenate([np.arange(c * CHUNK, (c + 1) * CHUNK) for c in (s, s + 3)])
-        local = chunk_by_chunk(fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3,
+        local = chunk_by_chunk(fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0), random_state=3,
                                                            stream=s), X[rows], y[rows])
         np.testing.assert_array_equal(shard.predict(X), local.predict(X))
     average = np.mean([shard.predict(X) for shard in shards], axis=0)
@@ -97,14 +97,14 @@ def test_periodic_averaging_restarts_the_shards_from_the_merge(client, data):
     through dsg.merge / dsg.on_stream gives the same model."""
     from fastomkl.dsg import merge, on_stream
     X, y, dX, dy = data
-    model = fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3)
+    model = fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0), random_state=3)
     merged, shards = fd.fit_data_parallel(model, dX, dy, n_shards=2, periods=2)
     average = np.mean([shard.predict(X) for shard in shards], axis=0)
     np.testing.assert_allclose(merged.predict(X), average, rtol=1e-12, atol=1e-12)
 
     def rows(chunks):
         return np.concatenate([np.arange(c * CHUNK, (c + 1) * CHUNK) for c in chunks])
-    first = merge([chunk_by_chunk(fastomkl.DoublySGDRegressor(bandwidth=1.0, random_state=3,
+    first = merge([chunk_by_chunk(fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0), random_state=3,
                                                               stream=s), X[rows(own)], y[rows(own)])
                    for s, own in ((0, (0, 2)), (1, (1, 3)))])
     second = [chunk_by_chunk(on_stream(first, s), X[rows((c,))], y[rows((c,))])
@@ -125,8 +125,8 @@ def test_bad_arguments_are_value_errors(data):
     with pytest.raises(ValueError, match="doubly stochastic"):
         fd.fit_data_parallel(fastomkl.VAW(), dX, dy)
     with pytest.raises(ValueError, match="n_shards"):
-        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, n_shards=0)
+        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0)), dX, dy, n_shards=0)
     with pytest.raises(ValueError, match="fewer than n_shards"):
-        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, n_shards=7)
+        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0)), dX, dy, n_shards=7)
     with pytest.raises(ValueError, match="periods"):
-        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(bandwidth=1.0), dX, dy, periods=0)
+        fd.fit_data_parallel(fastomkl.DoublySGDRegressor(kernel=Gaussian(1.0)), dX, dy, periods=0)

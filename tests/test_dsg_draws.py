@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fastomkl._core.features import dsg_blocks as core
+from fastomkl._core.features import dsg as core
 from helpers import cpu_isa_level
 
 M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -167,7 +167,7 @@ def test_draws_follow_their_distribution(kernel, df, distribution):
 
 DIGEST = """
 import hashlib
-from fastomkl._core.features import dsg_blocks as dsg
+from fastomkl._core.features import dsg as dsg
 digest = hashlib.sha256()
 for kernel, df in [("gaussian", 0), ("laplacian", 0), ("cauchy", 0), ("matern", 3)]:
     for t in range(3):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import fastomkl
-from fastomkl import Gaussian
-from fastomkl._core.features import dsg_blocks as core
+from fastomkl import Gaussian, Laplacian
+from fastomkl._core.features import dsg as core
 from fastomkl.dsg import SECOND_DRAWS, DoublySGDGP, DoublySGDRegressor, DoublySGDSoftmaxClassifier
 from helpers import state_bytes
 from load_mutations import read, saved, write
@@ -78,20 +78,25 @@ def block_recursion(X, seed, bandwidth, B, r, gammas, nu):
 
 
 def packed_theta(model) -> np.ndarray:
-    engine = model._engine
-    return engine.theta_scale * engine.theta[:engine.theta_size]
+    return model._engine.experts.operator_values
+
+
+def explained(model, x) -> np.ndarray:
+    """A(x, x) of the model's operator: 1 - its variance."""
+    return model._operator_diagonal(model._engine, x)
 
 
 def test_operator_with_one_sample_and_one_feature_is_the_papers_recursion():
     """The reduction: batch_size = block_size = 1 gives the paper's theta_ij, to rounding."""
     n, noise, eta1 = 12, 0.3, 0.1
-    gp = DoublySGDGP(noise, variance="operator", n_samples=n, bandwidth=0.8, batch_size=1,
-                     block_size=1, eta1=eta1, random_state=4).partial_fit(X[:n], Y[:n])
+    gp = DoublySGDGP(noise, variance="operator", n_samples=n, kernel=Gaussian(0.8),
+                     batch_size=1, block_size=1, eta_decay=eta1,
+                     random_state=4).partial_fit(X[:n], Y[:n])
     theta, A = papers_recursion(X[:n], 4, 0.8, inverse_steps(n, eta1), noise / n)
     np.testing.assert_allclose(packed_theta(gp),
                                np.concatenate([theta[:u + 1, u] for u in range(n)]),
                                rtol=1e-11, atol=1e-15)
-    np.testing.assert_allclose(1.0 - gp._engine.variance(STAR), [A(x) for x in STAR],
+    np.testing.assert_allclose(explained(gp, STAR), [A(x) for x in STAR],
                                rtol=1e-10, atol=1e-13)
 
 
@@ -100,18 +105,18 @@ def test_operator_by_blocks_is_the_block_recursion_in_numpy(dtype):
     """Batches of 5, blocks of 3 (the compiled loop's packing, slicing and lazy shrink), and the
     posterior mean is the ridge DSG with nu = noise / n on the same blocks, bit for bit."""
     n, noise, eta1, B, r = 30, 0.5, 0.05, 5, 3
-    gp = DoublySGDGP(noise, variance="operator", n_samples=n, bandwidth=0.7, batch_size=B,
-                     block_size=r, eta1=eta1, random_state=2, dtype=dtype)
+    gp = DoublySGDGP(noise, variance="operator", n_samples=n, kernel=Gaussian(0.7),
+                     batch_size=B, block_size=r, eta_decay=eta1, random_state=2, dtype=dtype)
     gp.partial_fit(X[:n], Y[:n])
     Theta, A = block_recursion(X[:n], 2, 0.7, B, r, inverse_steps(n // B, eta1), noise / n)
     tolerance = 1e-10 if dtype == "float64" else 1e-5           # float32 features
     packed = np.concatenate([Theta[:(u + 1) * r, u * r:(u + 1) * r].T.ravel()
                              for u in range(n // B)])
     np.testing.assert_allclose(packed_theta(gp), packed, rtol=tolerance, atol=tolerance)
-    np.testing.assert_allclose(1.0 - gp._engine.variance(STAR), A(STAR), rtol=tolerance,
-                               atol=tolerance)
-    ridge = DoublySGDRegressor(nu=noise / n, bandwidth=0.7, batch_size=B, block_size=r,
-                               eta1=eta1, random_state=2, dtype=dtype).partial_fit(X[:n], Y[:n])
+    np.testing.assert_allclose(explained(gp, STAR), A(STAR), rtol=tolerance, atol=tolerance)
+    ridge = DoublySGDRegressor(nu=noise / n, kernel=Gaussian(0.7), batch_size=B, block_size=r,
+                               eta_decay=eta1, random_state=2,
+                               dtype=dtype).partial_fit(X[:n], Y[:n])
     assert np.array_equal(gp.predict(STAR), ridge.predict(STAR))
 
 
@@ -143,10 +148,10 @@ def test_operator_variance_approaches_the_exact_posterior_variance():
     iterate = 1.0 - exact_kernel_iterate(K, K_star, noise / n, np.ones(T))
     spread = {}
     for r in (4, 16):
-        estimates = np.array([DoublySGDGP(noise, variance="operator", bandwidth=0.5,
-                                          batch_size=n, block_size=r, n_epochs=T,
-                                          learning_rate="constant", random_state=seed)
-                              .fit(x, y)._engine.variance(star) for seed in range(S)])
+        estimates = np.array([1.0 - explained(DoublySGDGP(
+            noise, variance="operator", kernel=Gaussian(0.5), batch_size=n, block_size=r,
+            n_epochs=T, eta_schedule="constant", random_state=seed).fit(x, y), star)
+            for seed in range(S)])
         sd = estimates.std(axis=0, ddof=1)
         bound = np.abs(iterate - exact) + 4.0 * sd / np.sqrt(S)
         assert (np.abs(estimates.mean(axis=0) - exact) <= bound).all()
@@ -154,9 +159,24 @@ def test_operator_variance_approaches_the_exact_posterior_variance():
     assert np.abs(iterate - exact).max() < 1e-3        # the iterations' part is small here
     assert spread[16] < 0.55 * spread[4]               # 1/sqrt(4) = 0.5 (measured 0.32)
     # the clipped standard deviation stays in [0, 1] (the prior's)
-    _, std = DoublySGDGP(noise, variance="operator", bandwidth=0.5, batch_size=n, block_size=2,
-                         n_epochs=T).fit(x, y).predict(star, return_std=True)
+    _, std = DoublySGDGP(noise, variance="operator", kernel=Gaussian(0.5), batch_size=n,
+                         block_size=2, n_epochs=T).fit(x, y).predict(star, return_std=True)
     assert ((0.0 <= std) & (std <= 1.0)).all()
+
+
+def test_a_noise_that_would_grow_the_past_is_refused_before_anything_changes():
+    """nu = noise / n: a first step times nu beyond 2 would make the shrink grow the old
+    coefficients (the files of such models could not be loaded): refused at the first call, or
+    at set_params when n_samples fixes n."""
+    gp = DoublySGDGP(1e100, n_epochs=1)
+    with pytest.raises(ValueError, match="nu"):
+        gp.fit(X, Y)
+    assert gp._engine is None
+    fitted = DoublySGDGP(0.3, n_samples=60, n_epochs=1).fit(X, Y)
+    before = state_bytes(fitted)
+    with pytest.raises(ValueError, match="nu"):
+        fitted.set_params(noise=1e4)
+    assert state_bytes(fitted) == before
 
 
 def test_variance_options_are_checked():
@@ -215,15 +235,15 @@ def test_a_loaded_model_predicts_and_continues_like_the_uninterrupted_one(case):
 
 
 @pytest.mark.parametrize("case, entry, edit", [
-    ("gp-operator", "gp.theta", lambda a: a[:-1]),
-    ("gp-operator", "gp.theta", lambda a: np.where(np.arange(a.size) == 3, np.nan, a)),
-    ("gp-operator", "gp.reals", lambda a: np.array([-1.0, a[1]])),
-    ("gp-operator", "gp.reals", lambda a: np.array([a[0], 0.0])),
-    ("gp-operator", "gp.reals", lambda a: np.array([a[0]])),
-    ("gp-test-points", "gp.theta", lambda a: np.zeros(4)),
-    ("gp-test-points", "dsg.coef", lambda a: a[:, :2]),
-    ("softmax", "dsg.coef", lambda a: a[:, :1]),
-    ("softmax", "dsg.streams", lambda a: a + (1 << 62)),
+    ("gp-operator", "experts.theta", lambda a: a[:-1]),
+    ("gp-operator", "experts.theta", lambda a: np.where(np.arange(a.size) == 3, np.nan, a)),
+    ("gp-operator", "experts.nu", lambda a: np.array(-1.0)),
+    ("gp-operator", "experts.reals", lambda a: np.array([a[0], a[1], a[2], 0.0])),
+    ("gp-operator", "experts.reals", lambda a: a[:2]),
+    ("gp-test-points", "experts.theta", lambda a: np.zeros(4)),
+    ("gp-test-points", "experts.coef", lambda a: a[:, :2]),
+    ("softmax", "experts.coef", lambda a: a[:, :1]),
+    ("softmax", "features.streams", lambda a: a + (1 << 62)),
 ])
 def test_a_bad_state_is_refused_naming_the_entry_and_changes_nothing(case, entry, edit):
     make, y = CASES[case]
@@ -231,12 +251,13 @@ def test_a_bad_state_is_refused_naming_the_entry_and_changes_nothing(case, entry
     state = {k: v.copy() for k, v in model._engine.get_state().items()}
     state[entry] = edit(state[entry])
     before = state_bytes(model)
-    with pytest.raises(ValueError, match=entry.replace(".", r"\.")):
+    name = entry.split(".")[1]                       # components name their own entries
+    with pytest.raises(ValueError, match=name):
         model._engine.set_state(state)
     assert state_bytes(model) == before
     header, arrays = read(saved(model))
     arrays[entry] = edit(arrays[entry])
-    with pytest.raises(ValueError, match=entry.replace(".", r"\.")):
+    with pytest.raises(ValueError, match=name):
         fastomkl.load(io.BytesIO(write(header, arrays)))
 
 
@@ -244,11 +265,11 @@ def test_a_gp_keeps_the_nu_of_its_first_call():
     """nu = noise / n from fit's rows, kept in the state: a loaded GP continues with it, and a
     fixed n_samples is checked against the file."""
     gp = DoublySGDGP(0.4, n_epochs=1).fit(X[:20], Y[:20])
-    assert gp._engine.nu == 0.4 / 20
-    assert fastomkl.load(io.BytesIO(saved(gp)))._engine.nu == 0.4 / 20
+    assert gp._engine.experts.nu == 0.4 / 20
+    assert fastomkl.load(io.BytesIO(saved(gp)))._engine.experts.nu == 0.4 / 20
     header, arrays = read(saved(DoublySGDGP(0.4, n_samples=20, n_epochs=1).fit(X, Y)))
     header["params"]["n_samples"] = 30
-    with pytest.raises(ValueError, match="gp.reals"):
+    with pytest.raises(ValueError, match="nu"):
         fastomkl.load(io.BytesIO(write(header, arrays)))
 
 
@@ -267,7 +288,9 @@ def test_classes_join_as_they_arrive_with_zero_scores():
     two.partial_fit(X[:3], labels[:3])
     scores = two.decision_function(X)
     grown = two._engine.with_outputs(3)
-    assert np.array_equal(grown.decision(X)[:, :2], scores) and not grown.decision(X)[:, 2].any()
+    outputs = np.empty((len(X), 3))
+    grown.predict_outputs_many(X, outputs)
+    assert np.array_equal(outputs[:, :2], scores) and not outputs[:, 2].any()
     model = DoublySGDSoftmaxClassifier(random_state=0).fit(X, THREE)
     before = state_bytes(model)
     with pytest.raises(ValueError):
@@ -277,3 +300,23 @@ def test_classes_join_as_they_arrive_with_zero_scores():
     assert state_bytes(model) == before and model.classes_.tolist() == [0, 1, 2]
     model.partial_fit(X[:2], [0, 1], classes=[0, 1, 2, 9])
     assert model.classes_.tolist() == [0, 1, 2, 9] and model.decision_function(X).shape[1] == 4
+
+
+def test_each_variance_function_is_the_ridge_dsg_of_its_kernel_targets():
+    """Method 2's function for test point x*_i learns, at the end of each iteration from the
+    batch's rows, what a ridge DSG on the same blocks learns round by round from the targets
+    k(x, x*_i): the same coefficients to rounding (the batch's products run in another order)."""
+    n, noise, B, r = 40, 0.4, 8, 4
+    kernel = Laplacian(0.9)
+    gp = DoublySGDGP(noise, test_points=STAR, n_samples=n, kernel=kernel, batch_size=B,
+                     block_size=r, eta_decay=0.01, random_state=6).partial_fit(X[:n], Y[:n])
+    _, std = gp.predict(STAR, return_std=True)
+    for i, point in enumerate(STAR):
+        ridge = DoublySGDRegressor(nu=noise / n, kernel=kernel, batch_size=B, block_size=r,
+                                   eta_decay=0.01, random_state=6)
+        ridge.partial_fit(X[:n], kernel.gram(X[:n], point[None, :])[:, 0])
+        np.testing.assert_allclose(gp._engine.experts.coefficients[:, 1 + i],
+                                   ridge._engine.experts.coefficients[:, 0], rtol=1e-12,
+                                   atol=1e-15)
+        assert std[i] == pytest.approx(np.sqrt(np.clip(1 - ridge.predict(point[None, :])[0],
+                                                       0, 1)), rel=1e-10, abs=1e-12)

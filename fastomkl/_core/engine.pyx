@@ -376,6 +376,23 @@ cdef class Engine:
                     self.let_waiters_run()
         self.release()
 
+    def predict_outputs_many(self, const double[:, ::1] X, double[:, ::1] out):
+        """Every expert's prediction for each row of X, out (n, n_experts) (the combination's
+        inputs: a class's score in a multiclass model, where the combination is their best)."""
+        cdef Py_ssize_t i
+        cdef int k
+        if self.checks_input:
+            self._check_input(np.asarray(X))
+        self.acquire()
+        with nogil:
+            for i in range(X.shape[0]):
+                self.predict_ptr(&X[i, 0])
+                for k in range(self.experts.n_experts):
+                    out[i, k] = self.preds[k]
+                if fastomkl_atomic_read(&self.waiting):
+                    self.let_waiters_run()
+        self.release()
+
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
         cdef Py_ssize_t i = 0, n = X.shape[0]
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected

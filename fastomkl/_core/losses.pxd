@@ -1,5 +1,8 @@
 # The losses of a round, named by their normalisation: LOSS_SQUARED is (f - y)^2 (not half of it),
-# with derivative 2 (f - y); the classification losses take labels y in {-1, +1}.
+# with derivative 2 (f - y), LOSS_HALF_SQUARED its half; the classification losses take labels y in
+# {-1, +1}.  The losses after LOSS_HINGE (the functional gradients of doubly stochastic gradients,
+# paper 004's section 4) take one parameter p (a threshold, a level) and are derived only
+# (loss_derivative_with): their learners need the slope, not the value.
 from libc.math cimport exp, fabs, log1p
 
 cdef enum:
@@ -7,6 +10,14 @@ cdef enum:
     LOSS_ABSOLUTE = 1       # |f - y|
     LOSS_LOGISTIC = 2       # log(1 + exp(-y f))
     LOSS_HINGE = 3          # max(0, 1 - y f)
+    LOSS_HALF_SQUARED = 4   # (f - y)^2 / 2
+    LOSS_HUBER = 5          # (f - y)^2 / 2 for |f - y| <= p, else p |f - y| - p^2 / 2
+    LOSS_EPSILON_INSENSITIVE = 6    # max(0, |f - y| - p)
+    LOSS_QUANTILE = 7       # max(p (y - f), (1 - p) (f - y)), the level p in (0, 1)
+    LOSS_HALF_SQUARED_HINGE = 8     # max(0, 1 - y f)^2 / 2
+    LOSS_KL_RATIO = 9       # 2 exp(f) for y = 0 (a row of q), -2 f for y = 1 (a row of p)
+    LOSS_ONE_CLASS = 10     # max(0, -f): f is the score less the threshold tau
+    LOSS_SOFTMAX = 11       # log sum_c exp(f_c) - f_y over the outputs (needs them all)
 
 
 cdef inline double loss_value(int kind, double f, double y) noexcept nogil:
@@ -43,3 +54,35 @@ cdef inline double unit_scale(int kind, double unit) noexcept nogil:
     if kind == LOSS_ABSOLUTE:
         return unit
     return 1.0
+
+
+# exp(f) of the KL loss is taken at min(f, KL_EXP_LIMIT): beyond it the gradient overflows anyway
+# (and the update is refused), without an infinity in the arithmetic.
+cdef enum: KL_EXP_LIMIT = 800
+
+
+cdef inline double loss_derivative_with(int kind, double f, double y, double p) noexcept nogil:
+    """d loss / d f of every loss but the softmax, p its parameter (at a kink, the subgradient 0
+    of the absolute, epsilon-insensitive and hinge losses, and the side f >= y of the quantile)."""
+    cdef double r = f - y
+    if kind <= LOSS_HINGE:
+        return loss_derivative(kind, f, y)
+    if kind == LOSS_HALF_SQUARED:
+        return r
+    if kind == LOSS_HUBER:
+        return p if r > p else (-p if r < -p else r)
+    if kind == LOSS_EPSILON_INSENSITIVE:
+        if fabs(r) > p:
+            return 1.0 if r > 0.0 else -1.0
+        return 0.0
+    if kind == LOSS_QUANTILE:
+        return 1.0 - p if f >= y else -p
+    if kind == LOSS_HALF_SQUARED_HINGE:
+        return r if y * f < 1.0 else 0.0
+    if kind == LOSS_KL_RATIO:
+        if y == 1.0:
+            return -2.0
+        return 2.0 * exp(f if f < KL_EXP_LIMIT else KL_EXP_LIMIT)
+    if kind == LOSS_ONE_CLASS:
+        return -1.0 if f < 0.0 else 0.0
+    return 0.0

@@ -9,17 +9,25 @@ cdef enum:
     SCHEDULE_INV_SQRT = 1
     SCHEDULE_ADAGRAD = 2     # scale / sqrt(sum of squared gradient norms), kept by the expert
     SCHEDULE_SELF_CONFIDENT = 3   # scale sqrt(ln N / (1 + V)), V kept by the combiner
+    SCHEDULE_INVERSE = 4     # scale / (1 + decay t): the DSG authors' code
+    SCHEDULE_INV_T = 5       # scale / t: the DSG paper's theory (gamma_t = theta / t)
 
 
 ctypedef struct Schedule:
     double scale
     int kind
+    double decay             # of SCHEDULE_INVERSE
 
 
 cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
-    """Step size of round t (t >= 1): `scale` or `scale / sqrt(t)`."""
+    """Step size of round (or iteration) t >= 1: `scale`, `scale / sqrt(t)`,
+    `scale / (1 + decay t)` or `scale / t`."""
     if s.kind == SCHEDULE_INV_SQRT:
         return s.scale / sqrt(<double>t)
+    if s.kind == SCHEDULE_INVERSE:
+        return s.scale / (1.0 + s.decay * t)
+    if s.kind == SCHEDULE_INV_T:
+        return s.scale / t
     return s.scale
 
 

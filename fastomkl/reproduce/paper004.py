@@ -51,13 +51,15 @@ def synthetic(n: int, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def rate_experiment(quick: bool, bar) -> dict:
     from fastomkl.dsg import DoublySGDRegressor, median_bandwidth
+    from fastomkl.kernels import Gaussian
     rng = np.random.default_rng(0)
     size = 2 ** 8 if quick else 2 ** 10
     iterations = 16 if quick else 128
     X_test, _, f_test = synthetic(2000, rng)
     sigma = 0.1 * median_bandwidth(X_test)
-    model = DoublySGDRegressor(bandwidth=sigma, nu=1e-6, batch_size=size, block_size=size,
-                               learning_rate="theory", eta0=THETA, average=True, random_state=0)
+    model = DoublySGDRegressor(kernel=Gaussian(sigma), nu=1e-6, batch_size=size, block_size=size,
+                               eta_schedule="theory", eta=THETA, average=True,
+                               n_features_max=None, random_state=0)
     checkpoints = {2 ** k for k in range(int(np.log2(iterations)) + 1)}
     ts, errors = [], []
     for t in range(1, iterations + 1):
@@ -81,7 +83,7 @@ def gp_experiment(quick: bool, bar) -> dict:
     X_star, _, f_star = synthetic(m, rng)
     noise = 0.1
     sigma = median_bandwidth(X)
-    gp = DoublySGDGP(noise=noise, test_points=X_star, bandwidth=sigma, batch_size=64,
+    gp = DoublySGDGP(noise=noise, test_points=X_star, kernel=Gaussian(sigma), batch_size=64,
                      block_size=512, n_epochs=3 if quick else 10, random_state=0).fit(X, y)
     mean, std = gp.predict(X_star, return_std=True)
     kernel = Gaussian(sigma)
@@ -116,6 +118,7 @@ def adult_experiment(data: str, quick: bool, bar) -> dict:
     from sklearn.linear_model import SGDClassifier
 
     from fastomkl.dsg import DoublySGDClassifier, median_bandwidth
+    from fastomkl.kernels import Gaussian
     X, y, X_test, y_test = load_a9a(data, quick)
     n, batch = len(y), 64
     sigma = median_bandwidth(X)
@@ -123,8 +126,8 @@ def adult_experiment(data: str, quick: bool, bar) -> dict:
     checkpoints = set(np.unique(np.geomspace(1, n // batch, 8).astype(int)))
     curves = {}
 
-    dsg = DoublySGDClassifier(loss="hinge", bandwidth=sigma, nu=nu, batch_size=batch,
-                              block_size=32, random_state=0)
+    dsg = DoublySGDClassifier(loss="hinge", kernel=Gaussian(sigma), nu=nu, batch_size=batch,
+                              block_size=32, n_features_max=None, random_state=0)
     gamma = 1.0 / (2 * sigma ** 2)
     pipelines = {"DSG (r = 2^5 per block)": (None, dsg),
                  "RBFSampler(2^8) + SGD": (RBFSampler(gamma=gamma, n_components=256,

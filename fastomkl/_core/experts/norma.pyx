@@ -1,0 +1,118 @@
+"""NORMA (Kivinen, Smola and Williamson, "Online learning with kernels", 2004): functional SGD with
+shrinkage on an exact kernel expansion, in the mini-batches of doubly stochastic gradients, of
+which it is the exact-kernel counterpart (Dai et al. 2014, section 7)::
+
+    f_t(x_b)  = sum_j a_j k(x_j, x_b)                        (every round of the batch)
+    a_j      <- (1 - gamma_t nu) a_j                         (the shrink, lazily in `scale`)
+    a_new_b   = -gamma_t / B l'(f_t(x_b), y_b),  x_b joins   (the batch's last round)
+
+The expansion holds at most ``budget`` rows: a new row replaces the oldest (the truncation
+NORMA's paper analyses, whose error after tau shrinks is at most prod (1 - gamma nu) of the
+dropped terms).  The guards of FunctionalSGDExperts hold: |1 - gamma nu| <= 1 and every new
+coefficient within STATE_LIMIT, or the iteration is refused (n_rejected).
+"""
+import numpy as np
+
+from fastomkl._core.checks import require
+
+from libc.math cimport fabs, isfinite
+from libc.string cimport memcpy
+
+from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.kernel_rows cimport shift_invariant
+from fastomkl._core.losses cimport loss_derivative_with
+from fastomkl._core.numeric cimport STATE_LIMIT
+from fastomkl._core.steps cimport schedule_at
+
+cdef double RENORMALISE_BELOW = 1e-100
+
+
+cdef class NormaExpansion(ExpertBank):
+    """NORMA's expansion (see the module docstring); kinds as BlockFeatures' (0 Gaussian,
+    1 Laplacian, 2 Cauchy, 3 Matern of 2 nu = matern_df)."""
+
+    def __init__(self, int kind, int matern_df, double sigma, int n_features, int loss,
+                 double param, double nu, double eta, int eta_kind, double eta_decay,
+                 int batch_size, int budget):
+        if budget < 1 or batch_size < 1 or not sigma > 0.0:
+            raise ValueError("NormaExpansion needs budget >= 1, batch_size >= 1, sigma > 0")
+        self.n_experts = 1
+        self.independent = True
+        self.kind, self.matern_df, self.sigma = kind, matern_df, sigma
+        self.n_features, self.loss, self.param, self.nu = n_features, loss, param, nu
+        self.eta.scale, self.eta.kind, self.eta.decay = eta, eta_kind, eta_decay
+        self.batch_size, self.budget = batch_size, budget
+        self.support = np.zeros((budget, n_features))
+        self.coef = np.zeros(budget)
+        self.pending_x = np.zeros((batch_size, n_features))
+        self.pending_g = np.zeros(batch_size)
+        self.reals = np.ones(1)
+        self.counts = np.zeros(4, dtype=np.int64)
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef long j, n = self.counts[2]
+        cdef double f = 0.0
+        for j in range(n):
+            f += self.coef[j] * shift_invariant(self.kind, self.matern_df, self.sigma,
+                                                &self.support[j, 0], x, self.n_features)
+        return self.reals[0] * f
+
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef long rows = self.counts[1]
+        memcpy(&self.pending_x[rows, 0], x, self.n_features * sizeof(double))
+        self.pending_g[rows] = loss_derivative_with(self.loss, f, ctx.y, self.param)
+        self.counts[1] = rows + 1
+        if ctx.t % self.batch_size == 0:
+            self.iterate()
+        return 0.0
+
+    cdef void iterate(self) noexcept nogil:
+        cdef long iteration = self.counts[0] + 1, rows = self.counts[1], b, j, slot
+        cdef double gamma = schedule_at(self.eta, iteration), shrink = 1.0 - gamma * self.nu
+        cdef double scale = self.reals[0] * shrink
+        cdef bint ok = fabs(shrink) <= 1.0 and isfinite(gamma)
+        for b in range(rows):
+            ok = ok and fabs(gamma / rows * self.pending_g[b]) <= STATE_LIMIT
+        self.counts[1] = 0
+        if not ok:
+            self.n_rejected += 1
+            return
+        if shrink == 0.0 or fabs(scale) < RENORMALISE_BELOW:
+            for j in range(self.counts[2]):
+                self.coef[j] *= scale
+            scale = 1.0
+        for b in range(rows):
+            if self.counts[2] < self.budget:            # a free slot after the held rows
+                slot = (self.counts[3] + self.counts[2]) % self.budget
+                self.counts[2] += 1
+            else:                                       # the oldest row makes way
+                slot = self.counts[3]
+                self.counts[3] = (self.counts[3] + 1) % self.budget
+            memcpy(&self.support[slot, 0], &self.pending_x[b, 0],
+                   self.n_features * sizeof(double))
+            self.coef[slot] = -gamma / rows * self.pending_g[b] / scale
+        self.reals[0] = scale
+        self.counts[0] = iteration
+
+    @property
+    def n_support(self):
+        return int(self.counts[2])
+
+    @property
+    def iterations(self):
+        return int(self.counts[0])
+
+    def _state_arrays(self):
+        return {"support": self.support, "coef": self.coef, "pending_x": self.pending_x,
+                "pending_g": self.pending_g, "reals": self.reals, "counts": self.counts}
+
+    def _check_semantics(self, state):
+        iterations, rows, held, head = state["counts"].tolist()
+        require(iterations >= 0 and 0 <= rows < self.batch_size and 0 <= held <= self.budget
+                and 0 <= head < self.budget and (held == self.budget or head == 0), self,
+                "counts must be [iterations, rows < batch_size, rows held <= budget, head]")
+        require(RENORMALISE_BELOW <= abs(state["reals"][0]) <= 1.0, self,
+                "the lazy scale must have magnitude in [1e-100, 1]")
+        require(np.abs(state["coef"]).max(initial=0.0) * abs(state["reals"][0]) <= STATE_LIMIT,
+                self, f"coefficients must stay within {STATE_LIMIT:g}")
