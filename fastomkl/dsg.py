@@ -70,7 +70,7 @@ from fastomkl._core.features.dsg import (SECOND_DRAWS, BlockFeatures, median_dis
 from fastomkl._core.losses import FUNCTIONAL_LOSSES
 from fastomkl._core.steps import ITERATION_SCHEDULES
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
-from fastomkl._estimator.base import _sample_weight, _unchanged_on_error
+from fastomkl._estimator.base import _sample_weight, _unchanged_on_error, available_if
 from fastomkl._estimator.classifiers import _label
 from fastomkl._estimator.params import (Array, Boolean, Interval, OneKernel, Options,
                                         RandomState, take_renamed)
@@ -563,6 +563,8 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
                  **renamed):
         _dsg_init(self, locals(), renamed)
 
+    @available_if(lambda self: self.loss == "logistic",
+                  "predict_proba needs loss='logistic' (the hinge loss estimates no probability)")
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (columns in ``classes_`` order), for ``loss="logistic"``.
 
@@ -576,8 +578,10 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
 
         Raises
         ------
+        AttributeError
+            For another loss (so ``hasattr(model, "predict_proba")`` says whether it has one).
         ValueError
-            For another loss, or bad input.
+            For bad input.
 
         Examples
         --------
@@ -588,8 +592,6 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
         >>> np.allclose(model.predict_proba(X).sum(1), 1.0)
         True
         """
-        if self.loss != "logistic":
-            raise ValueError(f"predict_proba needs loss='logistic', not {self.loss!r}")
         score = self._scores(X)
         positive = np.where(score >= 0, 1.0 / (1.0 + np.exp(-np.abs(score))),
                             np.exp(-np.abs(score)) / (1.0 + np.exp(-np.abs(score))))
@@ -617,11 +619,15 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
     >>> X = np.random.default_rng(0).normal(size=(1000, 2))
     >>> model = DoublySGDOneClass(random_state=0).fit(X)
     >>> model.predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
-    [1.0, -1.0]
+    [1, -1]
     """
 
     _losses = ("one_class",)
     _unsupervised = True      # learns from X alone: not a regressor (the command line's list)
+    _sklearn_differences = {"check_outliers_train": "tau is learnt by stochastic steps, not set "
+                            "by a contamination rate: after the few iterations of a 300-row "
+                            "fit, the fraction of training rows below it is anywhere from 0 to "
+                            "40%, not yet about nu"}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -649,10 +655,10 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         return np.zeros(n_samples)
 
     def _decode_one(self, score: float):
-        return 1.0 if score >= 0 else -1.0
+        return 1 if score >= 0 else -1
 
     def _decode_many(self, scores: np.ndarray) -> np.ndarray:
-        return np.where(scores >= 0, 1.0, -1.0)
+        return np.where(scores >= 0, 1, -1)       # integers, as scikit-learn's detectors
 
     def learn_one(self, x, y=None):
         """Learn one sample.
@@ -690,7 +696,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         --------
         >>> from fastomkl import DoublySGDOneClass
         >>> DoublySGDOneClass().predict_learn_one([0.1, 0.2])     # tau = 0 = f: normal
-        1.0
+        1
         """
         return super().predict_learn_one(x, y)
 
@@ -734,13 +740,16 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         """
         return super().partial_fit(X, y)
 
-    def fit(self, X, y=None):
-        """Start afresh and learn the rows of X in one pass.
+    def fit(self, X, y=None, *, shuffle=True, n_epochs=1):
+        """Start afresh and learn the rows of X (see ``OnlineEstimator.fit``: shuffled from
+        ``random_state`` unless ``shuffle=False``, ``n_epochs`` passes).
 
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
         y : ignored
+        shuffle : bool, default True
+        n_epochs : int, default 1
 
         Returns
         -------
@@ -752,7 +761,7 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
         >>> DoublySGDOneClass().fit([[0.0], [0.1]]).n_samples_seen_
         2
         """
-        return super().fit(X, y)
+        return super().fit(X, y, shuffle=shuffle, n_epochs=n_epochs)
 
     def decision_function(self, X) -> np.ndarray:
         """f(x) - tau for every row of X: negative for novel rows.
@@ -919,9 +928,10 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
     n_samples : int, optional
         The n of nu = s^2 / n: the size of the data set the posterior conditions on.  By default
         the number of rows of the first learning call (all of them in ``fit``).
-    n_epochs : int, default 10
-        Passes over the data in ``fit``.
-    kernel, median_scale, batch_size, block_size, eta, eta_schedule, eta_decay, random_state, dtype
+    n_epochs : int in [1, 1000], default 10
+        Passes over the data in ``fit``.  Each pass adds blocks the model keeps (memory and the
+        cost of a pass grow with the passes made), hence the bound.
+    kernel, median_scale, batch_size, block_size, eta, eta_schedule, eta_decay, random_state, dtype : see DoublySGDRegressor
         As for ``DoublySGDRegressor``.
 
     Examples
@@ -951,7 +961,7 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
                               "variance": [Options("test_points", "operator")],
                               "test_points": [Array(2), None],
                               "n_samples": [Interval("int", 1, None), None],
-                              "n_epochs": [Interval("int", 1, 1 << 20)]}
+                              "n_epochs": [Interval("int", 1, 1000)]}
 
     def __init__(self, noise=0.1, *, variance="test_points", test_points=None, n_samples=None,
                  n_epochs=10, kernel=None, median_scale=1.0, batch_size=32, block_size=64,
@@ -1151,7 +1161,8 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
             return super()._careful_predict_learn_one(x, y)
 
     def decision_function(self, X) -> np.ndarray:
-        """f(X), one column per class of ``classes_``.
+        """f(X), one column per class of ``classes_``; with two classes, as scikit-learn's
+        classifiers give it, the one column f_1 - f_0 (positive: ``classes_[1]``).
 
         Parameters
         ----------
@@ -1159,7 +1170,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
 
         Returns
         -------
-        ndarray, shape (n_samples, n_classes)
+        ndarray, shape (n_samples, n_classes), or (n_samples,) for two classes
 
         Examples
         --------
@@ -1168,10 +1179,11 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         >>> model.decision_function([[0.2]]).shape
         (1, 3)
         """
-        return self._decisions(X)
+        return _binary_as_one_column(self._decisions(X))
 
     def decision_function_one(self, x) -> np.ndarray:
-        """f(x) of one sample, one value per class of ``classes_``.
+        """f(x) of one sample, one value per class of ``classes_`` (with two classes the one
+        value f_1 - f_0, as ``decision_function``).
 
         Parameters
         ----------
@@ -1179,7 +1191,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
 
         Returns
         -------
-        ndarray, shape (n_classes,)
+        ndarray, shape (n_classes,), or float for two classes
 
         Examples
         --------
@@ -1191,7 +1203,9 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         engine = self._fitted_engine()
         if type(x) is dict:
             x = self._dict_values(x)
-        return self._decisions(check_sample(x, engine.n_features)[None, :])[0]
+        scores = _binary_as_one_column(
+            self._decisions(check_sample(x, engine.n_features)[None, :]))[0]
+        return float(scores) if scores.ndim == 0 else scores
 
     def predict_proba(self, X) -> np.ndarray:
         """softmax(f(X)): the probability of every class of ``classes_``.
@@ -1212,10 +1226,15 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         >>> bool(np.allclose(model.predict_proba([[0.2], [0.9]]).sum(1), 1.0))
         True
         """
-        F = self.decision_function(X)
+        F = self._decisions(X)
         P = np.exp(F - F.max(axis=1, keepdims=True))
         return P / P.sum(axis=1, keepdims=True)
 
+
+
+def _binary_as_one_column(F: np.ndarray) -> np.ndarray:
+    """Two classes' scores as the one column f_1 - f_0 (its sign is the argmax)."""
+    return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
 
 
 def _fitted_state(model):
@@ -1405,7 +1424,7 @@ class NORMA(OnlineEstimator):
         latter).
     budget : int, default 1000
         The rows the expansion holds at most.
-    nu, batch_size, eta, eta_schedule, eta_decay, epsilon, quantile
+    nu, batch_size, eta, eta_schedule, eta_decay, epsilon, quantile : see DoublySGDRegressor
         As for ``DoublySGDRegressor``.
 
     Examples

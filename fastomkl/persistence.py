@@ -35,6 +35,8 @@ import hashlib
 import hmac
 import json
 import math
+import os
+import stat
 import warnings
 import zipfile
 
@@ -123,6 +125,9 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
     >>> bool(np.array_equal(loaded.predict(X), model.predict(X)))
     True
     """
+    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer))
+            or max_bytes < 1):
+        raise ValueError(f"max_bytes must be a whole number of bytes >= 1, got {max_bytes!r}")
     try:
         arrays = _read_archive(path, max_bytes)
         header = _read_header(arrays.pop("__header__", None))
@@ -140,6 +145,8 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
 # -- reading, in order -----------------------------------------------------------------------------
 def _read_archive(path, max_bytes: int) -> dict:
     """name -> array of every member, after checking the declared sizes of them all."""
+    if not hasattr(path, "read"):
+        _check_regular_file(path)
     try:
         archive = zipfile.ZipFile(path)
     except (FileNotFoundError, IsADirectoryError):
@@ -166,6 +173,15 @@ def _read_archive(path, max_bytes: int) -> dict:
             with archive.open(info) as fh:
                 arrays[info.filename[:-4]] = np.lib.format.read_array(fh, allow_pickle=False)
         return arrays
+
+
+def _check_regular_file(path) -> None:
+    """Refuse devices, FIFOs and sockets: reading one may never end (``/dev/zero``, a pipe)."""
+    mode = os.stat(path).st_mode          # FileNotFoundError / IsADirectoryError pass through
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{path} is a directory")
+    if not stat.S_ISREG(mode):
+        raise ValueError("not a regular file (a device, FIFO or socket is never a model file)")
 
 
 def _npy_header(archive, info) -> tuple[tuple, np.dtype]:

@@ -2,6 +2,7 @@
 learns finite values, or one ValueError, never a crash.  Every public class is covered."""
 import io
 import json
+import os
 import time
 
 import numpy as np
@@ -190,6 +191,35 @@ def test_foreign_and_odd_files(tmp_path):
         load_bytes(objects.getvalue())
     with pytest.raises(FileNotFoundError):
         fastomkl.load(tmp_path / "missing.npz")
+
+
+def test_devices_and_pipes_are_refused_without_reading(tmp_path):
+    """/dev/zero would be read without end, a FIFO with no writer would block for ever."""
+    with pytest.raises(ValueError, match="regular file"):
+        fastomkl.load("/dev/zero")
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="regular file"):
+        fastomkl.load(fifo)
+
+
+@pytest.mark.parametrize("max_bytes", [float("nan"), None, 0, -1, 1.5, True, "1"])
+def test_max_bytes_must_be_a_positive_whole_number(max_bytes):
+    model, X = fitted(fastomkl.Raker)
+    with pytest.raises(ValueError, match="max_bytes must be"):
+        load_bytes(saved(model), max_bytes=max_bytes)
+
+
+@pytest.mark.parametrize("cls", [fastomkl.Raker, fastomkl.OKS, fastomkl.RFOKSPlusPlus,
+                                 fastomkl.OMKLSFG, fastomkl.VAW2])
+@pytest.mark.parametrize("rounds", [2 ** 62, 2 ** 53 + 1, -1])
+def test_a_round_count_no_stream_reaches_is_refused(cls, rounds):
+    """engine.t = 2**62 used to load, then hang the next partial_fit (the doubling horizons)."""
+    model, X = fitted(cls)
+    with pytest.raises(ValueError, match="engine.t"):
+        load_bytes(edit_array(saved(model), "engine.t", 0, rounds))
+    edge = load_bytes(edit_array(saved(model), "engine.t", 0, 2 ** 53))
+    assert usable(edge, X)
 
 
 def test_signed_files(tmp_path):

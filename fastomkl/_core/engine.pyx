@@ -54,6 +54,8 @@ cdef enum: WAITER_YIELDS = 256
 
 # The accepted magnitude of a feature value or target (see fastomkl._validation).
 cdef double MAX_ABS = MAX_ABS_INPUT
+# The most rounds a saved engine may have counted: exact in a double.
+MAX_ROUNDS = 1 << 53
 
 cnp.import_array()
 
@@ -455,6 +457,13 @@ cdef class Engine:
             parts[prefix][name[len(prefix):]] = value
         if "engine.t" not in state:
             raise ValueError("state has no 'engine.t'")
+        rounds = np.asarray(state["engine.t"])
+        # Rounds are counted exactly in a double only up to 2**53; a count past what any stream
+        # can reach would only make the doubling horizons and step schedules spin.
+        if (rounds.shape != () or rounds.dtype.kind not in "iu"
+                or not 0 <= int(rounds) <= MAX_ROUNDS):
+            raise ValueError(f"state 'engine.t' must be a whole count of rounds in [0, 2**53], "
+                             f"got {rounds!r}")
         for prefix, part in self._parts():          # every part checked before any is written
             part.check_state(parts[prefix])
         self.acquire()

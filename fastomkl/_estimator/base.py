@@ -6,6 +6,8 @@ in ``_check_params`` and assembles its compiled engine in ``_build_engine``; eve
 """
 from __future__ import annotations
 
+import functools
+
 import inspect
 import numbers
 import threading
@@ -26,6 +28,27 @@ _BUILD_LOCK = threading.RLock()       # reentrant: a mixture builds its members
 # that implies more is refused with the size it would take, before anything is allocated.
 MAX_STATE_DOUBLES = 1 << 27
 
+
+
+class available_if:
+    """Decorate a method that exists only when ``check(model)`` holds: otherwise reading it raises
+    ``AttributeError(reason)``, so ``hasattr`` answers as scikit-learn's tools expect (a hinge
+    classifier has no ``predict_proba``)."""
+
+    def __init__(self, check, reason: str):
+        self.check, self.reason = check, reason
+
+    def __call__(self, method):
+        self.method = method
+        functools.update_wrapper(self, method)
+        return self
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        if not self.check(model):
+            raise AttributeError(self.reason)
+        return self.method.__get__(model, owner)
 
 class OnlineEstimator:
     """Base of every fastomkl model (regressors directly, classifiers through ``BinaryClassifier``).
