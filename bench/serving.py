@@ -18,8 +18,15 @@ inputs in place instead (23 MB of rows, cold in cache): the difference is the co
 on the input, which a benchmark that prebuilds its requests would charge to the call.
 
 Percentiles p50, p99, p99.9 over ``--calls`` calls after a warm-up, and p99 / p50.  Allocation:
-the Python-heap growth (tracemalloc) over 10^4 further calls.  Results in
-bench/results/serving.md.
+the Python-heap growth (tracemalloc) over 10^4 further calls.
+
+Then one model of every family (``--family-calls`` calls each), ``predict_one`` idle and while a
+second thread learns the stream with ``partial_fit`` in batches of 1,000 rows (a service learning
+from the labels that come back): p50 / p99 / p99.9 and the longest wait, and the learning
+throughput with the serving thread beside it against learning alone.  Batch calls hand the lock
+to waiting callers between two rounds, so a prediction waits for at most one round of learning.
+
+Results in bench/results/serving.md, with the CPU and the instruction-set variant that ran.
 """
 from __future__ import annotations
 
@@ -29,7 +36,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import platform
+import subprocess
 import sys
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -113,16 +122,103 @@ def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
     return lines
 
 
+# One model of every family, as a service would configure it (D = 50 random features where the
+# family has them); the Python name, the label and the keyword arguments.
+def families():
+    from fastomkl import Gaussian, paper000_dictionary
+    from fastomkl.dsg import DoublySGDRegressor
+    one, many = [Gaussian(1.0)], paper000_dictionary()
+    return [
+        ("Raker, 1 kernel", lambda: fastomkl.Raker(one, n_components=50, random_state=0)),
+        ("Raker, 76 kernels", lambda: fastomkl.Raker(many, n_components=50, random_state=0)),
+        ("OMKL-GF, 76 kernels", lambda: fastomkl.OMKLGF(many, n_components=50, random_state=0)),
+        ("OMKL-SFG, 76 kernels", lambda: fastomkl.OMKLSFG(many, n_components=50,
+                                                          random_state=0)),
+        ("OMKR, 1 kernel", lambda: fastomkl.OMKR(one)),
+        ("VAW2, 76 kernels", lambda: fastomkl.VAW2(many, n_components=50, random_state=0)),
+        ("RF-OKS++, 76 kernels", lambda: fastomkl.RFOKSPlusPlus(many, n_components=50,
+                                                                random_state=0)),
+        ("TaylorAWV (degree 2)", lambda: fastomkl.TaylorAWV(Gaussian(1.0), degree=2)),
+        ("NystromAWV", lambda: fastomkl.NystromAWV(Gaussian(1.0), random_state=0)),
+        ("DoublySGDRegressor", lambda: DoublySGDRegressor(kernel=Gaussian(1.0),
+                                                          random_state=0)),
+    ]
+
+
+def serving_while_learning(make, X, y, calls: int) -> str:
+    """One row: predict_one idle, then while another thread learns; learning throughput alone and
+    beside the serving thread."""
+    model = make().fit(X[:1000], y[:1000], shuffle=False)
+    stream_X, stream_y = X[1000:], y[1000:]
+    idle = latencies(model.predict_one, stream_X[:calls], stream_y[:calls], False)
+
+    def learn_for(seconds: float, done: list) -> None:
+        rows, start, i = 0, time.perf_counter(), 0
+        while time.perf_counter() - start < seconds:
+            j = i % (len(stream_X) - 1000)
+            model.partial_fit(stream_X[j:j + 1000], stream_y[j:j + 1000])
+            rows, i = rows + 1000, i + 1000
+        done.append(rows / (time.perf_counter() - start))
+
+    alone: list = []
+    learn_for(1.0, alone)
+    beside, stop = [], threading.Event()
+
+    def learner() -> None:
+        while not stop.is_set():
+            learn_for(0.25, beside)
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    busy = latencies(model.predict_one, stream_X[:calls], stream_y[:calls], False)
+    stop.set()
+    thread.join()
+    p = lambda ns: np.percentile(ns, [50, 99, 99.9]) / 1e3          # noqa: E731
+    (i50, i99, i999), (b50, b99, b999) = p(idle), p(busy)
+    return (f"| {i50:.2f} | {i99:.2f} | {i999:.2f} | {b50:.2f} | {b99:.2f} | {b999:.2f} | "
+            f"{busy.max() / 1e3:.0f} | {b99 / i99:.1f} | {alone[0]:,.0f} | "
+            f"{np.median(beside):,.0f} | {np.median(beside) / alone[0]:.2f} |")
+
+
+def machine() -> str:
+    from fastomkl._core.features.rff import isa_level
+    cpu = next((line.split(":", 1)[1].strip() for line in
+                subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
+                if line.startswith("Model name")), platform.processor() or "unknown CPU")
+    isa = {4: "AVX-512 (x86-64-v4)", 3: "AVX2 + FMA (x86-64-v3)", 2: "SSE2 (baseline)"}
+    return (f"{cpu}, {os.cpu_count()} logical CPUs, kernels' variant: {isa[isa_level()]}, "
+            f"Python {platform.python_version()}, NumPy {np.__version__}")
+
+
+def family_table(X, y, calls: int) -> list[str]:
+    lines = ["## Every family: predict_one idle and while another thread learns", "",
+             "Columns: predict_one p50 / p99 / p99.9 idle, then while a thread runs `partial_fit` "
+             "over batches of 1,000 rows (us); the longest wait while learning (us); p99 "
+             "learning / p99 idle; learning throughput alone and with the serving thread beside "
+             "it (rows/s) and their ratio.", "",
+             "| model | p50 | p99 | p99.9 | p50 learning | p99 learning | p99.9 learning | "
+             "max learning | p99 ratio | learn alone | learn beside | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for label, make in families():
+        lines.append(f"| {label} " + serving_while_learning(make, X, y, calls))
+        print(lines[-1], flush=True)
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--family-calls", type=int, default=20_000)
+    parser.add_argument("--families-only", action="store_true",
+                        help="only the table of every family")
     args = parser.parse_args()
     X, y = naval(11934)
+    command = (f"python bench/serving.py --calls {args.calls} --family-calls {args.family_calls}"
+               + (" --families-only" if args.families_only else ""))
     lines = ["# Serving latency", "",
-             f"`python bench/serving.py --calls {args.calls}` on {platform.machine()}, Python "
-             f"{platform.python_version()}, NumPy {np.__version__}; one thread; a shared machine "
-             "(other processes run beside it).", ""]
-    for dtype in ("float64", "float32"):
+             f"`{command}` on {machine()}; a shared machine (other processes run beside it).", ""]
+    lines += family_table(X, y, args.family_calls)
+    for dtype in () if args.families_only else ("float64", "float32"):
         lines += measure(f"Raker, 1 Gaussian kernel, D = 50, d = 15, {dtype}",
                          [fastomkl.Gaussian(1.0)], X, y, args.calls, dtype)
         lines += measure(f"Raker, 76 kernels (paper 000), D = 50, d = 15, {dtype}",

@@ -64,9 +64,9 @@ import numpy as np
 
 from fastomkl._core.combiners.direct import BestOutput, FirstOutput
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.functional_sgd import MIN_BANDWIDTH, FunctionalSGDExperts
-from fastomkl._core.features.dsg import (SECOND_DRAWS, BlockFeatures, median_distances,
-                                         operator_diagonal)
+from fastomkl._core.experts.functional_sgd import FunctionalSGDExperts
+from fastomkl._core.features.dsg import (MIN_BANDWIDTH, SECOND_DRAWS, BlockFeatures,
+                                         median_distances, operator_diagonal)
 from fastomkl._core.losses import FUNCTIONAL_LOSSES
 from fastomkl._core.steps import ITERATION_SCHEDULES
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
@@ -249,6 +249,9 @@ class _DoublySGD:
             if type(kernel) not in _KINDS:
                 raise ValueError(f"kernel must be Gaussian, Laplacian, Cauchy or Matern, got "
                                  f"{kernel!r}")
+            if not kernel.sigma >= MIN_BANDWIDTH:
+                raise ValueError(f"kernel sigma must be at least {MIN_BANDWIDTH} (a smaller one "
+                                 f"overflows the random frequencies), got {kernel.sigma}")
             if isinstance(kernel, Matern) and kernel.nu not in MATERN_NUS:
                 raise ValueError(f"a Matern kernel's nu must be one of {MATERN_NUS} (its spectral "
                                  f"density is drawn with 2 nu Gaussians), got {kernel.nu}")

@@ -14,6 +14,7 @@ import fastomkl
 from fastomkl import Gaussian, Laplacian
 from fastomkl.dsg import DoublySGDGP, DoublySGDRegressor, DoublySGDSoftmaxClassifier, NORMA
 from helpers import state_bytes
+from load_mutations import read, write
 
 DATA = Path(__file__).parent / "data"
 EXPECTED = json.loads((DATA / "dsg_saved_predictions.json").read_text())
@@ -150,3 +151,17 @@ def test_four_threads_share_a_model(case):
     model.save(buffer)
     buffer.seek(0)
     assert state_bytes(fastomkl.load(buffer)) == state_bytes(model)
+
+
+@pytest.mark.parametrize("sigma", [1e-320, 1e-101])
+def test_a_bandwidth_that_overflows_the_frequencies_is_refused(sigma):
+    """A subnormal bandwidth made every frequency infinite and every prediction NaN."""
+    with pytest.raises(ValueError, match="kernel sigma"):
+        DoublySGDRegressor(kernel=Gaussian(sigma)).fit(np.zeros((4, 2)), np.zeros(4))
+    model = DoublySGDRegressor(batch_size=4, random_state=0).fit(np.eye(4, 2), np.arange(4.0))
+    out = io.BytesIO()
+    model.save(out)
+    header, arrays = read(out.getvalue())
+    arrays["features.bandwidth"] = np.array(sigma)
+    with pytest.raises(ValueError, match="bandwidth"):
+        fastomkl.load(io.BytesIO(write(header, arrays)))

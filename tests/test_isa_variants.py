@@ -1,4 +1,5 @@
-"""Every instruction-set variant of the C kernels against NumPy, not only the one this CPU picks.
+"""Every instruction-set variant of the C kernels against NumPy and through save -> load, not only
+the one this CPU picks.
 
 FASTOMKL_ISA caps the variant chosen at load time, so each run below exercises another compiled
 path (AVX-512, AVX2 + FMA, SSE2) through the NumPy-comparison tests.
@@ -14,13 +15,20 @@ from helpers import cpu_isa_level
 
 HERE = Path(__file__).resolve().parent
 LEVELS = {"v4": 4, "v3": 3, "base": 2}
-# The tests comparing every compiled path with NumPy: features (independent and shared draws), OGD
-# experts, graph feedback, the packed VAW kernels, the meta-learners and the features' sine-cosine.
-NUMPY_COMPARISONS = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
-                     "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py",
-                     "test_shared_draw.py", "test_float32.py"]
+# The tests whose results depend on the compiled path: every comparison of a compiled kernel with
+# NumPy (features, independent and shared draws, OGD experts, graph feedback, the packed VAW
+# kernels, the meta-learners, the sine-cosine, the bandit and expansion kernels, the DSG blocks),
+# and the save -> load round trips that must continue bit-identically (a quantity recomputed on
+# load in another summation order than learning's differs on some instruction sets only).
+ISA_SENSITIVE = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
+                 "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py",
+                 "test_shared_draw.py", "test_float32.py", "test_bandit_core.py",
+                 "test_dsg_core.py", "test_dsg_draws.py",
+                 "test_load_fuzz.py::test_round_trip_is_bit_identical",
+                 "test_common.py::test_save_and_load_continue_bit_identically"]
 
 
+@pytest.mark.timeout(1800)          # a whole pytest run inside (each of its tests has its own)
 @pytest.mark.parametrize("isa", ["v4", "v3", "base"])
 def test_variant_matches_numpy(isa):
     if LEVELS[isa] > cpu_isa_level():
@@ -31,6 +39,6 @@ def test_variant_matches_numpy(isa):
                             env=env, capture_output=True, text=True, check=True)
     assert int(chosen.stdout) == LEVELS[isa]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-                         + [str(HERE / name) for name in NUMPY_COMPARISONS],
+                         + [str(HERE / name) for name in ISA_SENSITIVE],
                          env=env, capture_output=True, text=True, cwd=HERE.parent)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -302,7 +302,7 @@ class OnlineEstimator:
 
         Returns
         -------
-        ndarray of object, shape (n_features_in_,)
+        ndarray of object, shape (``n_features_in_``,)
 
         Examples
         --------

@@ -66,7 +66,7 @@ from fastomkl._core.losses cimport LOSS_ONE_CLASS, LOSS_SOFTMAX, loss_derivative
 from fastomkl._core.numeric cimport STATE_LIMIT
 from fastomkl._core.steps cimport schedule_at
 
-from fastomkl._core.features.dsg import SECOND_DRAWS
+from fastomkl._core.features.dsg import MIN_BANDWIDTH, SECOND_DRAWS
 
 # The GP's second draws are the blocks (stream + SECOND_DRAWS, index).
 cdef long long SECOND_DRAWS_C = SECOND_DRAWS
@@ -78,9 +78,7 @@ cdef extern from "fastomkl_kernels.h" nogil:
 cdef double RENORMALISE_BELOW = 1e-100
 # The ridge of the preconditioner (the authors' solvePD).
 cdef double PRECONDITION_RIDGE = 1e-7
-# The smallest bandwidth the median heuristic gives (fastomkl.dsg.median_bandwidth's too).
-MIN_BANDWIDTH = 1e-100
-cdef double MIN_BANDWIDTH_C = MIN_BANDWIDTH
+cdef double MIN_BANDWIDTH_C = MIN_BANDWIDTH      # the median heuristic's floor
 
 
 cdef class FunctionalSGDExperts(ExpertBank):

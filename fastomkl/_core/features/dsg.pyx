@@ -54,6 +54,10 @@ import numpy as np
 from fastomkl._core.arrays import aligned_zeros
 from fastomkl._core.checks import require
 
+# The smallest bandwidth a bank takes (the median heuristic's floor too): below it the inverse
+# bandwidth, and so every frequency, overflows.
+MIN_BANDWIDTH = 1e-100
+
 # The generator, named in saved models: a change in any draw must change this id.
 GENERATOR = "splitmix64-boxmuller-v3"
 
@@ -434,8 +438,9 @@ cdef class BlockFeatures(FeatureBank):
                  dtype="float64", bint seed_fixed=True, bint bandwidth_fixed=True):
         if kernel not in KERNEL_IDS or dtype not in ("float64", "float32"):
             raise ValueError(f"unknown kernel {kernel!r} or dtype {dtype!r}")
-        if not (bandwidth > 0.0 and isfinite(bandwidth)) or r < 1 or max_blocks < 1:
-            raise ValueError("BlockFeatures needs a positive bandwidth, r >= 1, max_blocks >= 1")
+        if not (bandwidth >= MIN_BANDWIDTH and isfinite(bandwidth)) or r < 1 or max_blocks < 1:
+            raise ValueError("BlockFeatures needs a finite bandwidth >= 1e-100, r >= 1, "
+                             "max_blocks >= 1")
         if not 0 <= stream < SECOND_DRAWS:
             raise ValueError(f"stream must be in [0, 2^62), got {stream}")
         self.kind = KERNEL_IDS[kernel]
@@ -631,8 +636,8 @@ cdef class BlockFeatures(FeatureBank):
         require(state["next_index"] >= (own.max() + 1 if own.size else 0), self,
                 "'next_index' must follow the blocks of the model's own stream")
         bandwidth = float(state["bandwidth"])
-        require(state["bandwidth"].dtype == np.float64 and bandwidth > 0.0
-                and bandwidth < np.inf, self, "'bandwidth' must be a positive finite float64")
+        require(state["bandwidth"].dtype == np.float64 and bandwidth >= MIN_BANDWIDTH
+                and bandwidth < np.inf, self, "'bandwidth' must be a finite float64 >= 1e-100")
         require(not self.bandwidth_fixed or bandwidth == self.bandwidth, self,
                 f"'bandwidth' {bandwidth} is not the kernel's {self.bandwidth}")
         require(state["seed"] >= 0 and (not self.seed_fixed or
