@@ -36,7 +36,7 @@ changes.  OKS++ needs no horizon.
 Defaults and the paper's settings
 ---------------------------------
 The defaults learn without tuning: U="auto" (regressors; classifiers use the paper's 15) runs every
-rule in the units of the targets' scale s = max |y| seen so far (U = 1, losses divided by s^2
+rule in the units of the targets' scale s = max abs(y) seen so far (U = 1, losses divided by s^2
 (squared) or s (absolute), updates multiplied by s), so the paper's constants, written for
 |y| <= 1, hold at any scale and scaling y scales the predictions; ell_max="auto" is the largest
 (normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = s / sqrt(sum of squared
@@ -209,7 +209,7 @@ class _BanditBase(_KernelModel):
     # -- configuration -----------------------------------------------------------------------
 
     def _radius(self) -> float:
-        """U: "auto" is the largest |y| seen for regressors and 15 for classifiers."""
+        """U: "auto" is the largest abs(y) seen for regressors and 15 for classifiers."""
         if auto(self.U) == "auto":
             return _CLASSIFIER_U if self._is_classifier else 0.0
         return float(self.U)
@@ -253,7 +253,7 @@ class _BanditBase(_KernelModel):
     @property
     def step_sizes_(self) -> np.ndarray:
         """The step lambda_i each kernel would take if sampled now with a zero-loss round (with
-        U="auto" in the units of the targets' scale: the update is s lambda_i g~, s = max |y|)."""
+        U="auto" in the units of the targets' scale: the update is s lambda_i g~, s = max abs(y))."""
         experts = self._fitted_engine().experts
         sums, info = np.asarray(experts.sums), np.asarray(experts.info)
         U = experts.radius_fixed if experts.radius_fixed > 0 else 1.0
@@ -474,7 +474,7 @@ _OKS_PARAMS = """
     T : int or None, default None
         Horizon of Remark 1's constants (None: the doubling rule, see the module docstring).
     eta : "auto" or float, default "auto"
-        The experts' step.  "auto": AdaGrad-norm, lambda_i = max|y| / sqrt(sum of squared
+        The experts' step.  "auto": AdaGrad-norm, lambda_i = max abs(y) / sqrt(sum of squared
         importance-weighted gradients of kernel i) (data-adaptive, scale-free); a number m: the
         paper's lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for
         absolute).  Formerly ``step`` (still accepted, with a FutureWarning).
@@ -490,7 +490,7 @@ _OKS_ATTRS = """
 _OKSPP_PARAMS = """
     U : "auto" or float, default "auto"
         Radius of the ball the hypotheses are projected on.  "auto": for the regressor, every
-        rule runs in units of the targets' scale s = max |y| seen (radius s, losses divided by
+        rule runs in units of the targets' scale s = max abs(y) seen (radius s, losses divided by
         s^2 or s; see the module docstring); for the classifier, the paper's 15.  The paper's
         regression setting: 1.0 (targets in [0, 1], raw losses).
     eta_combiner : "auto" or float, default "auto"
