@@ -103,3 +103,14 @@ cdef class FullInformation(Combiner):
     # A combiner that runs every expert every round with importance weight 1 (Hedge, the
     # meta-learners of paper 003, ...): subclasses define combine and learn only.
     pass
+
+
+cdef inline int run_first(int n, int* active, double* weight) noexcept nogil:
+    """Select experts 0 .. n-1 for a round, each with importance weight 1 (weight may be NULL
+    when only predicting); returns n."""
+    cdef int k
+    for k in range(n):
+        active[k] = k
+        if weight != NULL:
+            weight[k] = 1.0
+    return n

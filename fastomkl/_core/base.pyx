@@ -124,14 +124,7 @@ cdef class Combiner(Component):
 
 cdef class FullInformation(Combiner):
     cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-            weight[k] = 1.0
-        return self.n_experts
+        return run_first(self.n_experts, active, weight)
 
     cdef int select_predict(self, int* active) noexcept nogil:
-        cdef int k
-        for k in range(self.n_experts):
-            active[k] = k
-        return self.n_experts
+        return run_first(self.n_experts, active, NULL)

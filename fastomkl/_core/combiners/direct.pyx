@@ -1,6 +1,6 @@
 """Combiners of models whose experts are outputs, not competitors: every expert runs every round,
 and the prediction reads them directly (no weights, nothing learnt)."""
-from fastomkl._core.base cimport FullInformation, Round
+from fastomkl._core.base cimport FullInformation, Round, run_first
 
 
 cdef class FirstOutput(FullInformation):
@@ -12,17 +12,10 @@ cdef class FirstOutput(FullInformation):
         self.n_active = n_experts if n_active <= 0 else min(n_active, n_experts)
 
     cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:
-        cdef int k
-        for k in range(self.n_active):
-            active[k] = k
-            weight[k] = 1.0
-        return self.n_active
+        return run_first(self.n_active, active, weight)
 
     cdef int select_predict(self, int* active) noexcept nogil:
-        cdef int k
-        for k in range(self.n_active):
-            active[k] = k
-        return self.n_active
+        return run_first(self.n_active, active, NULL)
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         return preds[0]
