@@ -15,9 +15,10 @@ import numpy as np
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
+from fastomkl._core.steps import ENSEMBLE
 from fastomkl._estimator.params import Options, take_renamed
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, REGRESSION_LOSSES,
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
@@ -30,11 +31,16 @@ _PARAMS_DOC = """
         The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
     n_components : int, default 50
         Random frequencies per kernel (D); each kernel's model has 2D weights.
-    eta : "auto" or float, default "auto"
-        OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, truncated so an
-        update never takes the prediction past the zero of its loss's tangent, regression
-        targets standardised online, exponential weights at rate 1 on those units (see
-        ``fastomkl._rff_models``).  A number is the paper's step, constant or eta / sqrt(t)
+    eta : "auto", "adagrad", "ensemble" or float, default "auto"
+        OGD step size.  "auto" (the same as "adagrad") adapts to the data: AdaGrad-norm steps per
+        kernel, truncated so an update never takes the prediction past the zero of its loss's
+        tangent, regression targets standardised online, exponential weights at rate 1 on those
+        units (see ``fastomkl._rff_models``).  "ensemble" keeps adapting on a stream that
+        changes: each kernel learns with seven constant steps 2^-5, ..., 2 (truncated, the
+        regulariser taken proximally, targets standardised online), and the exponential weights,
+        at the constant rate 2, weigh all kernel x step experts, so the weight moves to the step
+        that suits the data now (seven linear models per kernel: about 2-4x the cost per sample
+        of "auto"; bench/defaults.py).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
         Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
@@ -82,7 +88,7 @@ _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
-    _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS,
+    _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
                               "loss": [Options("auto", *REGRESSION_LOSSES)]}
     _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
@@ -118,9 +124,13 @@ class _RakerBase(RFFModelMixin):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
         n = bank.n_kernels
-        experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
-                             bool(self.regularizer_after_update))
-        combiner = Hedge(n, *config["eta_combiner"])
+        if config["eta"][1] == ENSEMBLE:
+            experts = OGDStepEnsemble(n, config["steps"], bank.n_outputs, config["loss"],
+                                      config["lam"], bool(self.regularizer_after_update))
+        else:
+            experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
+                                 bool(self.regularizer_after_update))
+        combiner = Hedge(experts.n_experts, *config["eta_combiner"])
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
@@ -144,7 +154,10 @@ class _RakerBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        return np.array(self._fitted_engine().combiner.w_bar)
+        engine = self._fitted_engine()
+        w_bar = np.asarray(engine.combiner.w_bar)
+        # an ensemble's kernel weighs what its members weigh together
+        return w_bar.reshape(-1, engine.experts.per_kernel).sum(axis=1)
 
 
 class Raker(_RakerBase, OnlineEstimator):
