@@ -17,7 +17,7 @@ from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.steps import ENSEMBLE
-from fastomkl._estimator.params import Options, take_renamed
+from fastomkl._estimator.params import Interval, Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
@@ -73,6 +73,11 @@ _PARAMS_DOC = """
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws (its own stream: same seed, same features in every model;
         under ``rng_protocol="legacy"`` the one ``np.random.seed`` stream).
+    share : float in [0, 0.5], default 0
+        Fixed share of the exponential weights (Herbster & Warmuth 1998): after each update the
+        weights become (1 - share) w_bar + share / N, so no expert's weight falls below share / N
+        and a kernel (or, under ``eta="ensemble"``, a step) that was bad can take the lead again
+        soon after it becomes the best, however long it lost before.  0 is the paper's Hedge.
 
     Attributes
     ----------
@@ -89,13 +94,14 @@ _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
-                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "share": [Interval("real", 0.0, 0.5)]}
     _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="auto", eta_combiner="auto", regularizer_after_update=False,
                  shared_draw=False, rng_protocol="default", random_state=None, dtype="float64",
-                 **renamed):
+                 share=0.0, **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -108,6 +114,7 @@ class _RakerBase(RFFModelMixin):
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        self.share = share
         take_renamed(self, renamed)
 
     @classmethod
@@ -116,7 +123,9 @@ class _RakerBase(RFFModelMixin):
                 {"kernels": [Gaussian(0.5), Gaussian(2.0)], "n_components": 4, "eta": 0.1,
                  "shared_draw": True, "random_state": 0},
                 {"kernels": [Gaussian(1.0)], "n_components": 4, "dtype": "float32",
-                 "random_state": 0}]
+                 "random_state": 0},
+                {"kernels": [Gaussian(0.5), Laplacian(1.0)], "n_components": 4,
+                 "eta": "ensemble", "share": 0.01, "random_state": 0}]
 
     def _check_params(self) -> dict:
         return self._check_ogd_params()
@@ -130,7 +139,7 @@ class _RakerBase(RFFModelMixin):
         else:
             experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
                                  bool(self.regularizer_after_update))
-        combiner = Hedge(experts.n_experts, *config["eta_combiner"])
+        combiner = Hedge(experts.n_experts, *config["eta_combiner"], float(self.share))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property

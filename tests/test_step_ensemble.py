@@ -12,7 +12,7 @@ from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.steps import ENSEMBLE_STEPS
-from reference import loss_derivative, loss_value, rff
+from reference import NumpyRaker, loss_derivative, loss_value, rff
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
@@ -24,7 +24,7 @@ class NumpyStepEnsemble:
     the losses loss + lam ||theta||^2 (theta before the step); regression targets standardised
     with the mean and standard deviation of the targets seen (this one included when learning)."""
 
-    def __init__(self, frequencies, steps, lam, loss, rate, standardize):
+    def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0):
         self.frequencies = np.asarray(frequencies, dtype=np.float64)
         self.steps = np.asarray(steps)
         n, m = self.frequencies.shape[0], len(steps)
@@ -32,6 +32,7 @@ class NumpyStepEnsemble:
         self.log_w = np.zeros((n, m))
         self.lam, self.loss, self.rate, self.standardize = lam, loss, rate, standardize
         self.targets = []
+        self.share = share
 
     def weights(self):
         w = np.exp(self.log_w - self.log_w.max())
@@ -66,6 +67,8 @@ class NumpyStepEnsemble:
         self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (
             1.0 + 2.0 * s * self.lam)[:, :, None]
         self.log_w -= self.rate * (loss + self.lam * norm_before)
+        if self.share > 0:          # fixed share: (1 - share) w_bar + share / N
+            self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
         return y_hat
 
 
@@ -174,3 +177,68 @@ def test_a_rule_that_does_not_exist_is_refused_naming_eta(stream):
     X, y = stream
     with pytest.raises(ValueError, match="eta"):
         Raker(KERNELS, n_components=8, eta="ensembles", random_state=0).fit(X[:50], y[:50])
+
+
+class NumpySharedRaker(NumpyRaker):
+    """NumpyRaker whose exponential weights end each update with a fixed share."""
+
+    def __init__(self, *args, share, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.share = share
+
+    def predict_learn_one(self, x, y):
+        y_hat = super().predict_learn_one(x, y)
+        self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
+        return y_hat
+
+
+@pytest.mark.parametrize("eta", [0.3, "auto"])
+def test_fixed_share_matches_numpy(stream, eta):
+    X, y = stream
+    model = Raker(KERNELS, n_components=12, eta=eta, eta_schedule="constant", share=0.05,
+                  random_state=6)
+    got = model.predict_learn(X, y)
+    ref = NumpySharedRaker(model.features_.frequencies_, eta=eta, eta_schedule="constant",
+                           share=0.05)
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(model.weights_, ref.weights(), rtol=0, atol=1e-12)
+    assert model.weights_.min() >= 0.05 / len(KERNELS) * (1 - 1e-12)
+
+
+def test_fixed_share_over_an_ensemble_matches_numpy():
+    X, y = noisy_stream(200, seed=9)
+    model = Raker(KERNELS, n_components=8, eta="ensemble", share=0.02, random_state=1)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 1e-3, "squared", 2.0,
+                            True, share=0.02)
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+
+
+def test_fixed_share_moves_the_weight_to_the_kernel_that_became_best():
+    """A piecewise-stationary stream whose best kernel switches: a fast oscillation (only the narrow
+    kernel can follow it), then an offset line (the wide kernel's near-constant features carry
+    it; the narrow kernel's frequencies cannot).  With a fixed share the weight is on the wide
+    kernel within a bounded number of rounds of the switch; plain Hedge, having weighed it down
+    for the whole first phase, takes longer (here: not within the second phase)."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    X = rng.uniform(-1, 1, (n, 1))
+    y = np.where(np.arange(n) < n // 2, np.sin(12 * X[:, 0]), 1.0 + 0.5 * X[:, 0])
+    kernels = [Gaussian(0.05), Gaussian(3.0)]
+
+    def switch_round(share):
+        model = Raker(kernels, n_components=40, eta=0.5, eta_schedule="constant",
+                      share=share, random_state=0)
+        model.partial_fit(X[:n // 2], y[:n // 2])
+        assert model.weights_[0] > 0.9             # the narrow kernel leads the first phase
+        for t in range(n // 2, n):
+            model.learn_one(X[t], y[t])
+            if model.weights_[1] > 0.5:
+                return t - n // 2
+        return n
+
+    shared, plain = switch_round(0.01), switch_round(0.0)
+    assert shared <= 100
+    assert shared < plain
