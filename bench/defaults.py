@@ -294,9 +294,9 @@ def run(rows: int, seed: int, raw: bool, families, datasets, orders=ORDERS, cand
                          baseline=baseline(y[:n], classify) if cap else base,
                          task="classification" if classify else "regression")
                 results.append(r)
-                extra = "".join(f"  {c} {v / r['best']:.2f}" for c, v in r["candidates"].items())
+                extra = "".join(f"  {c} {_cell_ratio(r, v):.2f}" for c, v in r["candidates"].items())
                 print(f"{name:24s} {order:8s} {family:11s} default {r['default']:.4g}  best "
-                      f"{r['best']:.4g} {r['best_point']}  ratio {r['default'] / r['best']:.2f}"
+                      f"{r['best']:.4g} {r['best_point']}  ratio {_cell_ratio(r, r['default']):.2f}"
                       f"{extra}  base {r['baseline']:.4g}  never NaN {r['never_nan']}  "
                       f"({r['seconds']:.1f} s)", flush=True)
     return results
@@ -319,8 +319,17 @@ def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
     return best
 
 
-def _ratio(value, best):
+def _ratio(value, best, rows=None):
+    """value / best; for error rates over `rows` rounds (classification), (mistakes + 1) /
+    (best's mistakes + 1): a stream the best step predicts without a mistake (magic04's first
+    8000 rows are all of one class) gives a finite ratio that still counts every mistake."""
+    if rows is not None:
+        return (value * rows + 1.0) / (best * rows + 1.0)
     return value / best if best > 0 else (1.0 if value == best else float("inf"))
+
+
+def _cell_ratio(r, value):
+    return _ratio(value, r["best"], r["rows"] if r["task"] == "classification" else None)
 
 
 def _never_nan(r):
@@ -342,7 +351,8 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
              f"scaled to the unit ball; prequential MSE (regression) or error rate "
              f"(classification).  Grid: eta in {{0.01, 0.1, 0.5, 1, 2}} x {{constant, 1/sqrt(t)}}; "
              f"'never NaN': every constant eta in 1e-4 ... 1e4 gave finite predictions ('-': not "
-             f"swept).", "",
+             f"swept).  Ratios of classification cells are (mistakes + 1) / (best's mistakes + 1)."
+             , "",
              "| data set | order | family | default | best of grid (eta, schedule) | "
              "default / best | " + "".join(f"{c} / best | " for c in candidates)
              + "mean or majority | never NaN |",
@@ -350,11 +360,11 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
     for r in results:
         point = r["best_point"]
         eta, schedule = (point[0][1], point[0][0]) if isinstance(point[0], tuple) else point
-        extra = "".join(f"{_ratio(r['candidates'][c], r['best']):.2f} | " if c in r["candidates"]
+        extra = "".join(f"{_cell_ratio(r, r['candidates'][c]):.2f} | " if c in r["candidates"]
                         else "- | " for c in candidates)
         lines.append(f"| {r['dataset']} | {r['order']} | {r['family']} | {r['default']:.4g} | "
                      f"{r['best']:.4g} ({eta}, {schedule}) | "
-                     f"{_ratio(r['default'], r['best']):.2f} | {extra}{r['baseline']:.4g} "
+                     f"{_cell_ratio(r, r['default']):.2f} | {extra}{r['baseline']:.4g} "
                      f"| {_never_nan(r)} |")
     rules = ["default"] + candidates
     lines += ["", "Ratio to the best of the grid, per family, task and order (worst, geometric "
@@ -366,7 +376,7 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
         groups.setdefault((r["family"], r["task"], r["order"]), []).append(r)
     for (family, task, order), rs in groups.items():
         for rule in rules:
-            v = [_ratio(r["default"] if rule == "default" else r["candidates"][rule], r["best"])
+            v = [_cell_ratio(r, r["default"] if rule == "default" else r["candidates"][rule])
                  for r in rs if rule == "default" or rule in r["candidates"]]
             if v:
                 lines.append(f"| {family} | {task} | {order} | {rule} | {max(v):.2f} | "
@@ -380,7 +390,7 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
             if rule == "default" or rule in r["candidates"]:
                 value = r["default"] if rule == "default" else r["candidates"][rule]
                 overall.setdefault((r["family"], r["order"], rule), []).append(
-                    _ratio(value, r["best"]))
+                    _cell_ratio(r, value))
     for (family, order, rule), v in overall.items():
         lines.append(f"| {family} | {order} | {rule} | {max(v):.2f} | "
                      f"{np.exp(np.mean(np.log(np.maximum(v, 1e-12)))):.2f} |")
@@ -408,16 +418,17 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
     beaten = sum(r["default"] < r["baseline"] for r in results)
     lines += ["", f"The default beats the mean / majority predictor in {beaten} of {len(results)} "
               f"cells."]
-    over = [r for r in results if r["default"] > 1.2 * r["best"]]
+    over = [r for r in results if _cell_ratio(r, r["default"]) > 1.2]
     lines += ["", f"Cells where the default is more than 1.2x the best of the grid: {len(over)} of "
               f"{len(results)}" + "".join(f"; {r['dataset']} ({r['order']}) {r['family']} "
-                                          f"{_ratio(r['default'], r['best']):.2f}"
+                                          f"{_cell_ratio(r, r['default']):.2f}"
                                           for r in over) + "."]
     unbeaten = [r for r in results if r["default"] >= r["baseline"]]
     lines += ["", "Cells where the default does not beat the mean / majority predictor, and how the "
               "best of the grid does there: " + ("none." if not unbeaten else "; ".join(
                   f"{r['dataset']} ({r['order']}) {r['family']} (best of grid / baseline "
-                  f"{r['best'] / r['baseline']:.2f})" for r in unbeaten) + ".")]
+                  f"{_ratio(r['best'], r['baseline']):.2f})"
+                  for r in unbeaten) + ".")]
     return "\n".join(lines) + "\n"
 
 
@@ -446,8 +457,13 @@ def main(argv=None):
     orders = ORDERS if args.order == "both" else (args.order,)
     results = run(args.rows, args.seed, args.raw, families, args.datasets, orders,
                   args.candidates, not (args.quick or args.no_sweep))
-    costs = per_sample_cost(args.candidates) if args.candidates else None
     out = args.out or HERE / "results" / ("defaults_raw.md" if args.raw else "defaults.md")
+    # the measurements first, so a report can be rewritten from them without measuring again
+    import json
+    out.with_suffix(".json").write_text(json.dumps(
+        [{k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()} for r in results],
+        default=str))
+    costs = per_sample_cost(args.candidates) if args.candidates else None
     out.write_text(report(results, args.rows, args.seed, args.raw, command.strip(), costs))
     print(f"wrote {out}")
 

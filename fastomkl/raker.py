@@ -39,8 +39,8 @@ _PARAMS_DOC = """
         changes: each kernel learns with seven constant steps 2^-5, ..., 2 (truncated, the
         regulariser taken proximally, targets standardised online), and the exponential weights,
         at the constant rate 2, weigh all kernel x step experts, so the weight moves to the step
-        that suits the data now (seven linear models per kernel: about 2-4x the cost per sample
-        of "auto"; bench/defaults.py).  A number is the paper's step, constant or eta / sqrt(t)
+        that suits the data now (seven linear models per kernel: 3.3x the cost per sample of
+        "auto" for the 76-kernel dictionary; bench/results/defaults_orders.md).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
         Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
