@@ -12,9 +12,23 @@ scaled to [0, 1], or left in its raw units with ``--raw``) and every family, the
 the ratio default / best of the grid, and whether any step (VAW2: lam) in [1e-4, 1e4] gave a
 non-finite prediction.  Results: ``bench/results/defaults.md`` (and ``defaults_raw.md``).
 
-    python bench/defaults.py                 # y scaled to [0, 1]
-    python bench/defaults.py --raw           # y in its raw units
-    python bench/defaults.py --rows 2000     # quicker
+Data arrive in two orders (``--order``): "natural", the first rows in the order they were recorded
+(the order a service sees them in, with whatever drift the recording has), and "shuffled", a seeded
+random sample of the rows (stationary by construction).  Beside the shipped data sets, river's
+seeded synthetic drifting streams (``SYNTHETIC``: FriedmanDrift with global abrupt, local abrupt
+and global gradual drift, ConceptDriftStream abrupt and gradual, RandomRBFDrift, Hyperplane with
+drift) are generated offline.  After each known change point of a synthetic stream in natural order
+the report gives the recovery time: the rounds after the change until the error over the next
+``window`` rounds is back within 10% of its level over the ``window`` rounds before the change,
+for the default and for the best constant step of the grid.  ``--candidates`` adds other step
+rules of the same family (their ratios to the best of the grid, and their recovery times), and the
+per-sample cost of each candidate against the default's (Raker, 76 kernels, one run) is reported.
+
+    python bench/defaults.py                           # y scaled to [0, 1], both orders
+    python bench/defaults.py --order natural           # the recorded order only
+    python bench/defaults.py --raw                     # y in its raw units
+    python bench/defaults.py --quick                   # Raker, 2000 rows, no sweep: ~3 minutes
+    python bench/defaults.py --families Raker --candidates adagrad ensemble
 """
 from __future__ import annotations
 
@@ -33,6 +47,16 @@ DATA = HERE.parent.parent / "shared" / "data"
 REGRESSION = ("airfoil", "concrete", "naval", "bias_correction", "casp", "elevators", "ailerons",
               "bank32nh", "cpusmall", "istanbul_stock")
 CLASSIFICATION = ("magic04", "phishing", "a9a")
+# river's synthetic streams: (name, task).  Generated offline from fixed seeds (make_synthetic).
+SYNTHETIC = (("friedman_global_abrupt", "regression"), ("friedman_local_abrupt", "regression"),
+             ("friedman_global_gradual", "regression"), ("concept_drift_abrupt", "classification"),
+             ("concept_drift_gradual", "classification"), ("rbf_drift", "classification"),
+             ("hyperplane_drift", "classification"))
+SYNTHETIC_TASK = dict(SYNTHETIC)
+ORDERS = ("natural", "shuffled")
+# Other step rules a family may be judged with beside its default (--candidates); a family whose
+# parameters refuse one is skipped for it.
+CANDIDATES = {"adagrad": {"eta": "adagrad"}, "ensemble": {"eta": "ensemble"}}
 GRID = [(eta, schedule) for eta in (0.01, 0.1, 0.5, 1.0, 2.0) for schedule in ("constant", "inv_sqrt")]
 SWEEP = np.logspace(-4, 4, 9)
 D = 50                      # random features per kernel
@@ -86,22 +110,111 @@ def _grid_kwargs(point):
     return dict(point) if isinstance(point[0], tuple) else _step_grid(*point)
 
 
-def load(name: str, rows: int, seed: int, raw: bool):
+def make_synthetic(name: str, rows: int, seed: int):
+    """(X, y, change points) of one of river's drifting streams, `rows` long, from fixed seeds.
+    Labels of the classification streams are -1/+1; the change points are the rounds (0-based)
+    where a new concept starts (the start of the transition of a gradual drift)."""
+    from river.datasets import synth
+    n = rows
+    if name.startswith("friedman"):
+        kind = {"global_abrupt": "gra", "local_abrupt": "lea", "global_gradual": "gsg"}[
+            name[len("friedman_"):]]
+        if kind == "lea":
+            points = (n // 4, n // 2, 3 * n // 4)
+            stream = synth.FriedmanDrift(drift_type=kind, position=points, seed=seed + 1)
+        else:
+            points = (n // 3, 2 * n // 3)
+            stream = synth.FriedmanDrift(drift_type=kind, position=points,
+                                         transition_window=max(n // 20, 1), seed=seed + 1)
+            if kind == "gsg":          # the transition is centred on each position
+                points = tuple(p - max(n // 20, 1) // 2 for p in points)
+    elif name.startswith("concept_drift"):
+        # river draws the concept from a sigmoid of width `width` centred on the position (its
+        # exp overflows for a width much below n / 175): "abrupt" switches within 1% of the stream
+        width = max(n // 100, 1) if name.endswith("abrupt") else max(n // 10, 1)
+        points = (n // 2 - width // 2,)
+        stream = synth.ConceptDriftStream(
+            stream=synth.Agrawal(classification_function=0, seed=seed + 2),
+            drift_stream=synth.Agrawal(classification_function=2, seed=seed + 3),
+            position=n // 2, width=width, seed=seed + 4)
+    elif name == "rbf_drift":
+        points = ()
+        stream = synth.RandomRBFDrift(seed_model=seed + 5, seed_sample=seed + 6, n_classes=2,
+                                      n_features=5, n_centroids=20, change_speed=0.01,
+                                      n_drift_centroids=20)
+    elif name == "hyperplane_drift":
+        points = ()
+        stream = synth.Hyperplane(seed=seed + 7, n_features=10, n_drift_features=5,
+                                  mag_change=0.001, noise_percentage=0.05, sigma=0.1)
+    else:
+        raise ValueError(f"unknown synthetic stream {name!r}")
+    X, y = [], []
+    for x, target in stream.take(n):
+        X.append([float(x[key]) for key in sorted(x)])
+        y.append(float(target))
+    X, y = np.asarray(X), np.asarray(y)
+    if SYNTHETIC_TASK[name] == "classification":
+        y = np.where(y > 0, 1.0, -1.0)
+    return X, y, points
+
+
+def load(name: str, rows: int, seed: int, raw: bool, order: str = "shuffled"):
+    """(X, y, change points): the first `rows` rows in the recorded order ("natural") or a seeded
+    random sample of them ("shuffled"); the change points (of a synthetic stream in natural
+    order) are empty for data whose changes are unknown."""
+    if name in SYNTHETIC_TASK:
+        X, y, points = make_synthetic(name, rows, seed)
+        if order == "shuffled":
+            perm = np.random.default_rng(seed).permutation(len(y))
+            X, y, points = X[perm], y[perm], ()
+        # columns first to [0, 1] (Agrawal's salary is in the 100,000s, its age in the tens: by the
+        # largest row norm alone every other feature would vanish), then into the unit ball
+        span = X.max(axis=0) - X.min(axis=0)
+        X = scale_to_unit_ball((X - X.min(axis=0)) / np.where(span > 0, span, 1.0))
+        if SYNTHETIC_TASK[name] == "regression" and not raw:
+            y = scale_to_unit_interval(y)
+        return X, y, points
     data = np.load(DATA / f"{name}.npz", allow_pickle=False)
     X, y = impute_column_means(data["X"]), np.asarray(data["y"], dtype=np.float64)
     labelled = np.flatnonzero(np.isfinite(y))          # bias_correction has rows without a target
-    order = labelled[np.random.default_rng(seed).permutation(len(labelled))[:rows]]
-    X, y = scale_to_unit_ball(X[order]), y[order]
+    if order == "natural":
+        rows_taken = labelled[:rows]
+    else:
+        rows_taken = labelled[np.random.default_rng(seed).permutation(len(labelled))[:rows]]
+    X, y = scale_to_unit_ball(X[rows_taken]), y[rows_taken]
     if name in REGRESSION and not raw:
         y = scale_to_unit_interval(y)
-    return X, y
+    return X, y, ()
+
+
+def is_classification(name: str) -> bool:
+    return name in CLASSIFICATION or SYNTHETIC_TASK.get(name) == "classification"
+
+
+def recovery_time(errors, point: int, window: int) -> float:
+    """Rounds after the change at `point` until the mean error over the next `window` rounds is
+    within 10% of its mean over the `window` rounds before the change (inf: never within the
+    stream)."""
+    errors = np.asarray(errors, dtype=np.float64)
+    if point < window or point + window > len(errors):
+        return float("nan")
+    before = errors[point - window:point].mean()
+    sums = np.concatenate([[0.0], np.cumsum(errors[point:])])
+    after = (sums[window:] - sums[:-window]) / window      # after[s]: rounds point+s ... +window
+    ok = np.flatnonzero(after <= 1.1 * before)
+    return float(ok[0]) if ok.size else float("inf")
+
+
+def prequential_errors(model, X, y, classify: bool) -> np.ndarray:
+    """Each round's error (0/1, or the squared error) of the prediction made before learning."""
+    pred = _quietly(model.predict_learn, X, y)
+    if classify:
+        return (pred != y).astype(np.float64)
+    return (pred - y) ** 2 if np.isfinite(pred).all() else np.full(len(y), np.nan)
 
 
 def prequential_error(model, X, y, classify: bool) -> float:
-    pred = _quietly(model.predict_learn, X, y)
-    if classify:
-        return float(np.mean(pred != y))
-    return float(np.mean((pred - y) ** 2)) if np.isfinite(pred).all() else float("nan")
+    return float(np.mean(prequential_errors(model, X, y, classify)))
 
 
 def _quietly(learn, X, y):
@@ -121,73 +234,201 @@ def baseline(y, classify: bool) -> float:
     return float(np.mean((seen / counts - y) ** 2))
 
 
-def evaluate(family, make, grid, sweep, X, y, classify):
+def _candidate_models(make, candidates):
+    """{name: model} of the candidate step rules the family accepts."""
+    models = {}
+    for name in candidates:
+        try:
+            model = make(**CANDIDATES[name])
+            model._check_params()            # a family that refuses the rule is skipped for it
+        except (ValueError, TypeError, AttributeError):
+            continue
+        models[name] = model
+    return models
+
+
+def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, candidates=(),
+             do_sweep=True):
     start = time.perf_counter()
-    default = prequential_error(make(), X, y, classify)
-    errors = {point: prequential_error(make(**_grid_kwargs(point)), X, y, classify)
-              for point in grid}
+    default_errors = prequential_errors(make(), X, y, classify)
+    grid_errors = {point: prequential_errors(make(**_grid_kwargs(point)), X, y, classify)
+                   for point in grid}
+    errors = {point: float(np.mean(e)) for point, e in grid_errors.items()}
     finite = [np.isfinite(_quietly(make(**sweep(v)).predict_learn, X[:500], y[:500])).all()
-              for v in SWEEP]
+              for v in (SWEEP if do_sweep else ())]
     best_point = min(errors, key=lambda p: errors[p] if np.isfinite(errors[p]) else np.inf)
-    return {"family": family, "default": default, "best": errors[best_point],
-            "best_point": best_point, "never_nan": all(finite),
-            "seconds": time.perf_counter() - start}
+    constant = [p for p in grid if not isinstance(p[0], tuple) and p[1] == "constant"]
+    best_constant = min(constant, key=lambda p: errors[p] if np.isfinite(errors[p]) else np.inf,
+                        default=None)
+    result = {"family": family, "default": float(np.mean(default_errors)),
+              "best": errors[best_point], "best_point": best_point,
+              "never_nan": all(finite) if do_sweep else None, "candidates": {},
+              "recovery": {"default": [recovery_time(default_errors, p, window) for p in points]}}
+    if best_constant is not None and points:
+        result["recovery"]["best constant"] = [recovery_time(grid_errors[best_constant], p, window)
+                                               for p in points]
+    for name, model in _candidate_models(make, candidates).items():
+        e = prequential_errors(model, X, y, classify)
+        result["candidates"][name] = float(np.mean(e))
+        if points:
+            result["recovery"][name] = [recovery_time(e, p, window) for p in points]
+    result["seconds"] = time.perf_counter() - start
+    return result
 
 
-def run(rows: int, seed: int, raw: bool, families, datasets):
+def run(rows: int, seed: int, raw: bool, families, datasets, orders=ORDERS, candidates=(),
+        do_sweep=True):
     results = []
     for name in datasets:
-        classify = name in CLASSIFICATION
-        X, y = load(name, rows, seed, raw)
-        base = baseline(y, classify)
-        for family, reg, clf, grid, cap, sweep in families:
-            n = len(y) if cap is None else min(cap, len(y))
-            r = evaluate(family, clf if classify else reg, grid, sweep, X[:n], y[:n], classify)
-            r.update(dataset=name, rows=n, baseline=baseline(y[:n], classify) if cap else base,
-                     task="classification" if classify else "regression")
-            results.append(r)
-            print(f"{name:16s} {family:11s} default {r['default']:.4g}  best {r['best']:.4g} "
-                  f"{r['best_point']}  ratio {r['default'] / r['best']:.2f}  base "
-                  f"{r['baseline']:.4g}  never NaN {r['never_nan']}  ({r['seconds']:.1f} s)",
-                  flush=True)
+        classify = is_classification(name)
+        for order in orders:
+            X, y, points = load(name, rows, seed, raw, order)
+            window = max(50, len(y) // 40)
+            base = baseline(y, classify)
+            for family, reg, clf, grid, cap, sweep in families:
+                n = len(y) if cap is None else min(cap, len(y))
+                kept = tuple(p for p in points if p + window <= n)
+                r = evaluate(family, clf if classify else reg, grid, sweep, X[:n], y[:n],
+                             classify, kept, window, candidates, do_sweep)
+                r.update(dataset=name, order=order, rows=n, points=kept, window=window,
+                         baseline=baseline(y[:n], classify) if cap else base,
+                         task="classification" if classify else "regression")
+                results.append(r)
+                extra = "".join(f"  {c} {_cell_ratio(r, v):.2f}" for c, v in r["candidates"].items())
+                print(f"{name:24s} {order:8s} {family:11s} default {r['default']:.4g}  best "
+                      f"{r['best']:.4g} {r['best_point']}  ratio {_cell_ratio(r, r['default']):.2f}"
+                      f"{extra}  base {r['baseline']:.4g}  never NaN {r['never_nan']}  "
+                      f"({r['seconds']:.1f} s)", flush=True)
     return results
 
 
-def report(results, rows, seed, raw) -> str:
+def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
+    """Seconds per sample of Raker (76 kernels, D = 50) with its default and with each candidate
+    rule, learning the same rows (casp, shuffled), interleaved and the best of `repeats` runs, so
+    their ratio is measured in one run on one machine."""
+    X, y, _ = load("casp", rows, seed, False, "shuffled")
+    makes = {"default": {}, **{c: CANDIDATES[c] for c in candidates}}
+    best = {name: np.inf for name in makes}
+    for _ in range(repeats):
+        for name, kwargs in makes.items():
+            model = fo.Raker(n_components=D, random_state=0, **kwargs)
+            model.learn_one(X[0], y[0])                      # build outside the timing
+            start = time.perf_counter()
+            _quietly(model.predict_learn, X[1:], y[1:])
+            best[name] = min(best[name], (time.perf_counter() - start) / (len(y) - 1))
+    return best
+
+
+def _ratio(value, best, rows=None):
+    """value / best; for error rates over `rows` rounds (classification), (mistakes + 1) /
+    (best's mistakes + 1): a stream the best step predicts without a mistake (magic04's first
+    8000 rows are all of one class) gives a finite ratio that still counts every mistake."""
+    if rows is not None:
+        return (value * rows + 1.0) / (best * rows + 1.0)
+    return value / best if best > 0 else (1.0 if value == best else float("inf"))
+
+
+def _cell_ratio(r, value):
+    return _ratio(value, r["best"], r["rows"] if r["task"] == "classification" else None)
+
+
+def _never_nan(r):
+    return "-" if r["never_nan"] is None else ("yes" if r["never_nan"] else "**no**")
+
+
+def _rounds(values):
+    return ", ".join("-" if np.isnan(v) else ("never" if np.isinf(v) else f"{v:.0f}")
+                     for v in values)
+
+
+def report(results, rows, seed, raw, command="", costs=None) -> str:
     units = "raw units" if raw else "y scaled to [0, 1]"
+    candidates = sorted({c for r in results for c in r["candidates"]})
     lines = [f"# Default models against the best of their step grid ({units})", "",
-             f"`python bench/defaults.py{' --raw' if raw else ''} --rows {rows} --seed {seed}`: "
-             f"rows in a seeded random order (at most {rows}; OMKR at most 1000, it is O(t) per "
-             f"round), x scaled to the unit ball; prequential MSE (regression) or error rate "
+             f"`{command or 'python bench/defaults.py'}`: the first {rows} rows in their recorded "
+             f"order (natural) or a seeded random sample of {rows} rows (shuffled; OMKR at most "
+             f"1000, it is O(t) per round), river's seeded drifting streams generated offline, x "
+             f"scaled to the unit ball; prequential MSE (regression) or error rate "
              f"(classification).  Grid: eta in {{0.01, 0.1, 0.5, 1, 2}} x {{constant, 1/sqrt(t)}}; "
-             f"'never NaN': every constant eta in 1e-4 ... 1e4 gave finite predictions.", "",
-             "| data set | family | default | best of grid (eta, schedule) | default / best | "
-             "mean or majority | never NaN |", "|---|---|---|---|---|---|---|"]
+             f"'never NaN': every constant eta in 1e-4 ... 1e4 gave finite predictions ('-': not "
+             f"swept).  Ratios of classification cells are (mistakes + 1) / (best's mistakes + 1)."
+             , "",
+             "| data set | order | family | default | best of grid (eta, schedule) | "
+             "default / best | " + "".join(f"{c} / best | " for c in candidates)
+             + "mean or majority | never NaN |",
+             "|---|---|---|---|---|---|" + "---|" * len(candidates) + "---|---|"]
     for r in results:
         point = r["best_point"]
         eta, schedule = (point[0][1], point[0][0]) if isinstance(point[0], tuple) else point
-        lines.append(f"| {r['dataset']} | {r['family']} | {r['default']:.4g} | {r['best']:.4g} "
-                     f"({eta}, {schedule}) | {r['default'] / r['best']:.2f} | {r['baseline']:.4g} "
-                     f"| {'yes' if r['never_nan'] else '**no**'} |")
-    ratios = {}
+        extra = "".join(f"{_cell_ratio(r, r['candidates'][c]):.2f} | " if c in r["candidates"]
+                        else "- | " for c in candidates)
+        lines.append(f"| {r['dataset']} | {r['order']} | {r['family']} | {r['default']:.4g} | "
+                     f"{r['best']:.4g} ({eta}, {schedule}) | "
+                     f"{_cell_ratio(r, r['default']):.2f} | {extra}{r['baseline']:.4g} "
+                     f"| {_never_nan(r)} |")
+    rules = ["default"] + candidates
+    lines += ["", "Ratio to the best of the grid, per family, task and order (worst, geometric "
+              "mean, cells above 1.2):", "",
+              "| family | task | order | rule | worst | geometric mean | cells > 1.2 |",
+              "|---|---|---|---|---|---|---|"]
+    groups = {}
     for r in results:
-        ratios.setdefault((r["family"], r["task"]), []).append(r["default"] / r["best"])
-    lines += ["", "Worst ratio default / best of grid, per family and task:", "",
-              "| family | task | worst ratio | median ratio |", "|---|---|---|---|"]
-    for (family, task), v in ratios.items():
-        lines.append(f"| {family} | {task} | {max(v):.2f} | {np.median(v):.2f} |")
+        groups.setdefault((r["family"], r["task"], r["order"]), []).append(r)
+    for (family, task, order), rs in groups.items():
+        for rule in rules:
+            v = [_cell_ratio(r, r["default"] if rule == "default" else r["candidates"][rule])
+                 for r in rs if rule == "default" or rule in r["candidates"]]
+            if v:
+                lines.append(f"| {family} | {task} | {order} | {rule} | {max(v):.2f} | "
+                             f"{np.exp(np.mean(np.log(np.maximum(v, 1e-12)))):.2f} | "
+                             f"{sum(x > 1.2 for x in v)} of {len(v)} |")
+    lines += ["", "Over every task (worst / geometric mean of the ratio):", "",
+              "| family | order | rule | worst | geometric mean |", "|---|---|---|---|---|"]
+    overall = {}
+    for r in results:
+        for rule in rules:
+            if rule == "default" or rule in r["candidates"]:
+                value = r["default"] if rule == "default" else r["candidates"][rule]
+                overall.setdefault((r["family"], r["order"], rule), []).append(
+                    _cell_ratio(r, value))
+    for (family, order, rule), v in overall.items():
+        lines.append(f"| {family} | {order} | {rule} | {max(v):.2f} | "
+                     f"{np.exp(np.mean(np.log(np.maximum(v, 1e-12)))):.2f} |")
+    recovered = [r for r in results if r["points"]]
+    if recovered:
+        lines += ["", "Recovery after each known change point (natural order): rounds until the "
+                  "error over the next `window` rounds is back within 10% of its level over the "
+                  "`window` rounds before the change ('never': not within the stream).", "",
+                  "| stream | family | change points | window | default | best constant step | "
+                  + "".join(f"{c} | " for c in candidates), "|---|---|---|---|---|---|"
+                  + "---|" * len(candidates)]
+        for r in recovered:
+            rec = r["recovery"]
+            lines.append(f"| {r['dataset']} | {r['family']} | {', '.join(map(str, r['points']))} "
+                         f"| {r['window']} | {_rounds(rec['default'])} | "
+                         f"{_rounds(rec.get('best constant', []))} | "
+                         + "".join(f"{_rounds(rec[c]) if c in rec else '-'} | "
+                                   for c in candidates))
+    if costs:
+        lines += ["", "Per-sample cost of Raker (76 kernels, D = 50, casp, 2000 rows, best of 3 "
+                  "interleaved runs):", "", "| rule | microseconds per sample | / default |",
+                  "|---|---|---|"]
+        for name, seconds in costs.items():
+            lines.append(f"| {name} | {seconds * 1e6:.1f} | {seconds / costs['default']:.2f} |")
     beaten = sum(r["default"] < r["baseline"] for r in results)
     lines += ["", f"The default beats the mean / majority predictor in {beaten} of {len(results)} "
               f"cells."]
-    over = [r for r in results if r["default"] > 1.2 * r["best"]]
+    over = [r for r in results if _cell_ratio(r, r["default"]) > 1.2]
     lines += ["", f"Cells where the default is more than 1.2x the best of the grid: {len(over)} of "
-              f"{len(results)}" + "".join(f"; {r['dataset']} {r['family']} "
-                                          f"{r['default'] / r['best']:.2f}" for r in over) + "."]
+              f"{len(results)}" + "".join(f"; {r['dataset']} ({r['order']}) {r['family']} "
+                                          f"{_cell_ratio(r, r['default']):.2f}"
+                                          for r in over) + "."]
     unbeaten = [r for r in results if r["default"] >= r["baseline"]]
     lines += ["", "Cells where the default does not beat the mean / majority predictor, and how the "
               "best of the grid does there: " + ("none." if not unbeaten else "; ".join(
-                  f"{r['dataset']} {r['family']} (best of grid / baseline "
-                  f"{r['best'] / r['baseline']:.2f})" for r in unbeaten) + ".")]
+                  f"{r['dataset']} ({r['order']}) {r['family']} (best of grid / baseline "
+                  f"{_ratio(r['best'], r['baseline']):.2f})"
+                  for r in unbeaten) + ".")]
     return "\n".join(lines) + "\n"
 
 
@@ -197,13 +438,33 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--raw", action="store_true", help="leave regression targets in raw units")
     parser.add_argument("--families", nargs="+", default=[f[0] for f in FAMILIES])
-    parser.add_argument("--datasets", nargs="+", default=list(REGRESSION + CLASSIFICATION))
+    parser.add_argument("--datasets", nargs="+",
+                        default=list(REGRESSION + CLASSIFICATION) + [s for s, _ in SYNTHETIC])
+    parser.add_argument("--order", choices=ORDERS + ("both",), default="both")
+    parser.add_argument("--candidates", nargs="*", choices=sorted(CANDIDATES), default=[])
+    parser.add_argument("--quick", action="store_true",
+                        help="Raker only, 2000 rows, no never-NaN sweep (about 3 minutes)")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the never-NaN sweep")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    import sys
+    command = "python bench/defaults.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.quick:
+        args.rows = min(args.rows, 2000)
+        if "--families" not in (sys.argv if argv is None else argv):
+            args.families = ["Raker"]
     families = [f for f in FAMILIES if f[0] in args.families]
-    results = run(args.rows, args.seed, args.raw, families, args.datasets)
+    orders = ORDERS if args.order == "both" else (args.order,)
+    results = run(args.rows, args.seed, args.raw, families, args.datasets, orders,
+                  args.candidates, not (args.quick or args.no_sweep))
     out = args.out or HERE / "results" / ("defaults_raw.md" if args.raw else "defaults.md")
-    out.write_text(report(results, args.rows, args.seed, args.raw))
+    # the measurements first, so a report can be rewritten from them without measuring again
+    import json
+    out.with_suffix(".json").write_text(json.dumps(
+        [{k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()} for r in results],
+        default=str))
+    costs = per_sample_cost(args.candidates) if args.candidates else None
+    out.write_text(report(results, args.rows, args.seed, args.raw, command.strip(), costs))
     print(f"wrote {out}")
 
 

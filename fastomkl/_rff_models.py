@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastomkl._core.steps import ADAGRAD, SCHEDULES, SELF_CONFIDENT
+from fastomkl._core.steps import ADAGRAD, ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES, SELF_CONFIDENT
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.features.rff import DTYPES, RFFBank
 from fastomkl._estimator.params import Boolean, Interval, Kernels, Options, RandomState
@@ -37,6 +37,10 @@ STEP_PARAMETERS = {
     "eta_schedule": [Options(*SCHEDULES)],
     "eta_combiner": STEP,
 }
+# The step of a model whose experts may be an ensemble of steps per kernel (Raker): besides
+# "auto" and a number, the step rules by name.
+STEP_RULES = ("adagrad", "ensemble")
+OGD_STEP = [AUTO, *STEP_RULES, Interval("real", 0.0, MAX_RATE, closed="right")]
 OGD_PARAMETERS = {
     **STEP_PARAMETERS,
     "lam": [Interval("real", 0.0, MAX_RATE)],
@@ -166,6 +170,10 @@ AUTO_RATE = (1.0, SCHEDULES["constant"])
 # constant.  Exploration probabilities (OMKL-GF's eta_e, SFG's xi) are unit-free: under
 # eta="auto" they keep the papers' 0.1 / sqrt(t).
 SELF_CONFIDENT_RATE = (1.0, SELF_CONFIDENT)
+# The exponential weights over an ensemble's kernel x step experts (eta="ensemble"), on
+# standardised losses: a constant rate, so the weights can move to another member after a change
+# at any time (bench/defaults.py --candidates ensemble).
+ENSEMBLE_RATE = (2.0, SCHEDULES["constant"])
 PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
 
 
@@ -176,11 +184,15 @@ def auto(value):
 
 def check_steps(eta, schedule: str, loss: int) -> dict:
     """{"eta": (scale, schedule code), "standardize": bool} for the experts' step size (declared
-    and accepted already): "auto" (AdaGrad-norm and, for regression losses, online standardised
-    targets) or the papers' number with its schedule."""
+    and accepted already): "auto" or "adagrad" (AdaGrad-norm and, for regression losses, online
+    standardised targets), "ensemble" (a grid of constant steps per kernel, ``ENSEMBLE_STEPS``,
+    also with standardised targets; the steps are in "steps") or the papers' number with its
+    schedule."""
+    standardize = loss in (LOSSES["squared"], LOSSES["absolute"])
+    if isinstance(eta, str) and eta == "ensemble":
+        return {"eta": (0.0, ENSEMBLE), "standardize": standardize, "steps": ENSEMBLE_STEPS}
     if isinstance(eta, str):
-        return {"eta": (AUTO_STEP, ADAGRAD),
-                "standardize": loss in (LOSSES["squared"], LOSSES["absolute"])}
+        return {"eta": (AUTO_STEP, ADAGRAD), "standardize": standardize}
     return {"eta": (float(eta), SCHEDULES[schedule]), "standardize": False}
 
 
@@ -189,6 +201,8 @@ def check_rate(rate, eta, schedule: str, auto=None) -> tuple[float, int]:
     "auto": the step's own number (the papers) or, under eta="auto", `auto` (default
     AUTO_RATE)."""
     if isinstance(rate, str):
+        if isinstance(eta, str) and eta == "ensemble":
+            return ENSEMBLE_RATE
         if isinstance(eta, str):
             return AUTO_RATE if auto is None else auto
         rate = eta

@@ -281,7 +281,8 @@ class _NystromAWVBase(_OneKernel):
                                  config["mu"], config["beta"], config["eps"],
                                  config["kors_weights"], config["max_centres"],
                                  config["cache_kernel"])
-        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator,
+                      bool(getattr(self, "standardize_target", False)))
 
     @property
     def n_centres_(self) -> int:
@@ -353,8 +354,19 @@ _NYSTROM_DOC = """
 """
 
 
+_STANDARDIZE_DOC = """
+    standardize_target : bool, default True
+        Learn the targets standardised online, (y - mean) / std of the targets seen so far, and map
+        the predictions back, as the gradient-based regressors do under ``eta="auto"``: the ridge
+        lam and the prior mean 0 then mean the same whatever the units of y (on scikit-learn's
+        diabetes, y in 25 ... 346, raw units leave the model predicting near 0 for hundreds of
+        rounds).  False learns y in its raw units, as the paper.
+    random_state :"""
+
+
 class NystromAWV(_NystromAWVBase, OnlineEstimator):
-    __doc__ = "PKAWV with a KORS Nystrom dictionary (regression).\n" + _NYSTROM_DOC + """
+    __doc__ = "PKAWV with a KORS Nystrom dictionary (regression).\n" + _NYSTROM_DOC.replace(
+        "\n    random_state :", _STANDARDIZE_DOC, 1) + """
     Examples
     --------
     >>> import numpy as np
@@ -365,6 +377,22 @@ class NystromAWV(_NystromAWVBase, OnlineEstimator):
     >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.8
     (True, True)
     """
+    _parameter_constraints = {**_NystromAWVBase._parameter_constraints,
+                              "standardize_target": [Boolean()]}
+    # files written before the parameter existed learnt in raw units
+    _defaults_of_older_files = {"standardize_target": False}
+
+    def __init__(self, kernel=None, lam=1.0, mode="vaw", mu="auto", beta=1.0, eps=0.5,
+                 kors_weights="sqrt", max_centres=None, cache_kernel=True, random_state=None,
+                 standardize_target=True, **renamed):
+        super().__init__(kernel, lam, mode, mu, beta, eps, kors_weights, max_centres,
+                         cache_kernel, random_state, **renamed)
+        self.standardize_target = standardize_target
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [*super()._unit_test_params(),
+                {"kernel": Gaussian(1.0), "standardize_target": False, "random_state": 0}]
 
 
 class NystromAWVClassifier(_NystromAWVBase, BinaryClassifier):
@@ -734,7 +762,8 @@ class _ProsNKonsBase(_OneKernel):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = ProsNKonsExperts(n_features, config["sigma"], config["alpha"], config["beta"],
                                    config["eps"], config["C"], config["kors_weights"])
-        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator,
+                      bool(getattr(self, "standardize_target", False)))
 
     @property
     def n_centres_(self) -> int:

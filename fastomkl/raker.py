@@ -15,9 +15,10 @@ import numpy as np
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts
-from fastomkl._estimator.params import Options, take_renamed
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, REGRESSION_LOSSES,
+from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
+from fastomkl._core.steps import ENSEMBLE
+from fastomkl._estimator.params import Interval, Options, take_renamed
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
@@ -30,11 +31,17 @@ _PARAMS_DOC = """
         The dictionary; None is paper 000's 76 kernels (``fastomkl.paper000_dictionary()``).
     n_components : int, default 50
         Random frequencies per kernel (D); each kernel's model has 2D weights.
-    eta : "auto" or float, default "auto"
-        OGD step size.  "auto" adapts to the data: AdaGrad-norm steps per kernel, truncated so an
-        update never takes the prediction past the zero of its loss's tangent, regression
-        targets standardised online, exponential weights at rate 1 on those units (see
-        ``fastomkl._rff_models``).  A number is the paper's step, constant or eta / sqrt(t)
+    eta : "auto", "adagrad", "ensemble" or float, default "auto"
+        OGD step size.  "auto" (the same as "adagrad") adapts to the data: AdaGrad-norm steps per
+        kernel, truncated so an update never takes the prediction past the zero of its loss's
+        tangent, regression targets standardised online, exponential weights at rate 1 on those
+        units (see ``fastomkl._rff_models``).  "ensemble" keeps adapting on a stream that
+        changes: each kernel learns with four constant steps 2^-5, 2^-3, 2^-1, 2 (truncated,
+        the regulariser taken proximally, targets standardised online), and the exponential
+        weights, at the constant rate 2, weigh all kernel x step experts, so the weight moves to
+        the step that suits the data now (four linear models per kernel sharing its features:
+        2.0x the cost per sample of "auto" for the 76-kernel dictionary;
+        bench/results/defaults_orders.md).  A number is the paper's step, constant or eta / sqrt(t)
         (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
         Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
@@ -67,6 +74,11 @@ _PARAMS_DOC = """
     random_state : None, int, SeedSequence or Generator
         Seeds the frequency draws (its own stream: same seed, same features in every model;
         under ``rng_protocol="legacy"`` the one ``np.random.seed`` stream).
+    share : float in [0, 0.5], default 0
+        Fixed share of the exponential weights (Herbster & Warmuth 1998): after each update the
+        weights become (1 - share) w_bar + share / N, so no expert's weight falls below share / N
+        and a kernel (or, under ``eta="ensemble"``, a step) that was bad can take the lead again
+        soon after it becomes the best, however long it lost before.  0 is the paper's Hedge.
 
     Attributes
     ----------
@@ -82,14 +94,15 @@ _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
-    _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS,
-                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+    _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
+                              "loss": [Options("auto", *REGRESSION_LOSSES)],
+                              "share": [Interval("real", 0.0, 0.5)]}
     _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def __init__(self, kernels=None, n_components=50, eta="auto", eta_schedule="inv_sqrt", lam=1e-3,
                  loss="auto", eta_combiner="auto", regularizer_after_update=False,
                  shared_draw=False, rng_protocol="default", random_state=None, dtype="float64",
-                 **renamed):
+                 share=0.0, **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.eta = eta
@@ -102,6 +115,7 @@ class _RakerBase(RFFModelMixin):
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
+        self.share = share
         take_renamed(self, renamed)
 
     @classmethod
@@ -110,7 +124,9 @@ class _RakerBase(RFFModelMixin):
                 {"kernels": [Gaussian(0.5), Gaussian(2.0)], "n_components": 4, "eta": 0.1,
                  "shared_draw": True, "random_state": 0},
                 {"kernels": [Gaussian(1.0)], "n_components": 4, "dtype": "float32",
-                 "random_state": 0}]
+                 "random_state": 0},
+                {"kernels": [Gaussian(0.5), Laplacian(1.0)], "n_components": 4,
+                 "eta": "ensemble", "share": 0.01, "random_state": 0}]
 
     def _check_params(self) -> dict:
         return self._check_ogd_params()
@@ -118,9 +134,13 @@ class _RakerBase(RFFModelMixin):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
         n = bank.n_kernels
-        experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
-                             bool(self.regularizer_after_update))
-        combiner = Hedge(n, *config["eta_combiner"])
+        if config["eta"][1] == ENSEMBLE:
+            experts = OGDStepEnsemble(n, config["steps"], bank.n_outputs, config["loss"],
+                                      config["lam"], bool(self.regularizer_after_update))
+        else:
+            experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
+                                 bool(self.regularizer_after_update))
+        combiner = Hedge(experts.n_experts, *config["eta_combiner"], float(self.share))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
@@ -144,7 +164,10 @@ class _RakerBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        return np.array(self._fitted_engine().combiner.w_bar)
+        engine = self._fitted_engine()
+        w_bar = np.asarray(engine.combiner.w_bar)
+        # an ensemble's kernel weighs what its members weigh together
+        return w_bar.reshape(-1, engine.experts.per_kernel).sum(axis=1)
 
 
 class Raker(_RakerBase, OnlineEstimator):

@@ -25,7 +25,7 @@ def round_uniforms(seed, n):
 def test_predictions_and_dictionary_equal_direct_solves(mode, weights):
     X, y = data(120)
     params = dict(lam=0.7, mu=0.05, beta=1.0, eps=0.5)
-    model = NystromAWV(Gaussian(0.5), mode=mode, kors_weights=weights, random_state=3, **params)
+    model = NystromAWV(Gaussian(0.5), mode=mode, kors_weights=weights, random_state=3, standardize_target=False, **params)
     got = model.predict_learn(X, y)
     want, index, S = ref.nystrom_awv(X, y, weights=weights, uniforms=round_uniforms(3, 120),
                                      mode=mode, sigma=0.5, **params)
@@ -37,8 +37,8 @@ def test_predictions_and_dictionary_equal_direct_solves(mode, weights):
 
 def test_awv_is_shrunk_ridge_on_the_same_dictionary():
     X, y = data(80)
-    awv = NystromAWV(mode="vaw", kernel=Gaussian(0.5), random_state=1).predict_learn(X, y)
-    model = NystromAWV(mode="ridge", kernel=Gaussian(0.5), random_state=1)
+    awv = NystromAWV(mode="vaw", kernel=Gaussian(0.5), random_state=1, standardize_target=False).predict_learn(X, y)
+    model = NystromAWV(mode="ridge", kernel=Gaussian(0.5), random_state=1, standardize_target=False)
     ridge = model.predict_learn(X, y)
     index = model.dictionary_
     lev = np.zeros(80)

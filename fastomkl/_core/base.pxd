@@ -11,7 +11,7 @@
 # Contract of a round, in the order the engine calls it (r: the round's context, below):
 #   n = combiner.select(r, active, weight)             random subset (or all) and importance weights
 #   features.prepare(x, work); experts.prepare(x)
-#   for k in active: features.transform_prepared(x, work, k, z_k); preds[k] = experts.predict(k, x, z_k)
+#   for k in active: features.transform_prepared(x, work, k // per_kernel, z); preds[k] = experts.predict(k, x, z)
 #   ctx.y_hat = combiner.combine(active, n, preds)
 #   for j, k in enumerate(active): ctx.weight = weight[j]; losses[k] = experts.learn(k, x, z_k, preds[k], r)
 #   combiner.learn(r, active, n, preds, losses)
@@ -69,6 +69,10 @@ cdef class FeatureBank(Component):
 
 cdef class ExpertBank(Component):
     cdef readonly int n_experts
+    # Experts per representation: expert e learns on the features of kernel e // per_kernel (1 for
+    # one expert per kernel; an ensemble of steps per kernel shares each kernel's features among
+    # its members, and the engine computes them once per kernel).
+    cdef readonly int per_kernel
     cdef public long n_rejected       # updates refused because they would exceed STATE_LIMIT
     # True when learn(k) never changes what predict(j) returns for another expert j (each expert
     # has its own state): the engine may then finish each expert (features, prediction, update)

@@ -96,6 +96,9 @@ cdef class FeatureBank(Component):
 
 
 cdef class ExpertBank(Component):
+    def __cinit__(self, *args, **kwargs):
+        self.per_kernel = 1
+
     cdef void prepare(self, const double* x) noexcept nogil:
         pass
 

@@ -154,9 +154,11 @@ cdef class Engine:
 
     def __init__(self, FeatureBank features, ExpertBank experts, Combiner combiner, bit_generator,
                  bint standardize_target=False):
-        if not (features.n_kernels == experts.n_experts == combiner.n_experts):
+        if not (features.n_kernels * experts.per_kernel == experts.n_experts
+                == combiner.n_experts):
             raise ValueError(f"features ({features.n_kernels} kernels), experts "
-                             f"({experts.n_experts}) and combiner ({combiner.n_experts}) disagree")
+                             f"({experts.n_experts}, {experts.per_kernel} per kernel) and "
+                             f"combiner ({combiner.n_experts}) disagree")
         self.features = features
         self.experts = experts
         self.combiner = combiner
@@ -257,14 +259,18 @@ cdef class Engine:
     cdef double predict_ptr(self, const double* x) noexcept nogil:
         cdef int* active = &self.active[0]
         cdef int n = self.combiner.select_predict(active)
-        cdef int j, k
+        cdef int j, k, kernel, last = -1
+        cdef int per_kernel = self.experts.per_kernel
         cdef double* z
         self.features.prepare(x, &self.work[0])
         self.experts.prepare(x)
         for j in range(n):
             k = active[j]
-            z = &self.z[0, 0] + k * self.z_stride
-            self.features.transform_prepared(x, &self.work[0], k, z)
+            kernel = k if per_kernel == 1 else k // per_kernel
+            z = &self.z[0, 0] + kernel * self.z_stride
+            if kernel != last:      # the members of one kernel share its features
+                self.features.transform_prepared(x, &self.work[0], kernel, z)
+                last = kernel
             self.preds[k] = self.experts.predict(k, x, z)
         if self.standardize_target:
             return self.target[1] + self.target_scale() * self.combiner.combine(active, n,
@@ -282,7 +288,8 @@ cdef class Engine:
         cdef double* preds = &self.preds[0]
         cdef double* losses = &self.losses[0]
         cdef Round* ctx = &self.round
-        cdef int n, j, k
+        cdef int n, j, k, kernel, last = -1
+        cdef int per_kernel = self.experts.per_kernel
         cdef double y_hat, center = 0.0, scale = 1.0, delta
         cdef double* z
         cdef bint finish_each = self.experts.independent
@@ -304,8 +311,11 @@ cdef class Engine:
         self.experts.prepare(x)
         for j in range(n):
             k = active[j]
-            z = &self.z[0, 0] + k * self.z_stride
-            self.features.transform_prepared(x, &self.work[0], k, z)
+            kernel = k if per_kernel == 1 else k // per_kernel
+            z = &self.z[0, 0] + kernel * self.z_stride
+            if kernel != last:      # the members of one kernel share its features
+                self.features.transform_prepared(x, &self.work[0], kernel, z)
+                last = kernel
             preds[k] = self.experts.predict(k, x, z)
             if finish_each:           # the combination below reads only the stored predictions
                 ctx.weight = self.weight[j]
@@ -315,7 +325,7 @@ cdef class Engine:
         if not finish_each:
             for j in range(n):
                 k = active[j]
-                z = &self.z[0, 0] + k * self.z_stride
+                z = &self.z[0, 0] + (k // per_kernel) * self.z_stride
                 ctx.weight = self.weight[j]
                 losses[k] = self.experts.learn(k, x, z, preds[k], ctx)
         if self.standardize_target:

@@ -11,6 +11,8 @@ cdef enum:
     SCHEDULE_SELF_CONFIDENT = 3   # scale sqrt(ln N / (1 + V)), V kept by the combiner
     SCHEDULE_INVERSE = 4     # scale / (1 + decay t): the DSG authors' code
     SCHEDULE_INV_T = 5       # scale / t: the DSG paper's theory (gamma_t = theta / t)
+    SCHEDULE_ENSEMBLE = 6    # a constant step per member of an ensemble (a geometric grid per
+                             # kernel), truncated and proximal: see ensemble_update
 
 
 ctypedef struct Schedule:
@@ -71,3 +73,12 @@ cdef inline long horizon_of(long fixed, long current, long t) noexcept nogil:
             return t
         current *= 2
     return current
+
+
+cdef inline void proximal_update(double step, double d, double lam, double* shrink,
+                                 double* g) noexcept nogil:
+    """The proximal step on loss'(f) z + lam ||theta||^2: theta <- (theta - step d z) / (1 + 2 step
+    lam), as theta <- shrink theta - g z.  Unlike the explicit step 1 - 2 step lam it never flips
+    theta's sign, whatever the step, so a large member of a step grid stays stable."""
+    shrink[0] = 1.0 / (1.0 + 2.0 * step * lam)
+    g[0] = step * d * shrink[0]

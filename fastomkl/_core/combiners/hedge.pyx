@@ -15,12 +15,21 @@ cdef double LOG_WEIGHT_FLOOR = -1e300
 
 
 cdef class Hedge(FullInformation):
-    """Hedge / exponential weights: w_k <- w_k exp(-eta_t L_k); y_hat = sum_k w_bar_k f_k."""
+    """Hedge / exponential weights: w_k <- w_k exp(-eta_t L_k); y_hat = sum_k w_bar_k f_k.
 
-    def __init__(self, int n_experts, double eta_scale, int eta_kind):
+    With a fixed share alpha > 0 (Herbster & Warmuth 1998), each update ends with
+    w_bar <- (1 - alpha) w_bar + alpha / N: no weight falls below alpha / N, so an expert that was
+    bad can take the lead again within about log(N / alpha) / (eta * loss gap) rounds after it
+    becomes the best, however long it lost before (plain Hedge needs as many rounds as it lost).
+    """
+
+    def __init__(self, int n_experts, double eta_scale, int eta_kind, double share=0.0):
+        if not 0.0 <= share < 1.0:
+            raise ValueError(f"share must be in [0, 1), got {share}")
         self.n_experts = n_experts
         self.eta.scale = eta_scale
         self.eta.kind = eta_kind
+        self.share = share
         self.log_w = np.zeros(n_experts)
         self.w_bar = np.full(n_experts, 1.0 / n_experts)
 
@@ -54,6 +63,19 @@ cdef class Hedge(FullInformation):
         for j in range(n_active):
             self.log_w[active[j]] -= eta * losses[active[j]]
         self.normalise()
+        if self.share > 0.0:
+            self.fixed_share()
+
+    cdef void fixed_share(self) noexcept nogil:
+        """w_bar <- (1 - share) w_bar + share / N, and log_w its logarithm (maximum 0 again)."""
+        cdef int k
+        cdef double top = -INFINITY
+        for k in range(self.n_experts):
+            self.w_bar[k] = (1.0 - self.share) * self.w_bar[k] + self.share / self.n_experts
+            if self.w_bar[k] > top:
+                top = self.w_bar[k]
+        for k in range(self.n_experts):
+            self.log_w[k] = log(self.w_bar[k] / top)
 
     cdef void normalise(self) noexcept nogil:
         """Refresh w_bar and shift log_w so its maximum is 0 (it never under- or overflows)."""

@@ -14,3 +14,9 @@ cdef class OGDExperts(ExpertBank):
     cdef readonly double lam
     cdef Schedule eta
     cdef readonly bint regularizer_after_update
+
+
+cdef class OGDStepEnsemble(OGDExperts):
+    # per_kernel members per kernel, member i of kernel k is expert k * per_kernel + i, with the
+    # constant step steps[i] (truncated, proximal regulariser).
+    cdef readonly double[::1] steps

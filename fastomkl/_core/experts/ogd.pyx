@@ -9,8 +9,8 @@ from libc.math cimport fabs, sqrt
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport loss_derivative, loss_value
 from fastomkl._core.numeric cimport STATE_LIMIT
-from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, Schedule, adagrad_step, schedule_at,
-                                   truncated_step)
+from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, SCHEDULE_ENSEMBLE, Schedule, adagrad_step,
+                                   proximal_update, schedule_at, truncated_step)
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -109,6 +109,49 @@ cdef class OGDExperts(ExpertBank):
             return loss + self.lam * self.sqnorm[k]
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
+        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.rows.shape[1], shrink, g, &norm_before,
+                             &norm_after)
+        self.sqnorm[k] = norm_after
+        if self.regularizer_after_update:
+            return loss + self.lam * norm_after
+        return loss + self.lam * norm_before
+
+
+cdef class OGDStepEnsemble(OGDExperts):
+    """An ensemble of constant steps per kernel: member i of kernel k (expert k * m + i, m members)
+    is a linear model on kernel k's features taking the step steps[i] every round.
+
+    The step of a round is truncated (``truncated_step``: the example's own prediction never passes
+    the zero of its loss's tangent) after the importance weight, and the regulariser is taken
+    proximally (``proximal_update``), so the largest steps of the grid stay stable.  Every member
+    learns every round from the same features, and the combiner weighs all kernel x step experts:
+    a step that suits the data now gains weight however long another suited them before, which a
+    step rule that only ever shrinks (AdaGrad-norm) cannot do after a change.
+    """
+
+    def __init__(self, int n_kernels, steps, int dim, int loss, double lam,
+                 bint regularizer_after_update=False):
+        steps = np.ascontiguousarray(steps, dtype=np.float64)
+        if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
+            raise ValueError("steps must be a non-empty vector of positive steps")
+        OGDExperts.__init__(self, n_kernels * len(steps), dim, loss, lam, 0.0, SCHEDULE_ENSEMBLE,
+                            regularizer_after_update)
+        self.per_kernel = len(steps)
+        self.steps = steps
+
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double y = ctx.y
+        cdef double weight = ctx.weight
+        cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
+        cdef double zz = self.zz[k]
+        cdef double step, shrink, g, bound, norm_before, norm_after
+        step = truncated_step(self.steps[k % self.per_kernel] * weight, fabs(d) * zz, loss, d)
+        proximal_update(step, d, self.lam, &shrink, &g)
+        bound = shrink * sqrt(self.sqnorm[k]) + fabs(g) * sqrt(zz)
+        if not bound <= STATE_LIMIT:      # also catches NaN
+            self.n_rejected += 1
+            return loss + self.lam * self.sqnorm[k]
         fastomkl_shrink_axpy(&self.rows[k, 0], z, self.rows.shape[1], shrink, g, &norm_before,
                              &norm_after)
         self.sqnorm[k] = norm_after

@@ -1,0 +1,244 @@
+"""eta="ensemble": a grid of constant steps per kernel under one Hedge layer, against a plain NumPy
+implementation of the same equations on the model's own frequencies, and the properties that make
+it a step rule for streams that change."""
+import numpy as np
+import pytest
+
+import fastomkl as fo
+from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
+from fastomkl._core.combiners.hedge import Hedge
+from fastomkl._core.engine import Engine
+from fastomkl._core.experts.ogd import OGDStepEnsemble
+from fastomkl._core.features.rff import RFFBank
+from fastomkl._core.losses import LOSSES
+from fastomkl._core.steps import ENSEMBLE_STEPS
+from reference import NumpyRaker, loss_derivative, loss_value, rff
+
+KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
+
+
+class NumpyStepEnsemble:
+    """Per kernel k and step eta_i a linear model theta_{k,i} on z_k(x); every round each takes the
+    truncated step s = min(eta_i, loss / (d^2 ||z_k||^2)) with the regulariser taken proximally,
+    theta <- (theta - s d z_k) / (1 + 2 s lam); exponential weights over all (k, i) at `rate` on
+    the losses loss + lam ||theta||^2 (theta before the step); regression targets standardised
+    with the mean and standard deviation of the targets seen (this one included when learning)."""
+
+    def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0):
+        self.frequencies = np.asarray(frequencies, dtype=np.float64)
+        self.steps = np.asarray(steps)
+        n, m = self.frequencies.shape[0], len(steps)
+        self.theta = np.zeros((n, m, 2 * self.frequencies.shape[1]))
+        self.log_w = np.zeros((n, m))
+        self.lam, self.loss, self.rate, self.standardize = lam, loss, rate, standardize
+        self.targets = []
+        self.share = share
+
+    def weights(self):
+        w = np.exp(self.log_w - self.log_w.max())
+        return w / w.sum()
+
+    def _units(self):
+        if not self.standardize or not self.targets:
+            return 0.0, 1.0
+        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
+        return float(np.mean(self.targets)), std if std > 0 else 1.0
+
+    def predict_one(self, x):
+        f = np.einsum("kij,kj->ki", self.theta, rff(self.frequencies, x))
+        center, scale = self._units()
+        return center + scale * float((self.weights() * f).sum())
+
+    def predict_learn_one(self, x, y):
+        z = rff(self.frequencies, x)                               # (n, 2D)
+        f = np.einsum("kij,kj->ki", self.theta, z)                 # (n, m)
+        center, scale = self._units()
+        y_hat = center + scale * float((self.weights() * f).sum())
+        if self.standardize:
+            self.targets.append(y)
+            center, scale = self._units()
+            y = (y - center) / scale
+        d, loss = loss_derivative(self.loss, f, y), loss_value(self.loss, f, y)
+        zz = np.einsum("kj,kj->k", z, z)[:, None]
+        moves = (d != 0) & (zz > 0)
+        limit = np.divide(loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
+        s = np.minimum(self.steps[None, :], limit)
+        norm_before = np.einsum("kij,kij->ki", self.theta, self.theta)
+        self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (
+            1.0 + 2.0 * s * self.lam)[:, :, None]
+        self.log_w -= self.rate * (loss + self.lam * norm_before)
+        if self.share > 0:          # fixed share: (1 - share) w_bar + share / N
+            self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
+        return y_hat
+
+
+def noisy_stream(n=300, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 3))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_regressor_matches_numpy_in_raw_units(loss):
+    X, y = noisy_stream()
+    y = 150.0 + 60.0 * y                       # far from [0, 1]: the targets are standardised
+    model = Raker(KERNELS, n_components=12, eta="ensemble", lam=0.01, loss=loss, random_state=2)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 0.01, loss, 2.0, True)
+    want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(model._engine.experts.theta),
+                               ref.theta.reshape(-1, ref.theta.shape[2]), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict(X[:30]), [ref.predict_one(x) for x in X[:30]],
+                               rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "hinge"])
+def test_classifier_matches_numpy(loss):
+    X, y = noisy_stream(seed=8)
+    labels = np.where(y > 0, 1.0, -1.0)
+    model = RakerClassifier(KERNELS, n_components=10, eta="ensemble", lam=1e-3, loss=loss,
+                            random_state=4)
+    model.partial_fit(X, labels)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 1e-3, loss, 2.0, False)
+    for x, t in zip(X, labels):
+        ref.predict_learn_one(x, t)
+    np.testing.assert_allclose(model.decision_function(X), [ref.predict_one(x) for x in X],
+                               rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("steps", [[0.5], [2.0 ** -3, 0.25, 4.0]])
+def test_engine_with_any_grid_matches_numpy(steps):
+    """The expert bank and the engine's sharing of one kernel's features among its members, for a
+    grid of one member and for a grid with a step larger than the default's."""
+    X, y = noisy_stream(120, seed=11)
+    freqs = np.random.default_rng(3).standard_normal((3, 8, 3))
+    experts = OGDStepEnsemble(3, steps, 16, LOSSES["squared"], 0.05)
+    assert experts.n_experts == 3 * len(steps) and experts.per_kernel == len(steps)
+    eng = Engine(RFFBank(freqs), experts, Hedge(experts.n_experts, 0.5, 0), np.random.PCG64(0))
+    ref = NumpyStepEnsemble(freqs, steps, 0.05, "squared", 0.5, False)
+    got = [eng.predict_learn_one(x, t) for x, t in zip(X, y)]
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+def test_members_that_disagree_with_the_features_are_refused():
+    freqs = np.random.default_rng(3).standard_normal((3, 8, 3))
+    experts = OGDStepEnsemble(3, [0.1, 1.0], 16, LOSSES["squared"], 0.0)
+    with pytest.raises(ValueError, match="disagree"):
+        Engine(RFFBank(freqs), experts, Hedge(3, 1.0, 0), np.random.PCG64(0))
+    with pytest.raises(ValueError, match="steps"):
+        OGDStepEnsemble(3, [0.1, -1.0], 16, LOSSES["squared"], 0.0)
+
+
+def test_weight_moves_to_the_step_that_suits_the_data_now():
+    """A piecewise-stationary stream: a fixed target, then a target that jumps every round's worth
+    of drift.  A rule whose steps only shrink keeps its small late steps; the ensemble's weight
+    moves back to its larger steps after the change, within a bounded number of rounds."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    y = np.where(np.arange(n) < n // 2, np.sin(3 * X[:, 0]), -2.0 * np.sin(3 * X[:, 0]))
+    model = Raker([Gaussian(0.5)], n_components=30, eta="ensemble", random_state=0)
+    err = (model.predict_learn(X, y) - y) ** 2
+    base = Raker([Gaussian(0.5)], n_components=30, eta="adagrad", random_state=0)
+    err_base = (base.predict_learn(X, y) - y) ** 2
+    window = slice(n // 2 + 200, n // 2 + 500)
+    assert err[window].mean() < 0.5 * err_base[window].mean()
+    # and the ensemble has recovered: back within twice its pre-change error level
+    assert err[window].mean() < 2.0 * err[n // 2 - 300:n // 2].mean() + 0.05
+
+
+def test_ensemble_models_save_load_and_continue_bit_identically(tmp_path):
+    X, y = noisy_stream(200, seed=2)
+    model = Raker(KERNELS, n_components=8, eta="ensemble", random_state=0)
+    model.partial_fit(X[:100], y[:100])
+    path = tmp_path / "ensemble.fomkl"
+    model.save(path)
+    loaded = fo.load(path)
+    np.testing.assert_array_equal(loaded.predict_learn(X[100:], y[100:]),
+                                  model.predict_learn(X[100:], y[100:]))
+    assert loaded.weights_.shape == (len(KERNELS),)
+
+
+def test_adagrad_is_todays_auto(stream):
+    X, y = stream
+    a = Raker(KERNELS, n_components=10, random_state=1).predict_learn(X, y)
+    b = Raker(KERNELS, n_components=10, eta="adagrad", random_state=1).predict_learn(X, y)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_a_rule_that_does_not_exist_is_refused_naming_eta(stream):
+    """(Refusals leave a fitted model unchanged: tests/test_common.py checks every declared
+    parameter, eta's rules included, that way.)"""
+    X, y = stream
+    with pytest.raises(ValueError, match="eta"):
+        Raker(KERNELS, n_components=8, eta="ensembles", random_state=0).fit(X[:50], y[:50])
+
+
+class NumpySharedRaker(NumpyRaker):
+    """NumpyRaker whose exponential weights end each update with a fixed share."""
+
+    def __init__(self, *args, share, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.share = share
+
+    def predict_learn_one(self, x, y):
+        y_hat = super().predict_learn_one(x, y)
+        self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
+        return y_hat
+
+
+@pytest.mark.parametrize("eta", [0.3, "auto"])
+def test_fixed_share_matches_numpy(stream, eta):
+    X, y = stream
+    model = Raker(KERNELS, n_components=12, eta=eta, eta_schedule="constant", share=0.05,
+                  random_state=6)
+    got = model.predict_learn(X, y)
+    ref = NumpySharedRaker(model.features_.frequencies_, eta=eta, eta_schedule="constant",
+                           share=0.05)
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(model.weights_, ref.weights(), rtol=0, atol=1e-12)
+    assert model.weights_.min() >= 0.05 / len(KERNELS) * (1 - 1e-12)
+
+
+def test_fixed_share_over_an_ensemble_matches_numpy():
+    X, y = noisy_stream(200, seed=9)
+    model = Raker(KERNELS, n_components=8, eta="ensemble", share=0.02, random_state=1)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 1e-3, "squared", 2.0,
+                            True, share=0.02)
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+
+
+def test_fixed_share_moves_the_weight_to_the_kernel_that_became_best():
+    """A piecewise-stationary stream whose best kernel switches: a fast oscillation (only the narrow
+    kernel can follow it), then an offset line (the wide kernel's near-constant features carry
+    it; the narrow kernel's frequencies cannot).  With a fixed share the weight is on the wide
+    kernel within a bounded number of rounds of the switch; plain Hedge, having weighed it down
+    for the whole first phase, takes longer (here: not within the second phase)."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    X = rng.uniform(-1, 1, (n, 1))
+    y = np.where(np.arange(n) < n // 2, np.sin(12 * X[:, 0]), 1.0 + 0.5 * X[:, 0])
+    kernels = [Gaussian(0.05), Gaussian(3.0)]
+
+    def switch_round(share):
+        model = Raker(kernels, n_components=40, eta=0.5, eta_schedule="constant",
+                      share=share, random_state=0)
+        model.partial_fit(X[:n // 2], y[:n // 2])
+        assert model.weights_[0] > 0.9             # the narrow kernel leads the first phase
+        for t in range(n // 2, n):
+            model.learn_one(X[t], y[t])
+            if model.weights_[1] > 0.5:
+                return t - n // 2
+        return n
+
+    shared, plain = switch_round(0.01), switch_round(0.0)
+    assert shared <= 100
+    assert shared < plain
