@@ -15,6 +15,7 @@ non-finite prediction.  Results: ``bench/results/defaults.md`` (and ``defaults_r
     python bench/defaults.py                 # y scaled to [0, 1]
     python bench/defaults.py --raw           # y in its raw units
     python bench/defaults.py --rows 2000     # quicker
+    python bench/defaults.py --data DIR      # the .npz files of DIR instead of the shipped ones
 """
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ from pathlib import Path
 import numpy as np
 
 import fastomkl as fo
-from fastomkl.datasets import impute_column_means, scale_to_unit_ball, scale_to_unit_interval
+from fastomkl.datasets import (impute_column_means, load_arrays, scale_to_unit_ball,
+                               scale_to_unit_interval)
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data"
 REGRESSION = ("airfoil", "concrete", "naval", "bias_correction", "casp", "elevators", "ailerons",
               "bank32nh", "cpusmall", "istanbul_stock")
 CLASSIFICATION = ("magic04", "phishing", "a9a")
@@ -86,8 +87,8 @@ def _grid_kwargs(point):
     return dict(point) if isinstance(point[0], tuple) else _step_grid(*point)
 
 
-def load(name: str, rows: int, seed: int, raw: bool):
-    data = np.load(DATA / f"{name}.npz", allow_pickle=False)
+def load(name: str, rows: int, seed: int, raw: bool, data_dir=None):
+    data = load_arrays(name, data_dir)
     X, y = impute_column_means(data["X"]), np.asarray(data["y"], dtype=np.float64)
     labelled = np.flatnonzero(np.isfinite(y))          # bias_correction has rows without a target
     order = labelled[np.random.default_rng(seed).permutation(len(labelled))[:rows]]
@@ -134,11 +135,11 @@ def evaluate(family, make, grid, sweep, X, y, classify):
             "seconds": time.perf_counter() - start}
 
 
-def run(rows: int, seed: int, raw: bool, families, datasets):
+def run(rows: int, seed: int, raw: bool, families, datasets, data_dir=None):
     results = []
     for name in datasets:
         classify = name in CLASSIFICATION
-        X, y = load(name, rows, seed, raw)
+        X, y = load(name, rows, seed, raw, data_dir)
         base = baseline(y, classify)
         for family, reg, clf, grid, cap, sweep in families:
             n = len(y) if cap is None else min(cap, len(y))
@@ -199,9 +200,11 @@ def main(argv=None):
     parser.add_argument("--families", nargs="+", default=[f[0] for f in FAMILIES])
     parser.add_argument("--datasets", nargs="+", default=list(REGRESSION + CLASSIFICATION))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--data", default=None,
+                        help="folder of .npz data sets to read instead of the shipped copies")
     args = parser.parse_args(argv)
     families = [f for f in FAMILIES if f[0] in args.families]
-    results = run(args.rows, args.seed, args.raw, families, args.datasets)
+    results = run(args.rows, args.seed, args.raw, families, args.datasets, args.data)
     out = args.out or HERE / "results" / ("defaults_raw.md" if args.raw else "defaults.md")
     out.write_text(report(results, args.rows, args.seed, args.raw))
     print(f"wrote {out}")
