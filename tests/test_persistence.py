@@ -201,3 +201,13 @@ def test_files_written_before_the_version_was_recorded_still_load(tmp_path, trai
     assert state_bytes(old) == state_bytes(trained)
     np.testing.assert_array_equal(old.predict_learn(X[150:], y[150:]),
                                   trained.predict_learn(X[150:], y[150:]))
+
+
+def test_a_renamed_parameter_keeps_its_value_through_a_file(tmp_path):
+    """Files that record their version are read under the current names: a bandit model's eta
+    (renamed from step, while eta became eta_combiner) is not taken for an old-style name."""
+    from fastomkl import OKS
+    model = OKS(eta=3.0, eta_combiner=0.7, T=100)
+    model.save(tmp_path / "oks.npz")
+    loaded = fastomkl.load(tmp_path / "oks.npz")
+    assert loaded.get_params() == model.get_params()
