@@ -301,3 +301,13 @@ def test_reproductions_read_the_shipped_data_by_default(monkeypatch):
     got = paper004.load_a9a(None, quick=True)
     np.testing.assert_array_equal(got[0], X)
     np.testing.assert_array_equal(got[1], y)
+
+
+def test_paper004_without_scikit_learn_says_what_to_install(monkeypatch, tmp_path, capsys):
+    from fastomkl.reproduce import paper004
+    monkeypatch.setitem(sys.modules, "sklearn", None)            # import sklearn fails
+    with pytest.raises(SystemExit) as exc:
+        paper004.main(["--quick", "--quiet", "--no-figures", "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2
+    assert "need scikit-learn: pip install 'fastomkl[reproduce]'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()                         # stopped before any work

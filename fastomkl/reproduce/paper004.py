@@ -274,6 +274,11 @@ def main(argv=None) -> int:
     add_output_arguments(parser, "004")
     args = parser.parse_args(argv)
     check_data_folder(parser, args.data, ["a9a"])
+    try:                      # the Adult baselines and the digits are scikit-learn's
+        import sklearn  # noqa: F401
+    except ImportError:
+        parser.error("the Adult and digits experiments need scikit-learn: "
+                     "pip install 'fastomkl[reproduce]'")
     plt = figure_backend(args.figures)
     out = output_folder(args.out, "004")
     label = " — quick run" if args.quick else ""
