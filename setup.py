@@ -7,8 +7,8 @@ kernel is compiled once per instruction set (AVX-512, AVX2 + FMA, SSE2; ``src_c/
 the widest the CPU has chosen at load time, so one build runs on any x86-64 machine and
 ``FASTOMKL_ISA`` can run any narrower variant for tests.
 
-Binaries are built without debugging information (``-g0``): the extensions are about a quarter
-of their size with it.  The generated C files are build products only; the sdist carries the
+Binaries are built without debugging information (``-g0``) and linked stripped (``-s``), which
+keeps the wheel small.  The generated C files are build products only; the sdist carries the
 ``.pyx``/``.pxd`` sources and ``src_c`` (MANIFEST.in), and the wheel neither.
 """
 import glob
@@ -47,17 +47,9 @@ CYTHON_DIRECTIVES = {
 
 
 class BuildWithKernels(build_ext):
-    """Cythonize the ``.pyx`` sources, compile ``src_c/*.c`` with kernel flags, then link the
-    objects into every extension.
-
-    Cython runs here, when extensions are built, rather than when setup.py is read: making the
-    sdist (or its metadata) then never translates the 25 modules, and the translation uses as
-    many processes as the build's ``parallel`` option.
-    """
+    """Compile ``src_c/*.c`` with kernel flags, then link the objects into every extension."""
 
     def build_extensions(self):
-        self.extensions[:] = cythonize(self.extensions, compiler_directives=CYTHON_DIRECTIVES,
-                                       nthreads=int(self.parallel or 0))
         objects = []
         for sources, flags in ((sorted(set(C_KERNELS) - EXACT_KERNELS), KERNEL_FLAGS),
                                (sorted(EXACT_KERNELS), EXACT_FLAGS)):
@@ -90,6 +82,6 @@ extensions = [
 ]
 
 setup(
-    ext_modules=extensions,
+    ext_modules=cythonize(extensions, compiler_directives=CYTHON_DIRECTIVES),
     cmdclass={"build_ext": BuildWithKernels},
 )
