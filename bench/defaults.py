@@ -29,6 +29,7 @@ per-sample cost of each candidate against the default's (Raker, 76 kernels, one 
     python bench/defaults.py --raw                     # y in its raw units
     python bench/defaults.py --quick                   # Raker, 2000 rows, no sweep: ~3 minutes
     python bench/defaults.py --families Raker --candidates adagrad ensemble
+    python bench/defaults.py --data DIR                # the .npz files of DIR, not the shipped ones
 """
 from __future__ import annotations
 
@@ -40,10 +41,10 @@ from pathlib import Path
 import numpy as np
 
 import fastomkl as fo
-from fastomkl.datasets import impute_column_means, scale_to_unit_ball, scale_to_unit_interval
+from fastomkl.datasets import (impute_column_means, load_arrays, scale_to_unit_ball,
+                               scale_to_unit_interval)
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data"
 REGRESSION = ("airfoil", "concrete", "naval", "bias_correction", "casp", "elevators", "ailerons",
               "bank32nh", "cpusmall", "istanbul_stock")
 CLASSIFICATION = ("magic04", "phishing", "a9a")
@@ -158,7 +159,7 @@ def make_synthetic(name: str, rows: int, seed: int):
     return X, y, points
 
 
-def load(name: str, rows: int, seed: int, raw: bool, order: str = "shuffled"):
+def load(name: str, rows: int, seed: int, raw: bool, order: str = "shuffled", data_dir=None):
     """(X, y, change points): the first `rows` rows in the recorded order ("natural") or a seeded
     random sample of them ("shuffled"); the change points (of a synthetic stream in natural
     order) are empty for data whose changes are unknown."""
@@ -174,7 +175,7 @@ def load(name: str, rows: int, seed: int, raw: bool, order: str = "shuffled"):
         if SYNTHETIC_TASK[name] == "regression" and not raw:
             y = scale_to_unit_interval(y)
         return X, y, points
-    data = np.load(DATA / f"{name}.npz", allow_pickle=False)
+    data = load_arrays(name, data_dir)
     X, y = impute_column_means(data["X"]), np.asarray(data["y"], dtype=np.float64)
     labelled = np.flatnonzero(np.isfinite(y))          # bias_correction has rows without a target
     if order == "natural":
@@ -277,12 +278,12 @@ def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, c
 
 
 def run(rows: int, seed: int, raw: bool, families, datasets, orders=ORDERS, candidates=(),
-        do_sweep=True):
+        do_sweep=True, data_dir=None):
     results = []
     for name in datasets:
         classify = is_classification(name)
         for order in orders:
-            X, y, points = load(name, rows, seed, raw, order)
+            X, y, points = load(name, rows, seed, raw, order, data_dir)
             window = max(50, len(y) // 40)
             base = baseline(y, classify)
             for family, reg, clf, grid, cap, sweep in families:
@@ -446,6 +447,8 @@ def main(argv=None):
                         help="Raker only, 2000 rows, no never-NaN sweep (about 3 minutes)")
     parser.add_argument("--no-sweep", action="store_true", help="skip the never-NaN sweep")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--data", default=None,
+                        help="folder of .npz data sets to read instead of the shipped copies")
     args = parser.parse_args(argv)
     import sys
     command = "python bench/defaults.py " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -456,7 +459,7 @@ def main(argv=None):
     families = [f for f in FAMILIES if f[0] in args.families]
     orders = ORDERS if args.order == "both" else (args.order,)
     results = run(args.rows, args.seed, args.raw, families, args.datasets, orders,
-                  args.candidates, not (args.quick or args.no_sweep))
+                  args.candidates, not (args.quick or args.no_sweep), args.data)
     out = args.out or HERE / "results" / ("defaults_raw.md" if args.raw else "defaults.md")
     # the measurements first, so a report can be rewritten from them without measuring again
     import json

@@ -4,12 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
+import os
+
 import numpy as np
 
-__all__ = ["Dataset", "load_dataset", "DATASETS", "scale_to_unit_ball", "scale_to_unit_interval",
-           "impute_column_means"]
+__all__ = ["Dataset", "load_dataset", "load_arrays", "DATASETS", "scale_to_unit_ball",
+           "scale_to_unit_interval", "impute_column_means"]
 
-DATASETS = ("airfoil", "bias_correction", "casp", "concrete", "magic04", "naval", "phishing")
+DATASETS = ("a9a", "ailerons", "airfoil", "bank32nh", "bias_correction", "casp", "concrete",
+            "cpusmall", "elevators", "istanbul_stock", "magic04", "naval", "phishing")
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,26 @@ class Dataset:
         return iter((self.X, self.y))
 
 
-def load_dataset(name: str) -> Dataset:
+def load_arrays(name: str, data_dir=None) -> dict:
+    """Every array of a data set's ``.npz`` file: the shipped copy, or ``data_dir/name.npz``.
+
+    ``data_dir`` (a folder of files in the same format, e.g. a newer copy) is read when given;
+    a name not shipped is then accepted too.
+    """
+    if data_dir is not None:
+        path = os.path.join(os.fspath(data_dir), name + ".npz")
+        if not os.path.isfile(path):
+            raise ValueError(f"no data set {name!r} in {os.fspath(data_dir)!r} (no file {path})")
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; shipped datasets: {list(DATASETS)}")
+    with resources.files("fastomkl.data").joinpath(name + ".npz").open("rb") as fh:
+        with np.load(fh, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+
+
+def load_dataset(name: str, data_dir=None) -> Dataset:
     """Raw (unscaled) arrays of a shipped dataset: ``X, y = load_dataset("airfoil")``.
 
     Bias correction keeps its missing values as NaN; impute before learning.
@@ -34,6 +56,8 @@ def load_dataset(name: str) -> Dataset:
     ----------
     name : str
         One of ``fastomkl.datasets.DATASETS``.
+    data_dir : str or path, optional
+        Read ``data_dir/name.npz`` instead of the shipped copy.
 
     Returns
     -------
@@ -49,11 +73,7 @@ def load_dataset(name: str) -> Dataset:
     >>> X.shape, y.shape, data.target
     ((1503, 5), (1503,), 'scaled_sound_pressure_level_dB')
     """
-    if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; shipped datasets: {list(DATASETS)}")
-    with resources.files("fastomkl.data").joinpath(name + ".npz").open("rb") as fh:
-        with np.load(fh, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+    arrays = load_arrays(name, data_dir)
     return Dataset(name, arrays.pop("X"), arrays.pop("y"), tuple(arrays.pop("columns").tolist()),
                    str(arrays.pop("target")), arrays)
 

@@ -3,9 +3,13 @@ it reads as untrusted.
 
 A model file is a zip archive of ``.npy`` arrays (NumPy's ``.npz``, read with ``allow_pickle=False``):
 
-* ``__header__``: a JSON document ``{"format": "fastomkl-model", "version": 2, "class": ...,
-  "params": ..., "n_features_in": ..., "classes": ..., "feature_names": ..., "rng_state": ...,
-  "digest": {"algorithm": "sha256" | "hmac-sha256", "value": ...}}``.  ``class`` names a fastomkl
+* ``__header__``: a JSON document ``{"format": "fastomkl-model", "version": 3,
+  "fastomkl_version": "0.1.0", "class": ..., "params": ..., "n_features_in": ..., "classes": ...,
+  "feature_names": ..., "rng_state": ..., "digest": {"algorithm": "sha256" | "hmac-sha256",
+  "value": ...}}``.  ``version`` is the file format, ``fastomkl_version`` the package that wrote
+  the file.  Files of format 2 (written before the package recorded its version, with no
+  ``fastomkl_version``) still load; a file of any other format is refused with a message naming
+  the package version that wrote it.  ``class`` names a fastomkl
   estimator; ``params`` holds only JSON values (kernels as ``{"kind", "sigma"}``, a list of them
   under ``__kernels__``, one kernel under ``__kernel__``);
   ``feature_names`` (optional) are the names of a model that learnt from dict samples.
@@ -45,7 +49,10 @@ import numpy as np
 from fastomkl.kernels import Kernel, Polynomial, kernel_from_dict
 
 FORMAT = "fastomkl-model"
-VERSION = 2
+VERSION = 3
+# Formats this package reads: 2 is 3 without "fastomkl_version" (files of 0.1, whose parameters
+# may carry the names they had before the renames, see _build).
+READABLE = (2, 3)
 MAX_BYTES = 1 << 30            # default bound on the memory the arrays of a file may take
 _MAX_HEADER_BYTES = 1 << 22    # the JSON header (its parameters hold at most a kernel list)
 _MAX_MEMBERS = 4096
@@ -72,9 +79,11 @@ def save(model, path, key=None) -> None:
     engine = model._engine
     arrays = {} if engine is None else engine.get_state()
     classes = getattr(model, "classes_", None)
+    from fastomkl import __version__
     header = {
         "format": FORMAT,
         "version": VERSION,
+        "fastomkl_version": __version__,
         "class": type(model).__name__,
         "params": {k: _encode_param(k, v) for k, v in model.get_params().items()},
         "n_features_in": None if engine is None else int(engine.n_features),
@@ -209,11 +218,22 @@ def _read_header(value) -> dict:
     header = json.loads(str(value))
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError("not a fastomkl model file")
-    if header.get("version") != VERSION:
-        raise ValueError(f"model format version {header.get('version')!r} is not supported (this "
-                         f"fastomkl reads version {VERSION}; save the model again with it)")
+    from fastomkl import __version__
+    version = header.get("version")
+    if type(version) is not int or version not in READABLE:
+        writer = header.get("fastomkl_version")
+        writer = (f"fastomkl {writer}" if isinstance(writer, str) and len(writer) <= 64
+                  else "an unknown fastomkl version")
+        newer = type(version) is int and version > VERSION
+        raise ValueError(f"model format version {version!r:.64} (written by {writer}) is not "
+                         f"supported: this fastomkl {__version__} reads format versions "
+                         f"{list(READABLE)}; "
+                         + ("load it with the fastomkl that wrote it, or a newer one" if newer
+                            else "save the model again with this fastomkl"))
     expected = {"format", "version", "class", "params", "n_features_in", "classes",
                 "feature_names", "rng_state", "digest"}
+    if version >= 3:
+        expected.add("fastomkl_version")
     if set(header) != expected:
         raise ValueError(f"the header must have exactly the fields {sorted(expected)}")
     checks = {"class": lambda v: isinstance(v, str),
@@ -223,9 +243,10 @@ def _read_header(value) -> dict:
                                                  and all(_scalar(c) for c in v)),
               "feature_names": lambda v: v is None or isinstance(v, list),
               "rng_state": lambda v: v is None or isinstance(v, dict),
+              "fastomkl_version": lambda v: isinstance(v, str) and 1 <= len(v) <= 64,
               "digest": lambda v: isinstance(v, dict) and set(v) == {"algorithm", "value"}}
     for name, ok in checks.items():
-        if not ok(header[name]):
+        if name in header and not ok(header[name]):
             raise ValueError(f"the header's {name!r} is invalid: {header[name]!r:.200}")
     return header
 

@@ -178,3 +178,136 @@ def test_every_listed_model_runs_and_learns(tmp_path, capsys):
                      "--n-components", "10", "--quiet"]) == 0, name
         mse = float(capsys.readouterr().out.split("MSE")[1].split()[0])
         assert mse < np.mean(scaled ** 2), name
+
+
+def _printed_mse(out: str) -> float:
+    return float(out.split("MSE")[1].split()[0])
+
+
+def test_rows_with_missing_values_are_dropped_and_said(capsys):
+    from fastomkl.datasets import load_dataset
+    data = load_dataset("bias_correction")
+    incomplete = int((~(np.isfinite(data.y) & np.isfinite(data.X).all(axis=1))).sum())
+    assert incomplete > 0                           # the data set holds NaN in x and in y
+    assert main(["run", "--dataset", "bias_correction", "--n-components", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(data.y) - incomplete} samples, 21 features" in out
+    assert f"{incomplete} rows with a missing value (NaN) in x or y dropped" in out
+    assert np.isfinite(_printed_mse(out))
+
+
+def _independent_run(X, y, seed, n_components, order):
+    """The CLI's run computed here from its definition: complete rows, the order, x over the
+    largest row norm, y min-max to [0, 1], Raker on the median dictionary of the first rows."""
+    from fastomkl import Raker, median_dictionary
+    if order == "shuffled":
+        perm = np.random.default_rng(seed).permutation(len(y))
+        X, y = X[perm], y[perm]
+    X = X / np.sqrt((X ** 2).sum(axis=1)).max()
+    y = (y - y.min()) / (y.max() - y.min())
+    model = Raker(median_dictionary(X[:500]), n_components=n_components, random_state=seed)
+    preds = model.predict_learn(X, y)
+    return np.mean((preds - y) ** 2)
+
+
+def test_a_file_sorted_by_its_target_is_shuffled_by_default(capsys):
+    from fastomkl.datasets import load_dataset
+    X, y = load_dataset("magic04")
+    assert np.all(np.diff(y) <= 0)                  # gamma rows first, then hadron rows
+    assert main(["run", "--dataset", "magic04", "--n-components", "4", "--seed", "3",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "shuffled (seed 3, the file is sorted by its target)" in out
+    shuffled = _independent_run(X, y, 3, 4, "shuffled")
+    assert _printed_mse(out) == pytest.approx(shuffled, rel=1e-5)
+    assert main(["run", "--dataset", "magic04", "--n-components", "4", "--seed", "3",
+                 "--order", "natural", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "order       file order" in out
+    assert _printed_mse(out) == pytest.approx(_independent_run(X, y, 3, 4, "natural"), rel=1e-5)
+    # airfoil is not sorted: its file order stays unless asked
+    assert main(["run", "--quiet", "--n-components", "4"]) == 0
+    assert "order       file order" in capsys.readouterr().out
+    assert main(["run", "--quiet", "--n-components", "4", "--order", "shuffled"]) == 0
+    assert "order       shuffled (seed 0)" in capsys.readouterr().out
+
+
+def test_a_saved_run_predicts_in_the_targets_units(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 40, size=(1500, 3))
+    y = 120 + 30 * np.sin(X[:, 0] / 8) + 0.5 * X[:, 1]        # far from [0, 1]
+    csv = tmp_path / "train.csv"
+    csv.write_text("a,b,c,price\n" + "".join(f"{a},{b},{c},{t}\n" for (a, b, c), t in zip(X, y)))
+    model_path = tmp_path / "m.npz"
+    assert main(["run", "--csv", str(csv), "--target", "price", "--n-components", "20",
+                 "--save", str(model_path), "--quiet"]) == 0
+    assert "fastomkl predict applies it" in capsys.readouterr().out
+    X_new = rng.uniform(0, 40, size=(200, 3))
+    y_new = 120 + 30 * np.sin(X_new[:, 0] / 8) + 0.5 * X_new[:, 1]
+    new = tmp_path / "new.csv"            # columns in another order, and no target
+    new.write_text("c,a,b\n" + "".join(f"{c},{a},{b}\n" for a, b, c in X_new))
+    out = tmp_path / "pred.csv"
+    assert main(["predict", str(model_path), "--csv", str(new), "--out", str(out)]) == 0
+    lines = out.read_text().split()
+    assert lines[0] == "price"
+    predicted = np.array([float(v) for v in lines[1:]])
+    # the same numbers from the saved model and the scaling computed here from the training data
+    top = np.sqrt((X ** 2).sum(axis=1)).max()
+    expected = fastomkl.load(model_path).predict(X_new / top) * (y.max() - y.min()) + y.min()
+    np.testing.assert_allclose(predicted, expected, rtol=1e-9)
+    # in the target's units: far closer to the truth than the training targets' spread
+    assert np.sqrt(np.mean((predicted - y_new) ** 2)) < 0.5 * y.std()
+    # a file without a model's column is refused, naming it
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(SystemExit, match=r"lacks the columns \['c'\]"):
+        main(["predict", str(model_path), "--csv", str(tmp_path / "bad.csv")])
+    with pytest.raises(SystemExit, match="no scaling file"):
+        main(["predict", str(tmp_path / "none.npz"), "--csv", str(new)])
+
+
+def test_the_data_folder_message_names_the_folder_given(tmp_path, capsys):
+    from fastomkl.reproduce import paper001, paper004
+    missing = tmp_path / "nowhere"
+    for module in (paper001, paper004):
+        with pytest.raises(SystemExit) as exc:
+            module.main(["--data", str(missing), "--quick", "--no-figures", "--quiet"])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"--data {missing}: no such folder" in err
+        assert "give the" not in err
+    with pytest.raises(SystemExit):
+        paper004.main(["--data", str(tmp_path), "--quick", "--no-figures", "--quiet"])
+    assert f"--data {tmp_path}: the folder has no a9a.npz" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        paper001.main(["--data", str(tmp_path), "--datasets", "elevators", "ailerons",
+                       "--quick", "--no-figures", "--quiet"])
+    assert "the folder has no elevators.npz, ailerons.npz" in capsys.readouterr().err
+
+
+def test_reproductions_read_the_shipped_data_by_default(monkeypatch):
+    """paper 001's and 004's loaders give, without --data, what they give from a folder holding
+    the same files."""
+    from importlib import resources
+
+    from fastomkl.reproduce import paper001, paper004
+    monkeypatch.delenv("FASTOMKL_DATA", raising=False)
+    folder = resources.files("fastomkl.data")
+    for name in paper001.CLASSIFICATION + paper001.REGRESSION:
+        shipped, from_folder = paper001.load(None, name), paper001.load(str(folder), name)
+        for a, b in zip(shipped, from_folder):
+            np.testing.assert_array_equal(a, b)
+    with np.load(str(folder.joinpath("a9a.npz")), allow_pickle=False) as z:
+        order = np.random.default_rng(0).permutation(len(z["y"]))
+        X, y = z["X"][order][:3000], z["y"][order][:3000]
+    got = paper004.load_a9a(None, quick=True)
+    np.testing.assert_array_equal(got[0], X)
+    np.testing.assert_array_equal(got[1], y)
+
+
+def test_paper004_without_scikit_learn_says_what_to_install(monkeypatch, tmp_path, capsys):
+    from fastomkl.reproduce import paper004
+    monkeypatch.setitem(sys.modules, "sklearn", None)            # import sklearn fails
+    with pytest.raises(SystemExit) as exc:
+        paper004.main(["--quick", "--quiet", "--no-figures", "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2
+    assert "need scikit-learn: pip install 'fastomkl[reproduce]'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()                         # stopped before any work

@@ -122,3 +122,20 @@ def test_regret_comparator_is_the_best_kernel_ridge_fit():
         fits.append((model.predict(X) - y) ** 2)
     best = min(fits, key=np.sum)
     np.testing.assert_allclose(best_kernel_ridge_errors(X, y), best, rtol=1e-6, atol=1e-12)
+
+
+def test_figure6_comparator_runs_blas_on_one_thread(monkeypatch):
+    """Its small factorisations wait on OpenBLAS's threads (minutes on a loaded 2-core machine)."""
+    import scipy.linalg
+    from threadpoolctl import threadpool_info
+
+    from fastomkl.reproduce.figures000 import best_kernel_ridge_errors
+    seen, factor = [], scipy.linalg.cho_factor
+
+    def recording(*args, **kwargs):
+        seen.append({i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"})
+        return factor(*args, **kwargs)
+    monkeypatch.setattr(scipy.linalg, "cho_factor", recording)
+    rng = np.random.default_rng(0)
+    best_kernel_ridge_errors(rng.uniform(size=(40, 3)), rng.uniform(size=40))
+    assert len(seen) == 76 and all(threads == {1} for threads in seen)

@@ -27,6 +27,19 @@ def add_output_arguments(parser, paper: str) -> None:
                         help="write the tables only")
 
 
+def check_data_folder(parser, data_dir, names) -> None:
+    """Stop with a message naming what is missing when ``--data`` (or FASTOMKL_DATA) names a
+    folder without the data sets ``names``; None means the shipped copies, always present."""
+    if data_dir is None:
+        return
+    if not os.path.isdir(data_dir):
+        parser.error(f"--data {data_dir}: no such folder (leave --data and FASTOMKL_DATA unset "
+                     "to use the data sets shipped with the package)")
+    missing = [f"{n}.npz" for n in names if not os.path.isfile(os.path.join(data_dir, f"{n}.npz"))]
+    if missing:
+        parser.error(f"--data {data_dir}: the folder has no {', '.join(missing)}")
+
+
 def output_folder(out: str | None, paper: str) -> str:
     """Create (if needed) and return the folder a run writes into; fail before any work if it
     cannot be written."""

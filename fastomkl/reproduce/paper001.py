@@ -13,9 +13,9 @@ losses, of the sampled kernel's prediction (the p-mixture for Raker and LKMBooks
   of the tables (random features shared across kernels, scaled per sigma, as the released code).
   Raker: eta = m / sqrt(T) constant, m = 5 (1 for the absolute loss), lam = 0.01 (0.005 logistic).
 
-The data sets are read from ``--data`` (default: the environment variable FASTOMKL_DATA): the
-shared ``.npz`` files magic04, phishing, a9a, bank32nh, elevators, ailerons.  SUSY and Hardware
-are not available.  Writes ``paper001_tables.md`` (and ``.json``, and the figure
+The data sets magic04, phishing, a9a, bank32nh, elevators and ailerons ship with the package
+(``fastomkl/data``); ``--data DIR`` (or the environment variable FASTOMKL_DATA) reads the ``.npz``
+files of another folder instead.  SUSY and Hardware are not available.  Writes ``paper001_tables.md`` (and ``.json``, and the figure
 ``paper001_tables.png``) into the output folder (``--out DIR``; the committed full run is in
 ``bench/results``).
 """
@@ -32,9 +32,11 @@ import numpy as np
 from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBooksClassifier,
                       OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, Raker, RakerClassifier,
                       RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus, RFOKSPlusPlusClassifier)
+from fastomkl.datasets import load_arrays
 from fastomkl.kernels import paper001_dictionary
-from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend, note,
-                                       output_folder, progress, save_figure, write_text)
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
+                                       figure_backend, note, output_folder, progress, save_figure,
+                                       write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
@@ -82,10 +84,10 @@ PAPER = {
 }
 
 
-def load(data_dir: str, name: str):
-    """(X, y) with the paper's preprocessing."""
-    with np.load(os.path.join(data_dir, name + ".npz"), allow_pickle=False) as z:
-        X, y = z["X"].astype(np.float64), z["y"].astype(np.float64)
+def load(data_dir, name: str):
+    """(X, y) with the paper's preprocessing; the shipped copy when ``data_dir`` is None."""
+    z = load_arrays(name, data_dir)
+    X, y = z["X"].astype(np.float64), z["y"].astype(np.float64)
     lo, span = X.min(0), X.max(0) - X.min(0)
     X = np.where(span > 0, 2 * (X - lo) / np.where(span > 0, span, 1) - 1, 0.0)
     if name in REGRESSION:
@@ -210,9 +212,10 @@ def figure(plt, path: str, results: dict, label: str) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="fastomkl reproduce 001", description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument("--data", default=os.environ.get("FASTOMKL_DATA"),
-                        help="directory of the shared .npz data sets (default: the environment "
-                             "variable FASTOMKL_DATA)")
+    parser.add_argument("--data", default=os.environ.get("FASTOMKL_DATA") or None,
+                        help="folder of .npz data sets to read instead of the shipped copies "
+                             "(default: the environment variable FASTOMKL_DATA if set, else the "
+                             "data shipped with the package)")
     parser.add_argument("--reps", type=int, default=10, help="repetitions (the paper: 10)")
     parser.add_argument("--tables", type=int, nargs="+", default=list(range(2, 11)))
     parser.add_argument("--datasets", nargs="+", choices=CLASSIFICATION + REGRESSION)
@@ -223,8 +226,8 @@ def main(argv=None) -> int:
                              "overwrite, compared with the same numbers")
     add_output_arguments(parser, "001")
     args = parser.parse_args(argv)
-    if not args.data or not os.path.isdir(args.data):
-        parser.error("give the data directory with --data or FASTOMKL_DATA")
+    check_data_folder(parser, args.data, [n for n in CLASSIFICATION + REGRESSION
+                                          if not args.datasets or n in args.datasets])
     reps, samples = (1, 2000) if args.quick else (args.reps, args.samples)
     quick = args.quick or samples is not None or reps != 10
     plt = figure_backend(args.figures)
