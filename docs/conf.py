@@ -12,7 +12,12 @@ copyright = "the fastomkl developers"
 release = version = getattr(fastomkl, "__version__", "0.1.0")
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "numpydoc",
-              "sphinx_gallery.gen_gallery"]
+              "sphinx_gallery.gen_gallery", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+# The guide's pages are Markdown that also reads on a code host: links to the repository's files
+# (benchmark results, data) are not documents, and headings are linked by their slugs.
+myst_heading_anchors = 3
+suppress_warnings = ["myst.xref_missing"]
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": True}
 numpydoc_show_class_members = False
