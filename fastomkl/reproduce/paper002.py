@@ -116,7 +116,8 @@ def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
         return pick(pkawv.TaylorAWV)(kernel=Gaussian(SIGMA), degree=int(name[-1]), lam=LAM, mode=mode)
     if name == "Nyström":
         return pick(pkawv.NystromAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode, mu=1.0, beta=1.0, eps=0.5,
-                                      kors_weights="inverse", random_state=seed)
+                                      kors_weights="inverse", max_centres=None,
+                                      random_state=seed)
     if name == "Pros-N-KONS":
         return pick(pkawv.ProsNKons)(kernel=Gaussian(SIGMA), alpha=1.0, beta=1.0, eps=0.5, C=1.0,
                                      kors_weights="inverse", random_state=seed)
