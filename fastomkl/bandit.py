@@ -110,7 +110,8 @@ _COMMON_PARAMETERS = {
 }
 # Support rows the kernel-expansion models keep by default (None: one per round for ever).
 DEFAULT_BUDGET = 1000
-_EXPANSION_PARAMETERS = {**_COMMON_PARAMETERS, "kernels": [None, Kernels(("Gaussian",))],
+_GAUSSIAN_PARAMETERS = {**_COMMON_PARAMETERS, "kernels": [None, Kernels(("Gaussian",))]}
+_EXPANSION_PARAMETERS = {**_GAUSSIAN_PARAMETERS,
                          "budget": [None, Interval("int", 1, 100_000_000)]}
 _RF_PARAMETERS = {**_COMMON_PARAMETERS,
                   **{name: RFF_PARAMETERS[name] for name in ("n_components", "shared_draw",
@@ -914,7 +915,7 @@ class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
 
 # -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
 _LKM_NU = {"squared": 1 / 4, "absolute": 1 / 5, "logistic": 1 / 7}
-_LKM_PARAMETERS = {**_EXPANSION_PARAMETERS, "B": [Interval("int", 1, 1_000_000)], "T": HORIZON,
+_LKM_PARAMETERS = {**_GAUSSIAN_PARAMETERS, "B": [Interval("int", 1, 1_000_000)], "T": HORIZON,
                    "nu": ["auto", None, Interval("real", 0.0, 0.999, closed="right")]}
 del _LKM_PARAMETERS["predict_with"]
 
