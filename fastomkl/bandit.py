@@ -401,7 +401,7 @@ class _Expansion:
     """Exact Gaussian kernel expansions, one support set per kernel (projected on ||f|| <= U)."""
 
     # Files written before the budget existed hold unbounded models: they load as such.
-    _absent_in_files = {"budget": None}
+    _defaults_of_older_files = {"budget": None}
 
     def _representation_config(self) -> dict:
         kernels = self.kernels_

@@ -58,7 +58,7 @@ class _BudgetedExpansion:
     """The support budget of the exact kernel expansions (KernelExpansionExperts)."""
 
     # Files written before the budget existed hold unbounded models: they load as such.
-    _absent_in_files = {"budget": None}
+    _defaults_of_older_files = {"budget": None}
 
     def _budget(self) -> int:
         return 0 if self.budget is None else int(self.budget)

@@ -257,8 +257,9 @@ def _build(header: dict, arrays: dict):
     if header.get("fastomkl_version") is None:      # written by 0.1, before some renames
         renamed = getattr(cls, "_renamed_in_files", {})
         params = {renamed.get(name, name): value for name, value in params.items()}
-    for name, value in getattr(cls, "_absent_in_files", {}).items():
-        params.setdefault(name, value)      # a parameter newer than the file: the file's setting
+    # a parameter added with a default that changed the model: files without it keep the old one
+    for name, value in getattr(cls, "_defaults_of_older_files", {}).items():
+        params.setdefault(name, value)
     unknown = set(params) - set(cls._param_names()) - set(cls._renamed_parameters)
     if unknown:
         raise ValueError(f"parameters {sorted(unknown)} are not parameters of {cls.__name__}")
