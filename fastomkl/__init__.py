@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-from fastomkl._validation import MAX_ABS_INPUT, NotFittedError, NumericalWarning
+from fastomkl._validation import MAX_ABS_INPUT, BudgetWarning, NotFittedError, NumericalWarning
 from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, median_dictionary,
                               paper000_dictionary, paper001_dictionary, paper003_dictionary)
 
@@ -53,7 +53,7 @@ _LAZY = {
 
 __all__ = [
     "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "MAX_ABS_INPUT", "NotFittedError",
-    "NumericalWarning", "RandomFourierFeatures",
+    "NumericalWarning", "BudgetWarning", "RandomFourierFeatures",
     "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
     "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",

@@ -29,7 +29,7 @@ import numbers
 
 import numpy as np
 
-from fastomkl._core.inputs import (MAX_ABS_INPUT, NumericalWarning, _as_float_array,  # noqa: F401
+from fastomkl._core.inputs import (MAX_ABS_INPUT, BudgetWarning, NumericalWarning, _as_float_array,  # noqa: F401
                                    check_matrix, check_sample, check_target_value, check_targets)
 from fastomkl.kernels import Kernel
 

@@ -108,7 +108,11 @@ _COMMON_PARAMETERS = {
     "predict_with": [Options("argmax", "mixture")],
     "random_state": [RandomState()],
 }
-_EXPANSION_PARAMETERS = {**_COMMON_PARAMETERS, "kernels": [None, Kernels(("Gaussian",))]}
+# Support rows the kernel-expansion models keep by default (None: one per round for ever).
+DEFAULT_BUDGET = 1000
+_GAUSSIAN_PARAMETERS = {**_COMMON_PARAMETERS, "kernels": [None, Kernels(("Gaussian",))]}
+_EXPANSION_PARAMETERS = {**_GAUSSIAN_PARAMETERS,
+                         "budget": [None, Interval("int", 1, 100_000_000)]}
 _RF_PARAMETERS = {**_COMMON_PARAMETERS,
                   **{name: RFF_PARAMETERS[name] for name in ("n_components", "shared_draw",
                                                              "dtype")}}
@@ -200,6 +204,8 @@ class _KernelModel(_Horizon):
         other = {**small, "T": 500} if "T" in cls._param_names() else dict(small)
         if "predict_with" in cls._param_names():
             other["predict_with"] = "mixture"
+        if "budget" in cls._param_names():
+            other["budget"] = 7
         return [small, other]
 
 
@@ -394,22 +400,36 @@ def _gaussian_gammas(kernels) -> np.ndarray:
 class _Expansion:
     """Exact Gaussian kernel expansions, one support set per kernel (projected on ||f|| <= U)."""
 
+    # Files written before the budget existed hold unbounded models: they load as such.
+    _defaults_of_older_files = {"budget": None}
+
     def _representation_config(self) -> dict:
         kernels = self.kernels_
         _gaussian_gammas(kernels)
-        return {"kernels": kernels}
+        return {"kernels": kernels, "budget": 0 if self.budget is None else int(self.budget)}
 
     def _representation(self, config, n_features, feature_rng):
         gamma = _gaussian_gammas(config["kernels"])
         experts = BanditExpansionExperts(gamma, n_features, config["loss"], config["rule"],
                                          config["scale"], config["radius"], config["gc0"],
-                                         config["project"], config["tem1"])
+                                         config["project"], config["tem1"],
+                                         budget=config["budget"])
         return NullFeatures(len(gamma), n_features), experts
 
     @property
     def support_sizes_(self) -> np.ndarray:
         """The number of support vectors of each kernel's expansion."""
         return np.array(self._fitted_engine().experts.sizes)
+
+    @property
+    def n_support_(self) -> int:
+        """Support rows stored over all kernels (at most ``budget``)."""
+        return int(self._fitted_engine().experts.rows[0])
+
+    @property
+    def budget_reached_(self) -> bool:
+        """True once ``budget`` rows are stored: each round's row then replaces the oldest."""
+        return bool(self._fitted_engine().experts.budget_reached)
 
 
 class _RandomFeatures(RFFModelMixin):
@@ -527,7 +547,25 @@ _IOKS_ATTRS = """
         Last normaliser mu* and the exploration delta."""
 
 
+_BUDGET_PARAM = """
+    budget : int or None, default 1000
+        The most support rows stored over all kernels.  Once full, each round's row (of the
+        sampled kernel) takes the place of the oldest row, which leaves its kernel's expansion
+        (its norm updated exactly, so the projection stays exact), so memory and the cost per
+        sample stay flat; a ``BudgetWarning`` says when it fills and ``budget_reached_`` says
+        so after.  None keeps every row (the paper's setting: one row per round for ever)."""
+_BUDGET_ATTRS = """
+    support_sizes_ : ndarray (n_kernels,)
+    n_support_ : int
+        Support rows stored over all kernels.
+    budget_reached_ : bool
+        Whether ``budget`` rows are stored."""
+
+
 def _doc(title, params, attrs, kernel_note="", rf="", losses=""):
+    if kernel_note == _EXPANSION_NOTE:
+        params += _BUDGET_PARAM
+        attrs += _BUDGET_ATTRS
     return (f"{title}\n\n    Parameters\n    ----------"
             + _COMMON.format(kernel_note=kernel_note, losses=losses) + rf + params
             + _TAIL.format(attrs=attrs))
@@ -538,7 +576,9 @@ _EXPANSION_NOTE = "\n        Gaussian kernels only (exact expansions; one suppor
 
 class _OKSKernel(_Expansion, _OKSRule):
     def __init__(self, kernels=None, loss="auto", T=None, eta="auto", ell_max="auto",
-                 eta_combiner="auto", predict_with="argmax", random_state=None, **renamed):
+                 eta_combiner="auto", predict_with="argmax", random_state=None,
+                 budget=DEFAULT_BUDGET, **renamed):
+        self.budget = budget
         self.kernels = kernels
         self.loss = loss
         self.T = T
@@ -570,7 +610,9 @@ class _OKSRF(_RandomFeatures, _OKSRule):
 
 class _OKSPPKernel(_Expansion, _OKSPlusPlusRule):
     def __init__(self, kernels=None, loss="auto", U="auto", eta_combiner="auto", q_update="ftrl",
-                 legacy_tem1_bug=False, predict_with="argmax", random_state=None):
+                 legacy_tem1_bug=False, predict_with="argmax", random_state=None,
+                 budget=DEFAULT_BUDGET):
+        self.budget = budget
         self.kernels = kernels
         self.loss = loss
         self.U = U
@@ -603,7 +645,8 @@ class _OKSPPRF(_RandomFeatures, _OKSPlusPlusRule):
 class _IOKSKernel(_Expansion, _IOKSRule):
     def __init__(self, kernels=None, loss="auto", T=None, U="auto", ell_max="auto", eta_const=8.0,
                  solver="newton", tol=1e-5, renormalize=True, ctilde_rule="ge", clip_c=False,
-                 predict_with="argmax", random_state=None):
+                 predict_with="argmax", random_state=None, budget=DEFAULT_BUDGET):
+        self.budget = budget
         self.kernels = kernels
         self.loss = loss
         self.T = T
@@ -649,7 +692,7 @@ _CLS = '"logistic" or "hinge"'
 
 class OKS(_OKSKernel, OnlineEstimator):
     __doc__ = _doc("OKS: Exp3 kernel selection with kernel-expansion OGD (Alg. 1), regression.",
-                   _OKS_PARAMS, _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
+                   _OKS_PARAMS, _OKS_ATTRS,
                    _EXPANSION_NOTE, losses=_REG) + """
     Examples
     --------
@@ -668,7 +711,7 @@ class OKS(_OKSKernel, OnlineEstimator):
 
 class OKSClassifier(_OKSKernel, BinaryClassifier):
     __doc__ = _doc("OKS for binary classification (labels map to -1/+1).", _OKS_PARAMS,
-                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   _OKS_ATTRS, _EXPANSION_NOTE,
                    losses=_CLS) + """
     Examples
     --------
@@ -724,7 +767,7 @@ class RFOKSClassifier(_OKSRF, BinaryClassifier):
 class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
     __doc__ = _doc("OKS++: data-adaptive kernel selection for smooth losses (section 3), "
                    "regression (square loss).", _OKSPP_PARAMS,
-                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   _OKS_ATTRS, _EXPANSION_NOTE,
                    losses='"squared"') + """
     Examples
     --------
@@ -743,7 +786,7 @@ class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
 
 class OKSPlusPlusClassifier(_OKSPPKernel, BinaryClassifier):
     __doc__ = _doc("OKS++ for binary classification (logistic loss).", _OKSPP_PARAMS,
-                   _OKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   _OKS_ATTRS, _EXPANSION_NOTE,
                    losses='"logistic"') + """
     Examples
     --------
@@ -798,7 +841,7 @@ class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
 
 class IOKS(_IOKSKernel, OnlineEstimator):
     __doc__ = _doc("IOKS: Tsallis-entropy OMD kernel selection (Alg. 2), regression.",
-                   _IOKS_PARAMS, _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)",
+                   _IOKS_PARAMS, _IOKS_ATTRS,
                    _EXPANSION_NOTE, losses=_REG) + """
     Examples
     --------
@@ -817,7 +860,7 @@ class IOKS(_IOKSKernel, OnlineEstimator):
 
 class IOKSClassifier(_IOKSKernel, BinaryClassifier):
     __doc__ = _doc("IOKS for binary classification.", _IOKS_PARAMS,
-                   _IOKS_ATTRS + "\n    support_sizes_ : ndarray (n_kernels,)", _EXPANSION_NOTE,
+                   _IOKS_ATTRS, _EXPANSION_NOTE,
                    losses=_CLS) + """
     Examples
     --------
@@ -872,7 +915,7 @@ class RFIOKSClassifier(_IOKSRF, BinaryClassifier):
 
 # -- LKMBooks, the budgeted full-information baseline ---------------------------------------------
 _LKM_NU = {"squared": 1 / 4, "absolute": 1 / 5, "logistic": 1 / 7}
-_LKM_PARAMETERS = {**_EXPANSION_PARAMETERS, "B": [Interval("int", 1, 1_000_000)], "T": HORIZON,
+_LKM_PARAMETERS = {**_GAUSSIAN_PARAMETERS, "B": [Interval("int", 1, 1_000_000)], "T": HORIZON,
                    "nu": ["auto", None, Interval("real", 0.0, 0.999, closed="right")]}
 del _LKM_PARAMETERS["predict_with"]
 

@@ -49,6 +49,38 @@ def omkr_legacy_dictionary() -> list:
 # Hedge's fixed factor: w <- w beta^L; 0 < beta <= 1 (1: the weights never move).
 BETA = [Interval("real", 0.0, 1.0, closed="right")]
 _EXPANSION_STEPS = {name: STEP_PARAMETERS[name] for name in ("eta", "eta_schedule")}
+# Support rows an exact expansion keeps by default (None: one per round for ever, the papers').
+DEFAULT_BUDGET = 1000
+BUDGET = [None, Interval("int", 1, 100_000_000)]
+
+
+class _BudgetedExpansion:
+    """The support budget of the exact kernel expansions (KernelExpansionExperts)."""
+
+    # Files written before the budget existed hold unbounded models: they load as such.
+    _defaults_of_older_files = {"budget": None}
+
+    def _budget(self) -> int:
+        return 0 if self.budget is None else int(self.budget)
+
+    @property
+    def n_support_(self) -> int:
+        """The number of support rows the expansion holds (at most ``budget``)."""
+        return self._fitted_engine().experts.n_support
+
+    @property
+    def budget_reached_(self) -> bool:
+        """True once the support holds ``budget`` rows: each round then replaces the oldest."""
+        return bool(self._fitted_engine().experts.budget_reached)
+
+
+_BUDGET_DOC = """    budget : int or None, default 1000
+        The most support rows kept.  Once full, each round's row replaces the oldest one (its
+        coefficients go: the expansion is the sum over the ``budget`` most recent rounds,
+        NORMA's truncation), so memory and the cost per sample stay flat; a ``BudgetWarning``
+        says when it fills and ``budget_reached_`` says so after.  None keeps every row (the
+        papers' setting: memory and cost per sample grow linearly with the rounds).
+"""
 
 
 def _expansion_parameters(kernels):
@@ -65,38 +97,39 @@ def _expansion_parameters(kernels):
     return np.array(kinds), np.array(gamma)
 
 
-class _OMKRBase:
+class _OMKRBase(_BudgetedExpansion):
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {"kernels": [None, Kernels(("Gaussian", "Laplacian"))],
                               **_EXPANSION_STEPS, "beta": BETA,
-                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+                              "loss": [Options("auto", *REGRESSION_LOSSES)], "budget": BUDGET}
     _renamed_parameters = {"random_state": None}
 
     def __init__(self, kernels=None, eta="auto", eta_schedule="inv_sqrt", beta=0.5, loss="auto",
-                 **renamed):
+                 budget=DEFAULT_BUDGET, **renamed):
         self.kernels = kernels
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.beta = beta
         self.loss = loss
+        self.budget = budget
         take_renamed(self, renamed)
 
     @classmethod
     def _unit_test_params(cls):
         return [{"kernels": [Gaussian(0.5), Laplacian(1.0)]},
-                {"kernels": [Gaussian(1.0)], "eta": 0.1, "beta": 1.0}]
+                {"kernels": [Gaussian(1.0)], "eta": 0.1, "beta": 1.0, "budget": 7}]
 
     def _check_params(self) -> dict:
         kernels = paper000_dictionary() if self.kernels is None else list(self.kernels)
         loss = LOSSES[self._losses[0] if self.loss == "auto" else self.loss]
         return {"kernels": kernels, **check_steps(self.eta, self.eta_schedule, loss),
-                "beta": float(self.beta), "loss": loss}
+                "beta": float(self.beta), "loss": loss, "budget": self._budget()}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         kinds, gamma = _expansion_parameters(config["kernels"])
         n = len(kinds)
         experts = KernelExpansionExperts(kinds, gamma, n_features, config["loss"],
-                                         *config["eta"], grad_scale=0.5)
+                                         *config["eta"], grad_scale=0.5, budget=config["budget"])
         return Engine(NullFeatures(n, n_features), experts,
                                 DiscountHedge(n, config["beta"], True), round_bit_generator,
                                 config["standardize"])
@@ -138,7 +171,7 @@ _OMKR_PARAMETERS_DOC = """    Parameters
     loss : str, default "auto"
         "auto" (the squared loss for the regressor, the logistic loss for the classifier),
         "squared", "absolute", "logistic" or "hinge".
-
+""" + _BUDGET_DOC + """
     The model is deterministic: it draws nothing, so it takes no ``random_state`` (the old
     keyword is still accepted, with a FutureWarning, and has no effect).
 
@@ -178,7 +211,7 @@ class OMKRClassifier(_OMKRBase, BinaryClassifier):
                               "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
 
 
-class OnlineKernelRegressor(OnlineEstimator):
+class OnlineKernelRegressor(_BudgetedExpansion, OnlineEstimator):
     """Single-kernel online regression by functional gradient (the RBF-1 / POLY-2 baselines).
 
     f(x) = sum_tau alpha_tau k(x, x_tau), alpha_t = -eta_t (f(x_t) - y_t).
@@ -192,6 +225,18 @@ class OnlineKernelRegressor(OnlineEstimator):
         (gamma x.x' + coef0)^degree.)
     eta, eta_schedule : step size ("auto", as ``OMKR``; the baselines' setting: 0.1 / sqrt(t))
     loss : "auto" (the squared loss), "squared" or "absolute", default "auto"
+    budget : int or None, default 1000
+        The most support rows kept.  Once full, each round's row replaces the oldest one (the
+        expansion is the sum over the ``budget`` most recent rounds, NORMA's truncation), so
+        memory and the cost per sample stay flat; a ``BudgetWarning`` says when it fills and
+        ``budget_reached_`` says so after.  None keeps every row (the baselines' setting).
+
+    Attributes
+    ----------
+    n_support_ : int
+        Support rows held.
+    budget_reached_ : bool
+        Whether the support is full.
 
     Examples
     --------
@@ -207,14 +252,16 @@ class OnlineKernelRegressor(OnlineEstimator):
 
     _parameter_constraints = {"kernel": [None, OneKernel(("Gaussian", "Laplacian", "Polynomial"))],
                               **_EXPANSION_STEPS,
-                              "loss": [Options("auto", *REGRESSION_LOSSES)]}
+                              "loss": [Options("auto", *REGRESSION_LOSSES)], "budget": BUDGET}
     _renamed_parameters = {"random_state": None}
 
-    def __init__(self, kernel=None, eta="auto", eta_schedule="inv_sqrt", loss="auto", **renamed):
+    def __init__(self, kernel=None, eta="auto", eta_schedule="inv_sqrt", loss="auto",
+                 budget=DEFAULT_BUDGET, **renamed):
         self.kernel = kernel
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.loss = loss
+        self.budget = budget
         legacy = {name: renamed.pop(name) for name in ("gamma", "degree", "coef0")
                   if name in renamed}
         if kernel in ("rbf", "laplacian", "poly") or legacy:
@@ -223,7 +270,7 @@ class OnlineKernelRegressor(OnlineEstimator):
 
     @classmethod
     def _unit_test_params(cls):
-        return [{"kernel": Gaussian(1.0)}, {"kernel": Polynomial(2), "eta": 0.1},
+        return [{"kernel": Gaussian(1.0)}, {"kernel": Polynomial(2), "eta": 0.1, "budget": 7},
                 {"kernel": Laplacian(2.0), "loss": "absolute"}]
 
     def _check_params(self) -> dict:
@@ -235,12 +282,14 @@ class OnlineKernelRegressor(OnlineEstimator):
             kinds, gammas = _expansion_parameters([kernel])
             kind, gamma, degree, coef0 = int(kinds[0]), float(gammas[0]), 2, 0.0
         return {"kind": kind, "gamma": gamma, "degree": degree, "coef0": coef0, "loss": loss,
+                "budget": self._budget(),
                 **check_steps(self.eta, self.eta_schedule, LOSSES["squared"])}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = KernelExpansionExperts([config["kind"]], [config["gamma"]], n_features,
                                          config["loss"], *config["eta"], grad_scale=0.5,
-                                         degree=[config["degree"]], coef0=[config["coef0"]])
+                                         degree=[config["degree"]], coef0=[config["coef0"]],
+                                         budget=config["budget"])
         return Engine(NullFeatures(1, n_features), experts, DiscountHedge(1, 0.5),
                                 round_bit_generator, config["standardize"])
 

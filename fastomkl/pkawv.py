@@ -238,6 +238,11 @@ class TaylorAWVClassifier(_TaylorAWVBase, BinaryClassifier):
     """)
 
 
+# The dictionary budget by default, and the inputs kept for insertions per centre of the budget.
+DEFAULT_MAX_CENTRES = 500
+INPUTS_PER_CENTRE = 10
+
+
 class _NystromAWVBase(_OneKernel):
     _parameter_constraints = {**_AWV_PARAMETERS, "mu": ["auto", None, POSITIVE],
                               "beta": [POSITIVE], "eps": [Interval("real", 0.0, 1e8)],
@@ -247,7 +252,8 @@ class _NystromAWVBase(_OneKernel):
     _renamed_parameters = _SIGMA
 
     def __init__(self, kernel=None, lam=1.0, mode="vaw", mu="auto", beta=1.0, eps=0.5,
-                 kors_weights="sqrt", max_centres=None, cache_kernel=True, random_state=None,
+                 kors_weights="sqrt", max_centres=DEFAULT_MAX_CENTRES, cache_kernel=True,
+                 random_state=None,
                  **renamed):
         self.kernel = kernel
         self.lam = lam
@@ -280,7 +286,8 @@ class _NystromAWVBase(_OneKernel):
         experts = NystromExperts(n_features, config["sigma"], config["lam"], config["mode"],
                                  config["mu"], config["beta"], config["eps"],
                                  config["kors_weights"], config["max_centres"],
-                                 config["cache_kernel"])
+                                 config["cache_kernel"],
+                                 max_inputs=INPUTS_PER_CENTRE * config["max_centres"])
         return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator,
                       bool(getattr(self, "standardize_target", False)))
 
@@ -288,6 +295,12 @@ class _NystromAWVBase(_OneKernel):
     def n_centres_(self) -> int:
         """m, the size of the dictionary."""
         return self._fitted_engine().experts.n_centres
+
+    @property
+    def budget_reached_(self) -> bool:
+        """True once the dictionary is frozen (``max_centres`` centres, or 10 ``max_centres``
+        inputs stored): the model then learns on it with flat memory and cost per sample."""
+        return bool(self._fitted_engine().experts.budget_reached)
 
     @property
     def dictionary_(self) -> np.ndarray:
@@ -305,10 +318,10 @@ _NYSTROM_DOC = """
     PKAWV on a sequential Nystrom dictionary (section 3.2 and Algorithm 2 of the paper): the model
     lives in the span of k(x_j, .) over past inputs x_j that KORS (kernel online row sampling)
     keeps with probability min(beta (1 + eps) e / (e + mu), 1), e the posterior variance of x_t
-    given the (weighted) dictionary.  The dictionary only grows; a new centre borders the Cholesky
-    factor of K_{t,I}^T K_{t,I} + lam K_II, which every round also updates by the new row, so a
-    round costs O(m^2 + m d) (two triangular solves and one rank-one Cholesky update).  Every input
-    is kept (O(t d) memory): an insertion needs K_{t,I}^T k(X_t, x_t), its kernel column against
+    given the (weighted) dictionary.  The dictionary only grows (up to ``max_centres``); a new
+    centre borders the Cholesky factor of K_{t,I}^T K_{t,I} + lam K_II, which every round also
+    updates by the new row, so a round costs O(m^2 + m d) (two triangular solves and one rank-one
+    Cholesky update).  Until the dictionary is frozen every input is kept (O(t d) memory): an insertion needs K_{t,I}^T k(X_t, x_t), its kernel column against
     all of them.  With ``cache_kernel=True`` (the default, as the authors' code) K_{t,I} is kept,
     O(t m) more memory, and an insertion costs O(t (m + d)); with False, memory beyond the inputs
     is O(m^2) and an insertion recomputes the rows of K_{t,I}, O(t m d).  Attempts the
@@ -337,8 +350,14 @@ _NYSTROM_DOC = """
     kors_weights : {"sqrt", "inverse"}, default "sqrt"
         Weight of a kept centre: 1 / sqrt(p) (unbiased leverage sampling) or 1 / p (the authors'
         code, for reproduction; about half as many centres).
-    max_centres : int or None, default None
-        Stop growing the dictionary at this size.
+    max_centres : int or None, default 500
+        The dictionary's budget.  It is frozen once it holds ``max_centres`` centres, or once
+        10 ``max_centres`` inputs are stored (an insertion needs every stored input); from then
+        on no input is stored, KORS stops, and every round still updates the forecaster on the
+        frozen dictionary (R and h take its row, as between two insertions), so memory
+        (O(m^2 + 10 max_centres (d + m))) and the cost per sample (O(m d + m^2)) stay flat.  A
+        ``BudgetWarning`` says when it froze and ``budget_reached_`` says so after.  None: the
+        paper's dictionary, growing for ever, with every input kept.
     cache_kernel : bool, default True
         Keep the matrix K_{t,I} of every input against the centres (as the authors' code does):
         faster insertions; False bounds the memory beyond the inputs by O(m^2).
@@ -348,6 +367,8 @@ _NYSTROM_DOC = """
     Attributes
     ----------
     n_centres_ : int
+    budget_reached_ : bool
+        Whether the dictionary is frozen (see ``max_centres``).
     dictionary_ : ndarray (m,)
         Rounds whose inputs became centres.
     centres_ : ndarray (m, d)

@@ -37,6 +37,29 @@ class NumericalWarning(RuntimeWarning):
     """
 
 
+class BudgetWarning(UserWarning):
+    """A model's memory reached its budget (support rows, dictionary centres): from then on it
+    follows its budget policy (its docstring says which) and its memory and cost per sample stay
+    flat.
+
+    Given once per model, by the learning call that fills the budget (or the first one after it);
+    the model's ``budget_reached_`` says the same.  Pass ``budget=None`` (``max_centres=None``) for
+    the unbounded setting of the papers.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from fastomkl import BudgetWarning, Gaussian, OnlineKernelRegressor
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (50, 2))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = OnlineKernelRegressor(Gaussian(1.0), budget=20).fit(X, X.sum(1))
+    >>> [w.category.__name__ for w in caught], model.budget_reached_, model.n_support_
+    (['BudgetWarning'], True, 20)
+    """
+
+
 def _is_real(value) -> bool:
     return isinstance(value, (numbers.Real, np.bool_))
 

@@ -108,11 +108,11 @@ def make_model(algorithm: str, dataset: str, seed: int, legacy: bool, M: int = 1
     """The model the paper runs as `algorithm`, in paper (default) or released-code mode."""
     t0 = _t0(dataset, legacy)
     if algorithm == "OMKR":
-        return OMKR(omkr_legacy_dictionary() if legacy else None, eta=PAPER_ETA)
+        return OMKR(omkr_legacy_dictionary() if legacy else None, eta=PAPER_ETA, budget=None)
     if algorithm == "RBF-1":
-        return OnlineKernelRegressor(Gaussian.from_gamma(1.0), eta=PAPER_ETA)
+        return OnlineKernelRegressor(Gaussian.from_gamma(1.0), eta=PAPER_ETA, budget=None)
     if algorithm == "POLY-2":
-        return OnlineKernelRegressor(Polynomial(2), eta=PAPER_ETA)
+        return OnlineKernelRegressor(Polynomial(2), eta=PAPER_ETA, budget=None)
     if algorithm == "RFOMKR":
         return RFOMKR(normalize=not legacy, eta=PAPER_ETA, random_state=seed)
     if algorithm == "Raker":

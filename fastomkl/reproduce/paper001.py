@@ -111,11 +111,11 @@ def make_model(algorithm: str, loss: str, T: int, size, seed: int):
     pick = (lambda reg, clf: clf if cls_task else reg)
     m = 5.0 if loss == "absolute" else 25.0
     if algorithm == "OKS":
-        return pick(OKS, OKSClassifier)(T=T, eta=m, ell_max=1.0, **common)
+        return pick(OKS, OKSClassifier)(T=T, eta=m, ell_max=1.0, budget=None, **common)
     if algorithm == "IOKS":
-        return pick(IOKS, IOKSClassifier)(T=T, U=U, ell_max=1.0, **common)
+        return pick(IOKS, IOKSClassifier)(T=T, U=U, ell_max=1.0, budget=None, **common)
     if algorithm == "OKS++":
-        return pick(OKSPlusPlus, OKSPlusPlusClassifier)(U=U, **common)
+        return pick(OKSPlusPlus, OKSPlusPlusClassifier)(U=U, budget=None, **common)
     if algorithm == "RF-OKS":
         return pick(RFOKS, RFOKSClassifier)(n_components=size, T=T, eta=m, ell_max=1.0,
                                             **common)

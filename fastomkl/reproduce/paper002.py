@@ -117,7 +117,8 @@ def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
     if name == "Nyström":
         raw = {} if classify else {"standardize_target": False}      # the paper's raw units
         return pick(pkawv.NystromAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode, mu=1.0, beta=1.0, eps=0.5,
-                                      kors_weights="inverse", random_state=seed, **raw)
+                                      kors_weights="inverse", max_centres=None,
+                                      random_state=seed, **raw)
     if name == "Pros-N-KONS":
         return pick(pkawv.ProsNKons)(kernel=Gaussian(SIGMA), alpha=1.0, beta=1.0, eps=0.5, C=1.0,
                                      kors_weights="inverse", random_state=seed)

@@ -13,10 +13,13 @@ divided by s^2 (squared) or s (absolute), its derivative by s (squared); every u
 hypotheses is then multiplied by s, so scaling the targets scales the predictions and nothing
 else (the paper assumes |y| <= 1; this makes its constants hold at any scale).
 """
+import warnings
+
 import numpy as np
 
 from fastomkl._core.arrays import aligned_zeros
 from fastomkl._core.checks import require_ranges
+from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport LOSS_LOGISTIC, loss_derivative, loss_value, unit_scale
@@ -154,11 +157,20 @@ cdef class BanditExpansionExperts(BanditExperts):
     that exceeds U^2 (with ``project``), multiplies its expansion by U / ||f|| through a lazy
     multiplier (folded into the coefficients when it falls below 1e-150).  A prediction costs
     O(|S_k| d).  Rows are stored once, in arrival order; the arrays double when full.
+
+    Budget.  With ``budget`` B > 0 at most B rows are stored (over all kernels): once full, the
+    sampled kernel's new row takes the slot of the oldest row, which leaves its kernel's expansion:
+    f_o <- f_o - a_r k(x_r, .), ||f_o||^2 updated exactly (minus 2 a_r f_o(x_r), plus a_r^2) and
+    f_o projected back onto the ball if the removal lengthened it.  Memory and the cost of a round
+    stay O(B d).  The rows live in a ring (``oldest``: the slot the next round takes).  B = 0:
+    unbounded.
     """
 
     def __init__(self, gamma, int n_features, int loss, int rule, double scale=0.0,
                  double radius=1.0, double gc0=1.0, bint project=True, bint legacy_tem1=False,
-                 int capacity=256):
+                 int capacity=256, long budget=0):
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0 (0: unbounded), got {budget}")
         gamma = np.ascontiguousarray(gamma, dtype=np.float64)
         self._setup(gamma.shape[0], loss, rule, scale, radius, gc0, project, legacy_tem1)
         self.gamma = gamma
@@ -170,8 +182,11 @@ cdef class BanditExpansionExperts(BanditExperts):
         self.mult = np.ones(K)
         self.norm2 = np.zeros(K)
         self.rows = np.zeros(1, dtype=np.int64)
+        self.oldest = np.zeros(1, dtype=np.int64)
+        self.budget = budget
+        self.warned = False
         self.grows = True
-        self._allocate(max(capacity, 1))
+        self._allocate(max(min(capacity, budget) if budget > 0 else capacity, 1))
 
     def _allocate(self, long capacity):
         n = int(self.rows[0])
@@ -191,13 +206,29 @@ cdef class BanditExpansionExperts(BanditExperts):
     def capacity(self):
         return self.support.shape[0]
 
+    @property
+    def budget_reached(self):
+        """True once ``budget`` rows are stored (each round then replaces the oldest)."""
+        return self.budget > 0 and self.rows[0] >= self.budget
+
     cdef bint needs_room(self) noexcept nogil:
-        return self.rows[0] >= self.support.shape[0]
+        return self.rows[0] >= self.support.shape[0] and not (
+            self.budget > 0 and self.rows[0] >= self.budget)
 
     def reserve(self):
-        """Room for one more round (amortised doubling)."""
-        if self.rows[0] >= self.capacity:
-            self._allocate(2 * self.capacity)
+        """Room for one more round (amortised doubling, never past the budget)."""
+        if self.rows[0] >= self.capacity and not self.budget_reached:
+            cap = 2 * self.capacity
+            self._allocate(min(cap, self.budget) if self.budget > 0 else cap)
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) when the call of n_more rounds fills the budget."""
+        if self.budget > 0 and not self.warned and self.rows[0] + n_more >= self.budget:
+            self.warned = True
+            warnings.warn(f"the kernel expansions reach their budget of {self.budget} support "
+                          f"rows: from then on each round's row replaces the oldest one (memory "
+                          f"and cost per sample stay flat; budget=None keeps every row)",
+                          BudgetWarning, stacklevel=2)
 
     def coefficients(self, int k):
         """(support rows, coefficients) of kernel k's expansion, multiplier applied."""
@@ -210,13 +241,13 @@ cdef class BanditExpansionExperts(BanditExperts):
         return {"support": np.array(self.support[:n]), "coef": np.array(self.coef[:n]),
                 "owner": np.array(self.owner[:n]), "mult": np.array(self.mult),
                 "norm2": np.array(self.norm2), "sums": np.array(self.sums),
-                "info": np.array(self.info)}
+                "info": np.array(self.info), "oldest": np.array(self.oldest)}
 
     def check_state(self, state):
         """Shapes, dtypes and semantics (owners in range, finite values, positive multipliers)."""
         name = type(self).__name__
         keys = {"support", "coef", "owner", "mult", "norm2", "sums", "info"}
-        if set(state) != keys:
+        if set(state) - {"oldest"} != keys:         # 'oldest' is absent from older files
             raise ValueError(f"{name} state must have arrays {sorted(keys)}, got {sorted(state)}")
         K = self.n_experts
         support = np.asarray(state["support"])
@@ -236,6 +267,16 @@ cdef class BanditExpansionExperts(BanditExperts):
             raise ValueError(f"{name} state 'owner' has a kernel outside 0..{K - 1}")
         if (np.asarray(state["mult"]) <= 0).any():
             raise ValueError(f"{name} state 'mult' must be positive")
+        if self.budget > 0 and n > self.budget:
+            raise ValueError(f"{name} state has {n} support rows, more than the budget of "
+                             f"{self.budget}")
+        if "oldest" in state:
+            oldest = np.asarray(state["oldest"])
+            full = self.budget > 0 and n == self.budget
+            if (oldest.dtype != np.int64 or oldest.shape != (1,)
+                    or not 0 <= oldest[0] < (n if full else 1)):
+                raise ValueError(f"{name} state 'oldest' must be int64 of shape (1,), a row of "
+                                 f"the full support (0 before the budget fills)")
 
     def set_state(self, state):
         self.check_state(state)
@@ -250,13 +291,17 @@ cdef class BanditExpansionExperts(BanditExperts):
         np.asarray(self.owner)[:n] = owner
         for key in ("mult", "norm2", "sums", "info"):
             np.asarray(getattr(self, key))[...] = state[key]
+        oldest = int(np.asarray(state["oldest"])[0]) if "oldest" in state else 0
+        self.oldest[0] = oldest
+        self.warned = self.budget > 0 and n >= self.budget
+        order = np.roll(np.arange(n), -oldest)          # the rows in arrival order
         head, tail, sizes = np.asarray(self.head), np.asarray(self.tail), np.asarray(self.sizes)
         nxt = np.asarray(self.next_row)
         head[:] = -1
         tail[:] = -1
         sizes[:] = 0
         for k in range(self.n_experts):
-            idx = np.flatnonzero(owner == k)
+            idx = order[owner[order] == k]
             sizes[k] = idx.shape[0]
             if idx.shape[0]:
                 last = idx[idx.shape[0] - 1]
@@ -272,6 +317,40 @@ cdef class BanditExpansionExperts(BanditExperts):
         for r in range(n):
             self.sqnorm[r] = fastomkl_dot(&self.support[r, 0], &self.support[r, 0],
                                           self.n_features)
+
+    cdef double _drop(self, long r, int k, const double* x, double f) noexcept nogil:
+        """Removes row r, the oldest of all (so the head of its kernel o's list), from f_o with
+        ||f_o||^2 updated exactly; returns f, kernel k's value at x, less the row when o = k."""
+        cdef int o = self.owner[r], d = self.n_features
+        cdef double a = self.coef[r] * self.mult[o], sq, nrm2, shrink = 1.0, U
+        cdef long q
+        nrm2 = self.norm2[o] - 2.0 * a * self.predict(o, &self.support[r, 0], NULL) + a * a
+        if nrm2 < 0.0:
+            nrm2 = 0.0
+        if o == k:
+            sq = (fastomkl_dot(x, x, d) + self.sqnorm[r]
+                  - 2.0 * fastomkl_dot(x, &self.support[r, 0], d))
+            f -= a * exp(-self.gamma[k] * (sq if sq > 0.0 else 0.0))
+        self.head[o] = self.next_row[r]
+        if self.head[o] < 0:
+            self.tail[o] = -1
+        self.sizes[o] -= 1
+        # the rest may lie outside the ball (a removal can lengthen f_o): projected back
+        U = (1.0 if self.radius_fixed > 0.0 else self.info[1]) * self.radius()
+        if self.project and U > 0.0 and nrm2 > U * U:
+            shrink = U / sqrt(nrm2)
+            self.mult[o] *= shrink
+            nrm2 = U * U
+            if o == k:
+                f *= shrink
+            if self.mult[o] < 1e-150:           # fold the multiplier into the coefficients
+                q = self.head[o]
+                while q >= 0:
+                    self.coef[q] *= self.mult[o]
+                    q = self.next_row[q]
+                self.mult[o] = 1.0
+        self.norm2[o] = nrm2
+        return f
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef long r = self.head[k]
@@ -289,11 +368,17 @@ cdef class BanditExpansionExperts(BanditExperts):
                       Round* ctx) noexcept nogil:
         cdef double y = ctx.y
         cdef double weight = ctx.weight
-        cdef double s, step, U, nrm2, shrink
+        cdef double s, step, U, nrm2, shrink, f_now = f
         cdef long n = self.rows[0], r
+        cdef long slot = n
         cdef int j, d = self.n_features
+        if self.budget > 0 and n >= self.budget:       # full: the oldest row leaves
+            slot = self.oldest[0]
+            self.oldest[0] = slot + 1 if slot + 1 < n else 0
+            f_now = self._drop(slot, k, x, f)
+            n = slot
         step = self.scaled_step(k, f, y, weight, &s)
-        if isfinite(step) and not (isfinite(self.norm2[k] - 2.0 * step * f + step * step)
+        if isfinite(step) and not (isfinite(self.norm2[k] - 2.0 * step * f_now + step * step)
                                    and fabs(step) <= STATE_LIMIT * self.mult[k]):
             self.n_rejected += 1                # ||f_k||^2 or the coefficient would overflow
             step = NAN
@@ -312,8 +397,9 @@ cdef class BanditExpansionExperts(BanditExperts):
             self.head[k] = n
         self.tail[k] = n
         self.sizes[k] += 1
-        self.rows[0] = n + 1
-        nrm2 = self.norm2[k] - 2.0 * step * f + step * step
+        if slot == self.rows[0]:
+            self.rows[0] = n + 1
+        nrm2 = self.norm2[k] - 2.0 * step * f_now + step * step
         if nrm2 < 0.0:
             nrm2 = 0.0
         if self.project and nrm2 > U * U:

@@ -8,12 +8,21 @@ weight (grad_scale loss')^2 k_k(x_t, x_t) of the gradient.  The support is share
 and the distances of x to it are computed once per sample for every expert (``prepare``).  The
 arrays double when full (the engine asks ``needs_room`` before each round).
 
+Budget.  With ``budget`` B > 0 the support holds at most B rows: once it is full, the row of each
+new round overwrites the oldest one (its coefficients go, for every expert), so the expansion is
+the sum over the B most recent rounds -- NORMA's truncation (Kivinen, Smola & Williamson 2004)
+without the decay.  Memory and the cost of a round stay O(B (d + n_experts)) for ever.  The rows
+live in a ring (``oldest``: the slot the next round overwrites); a prediction sums them in slot
+order.  B = 0: unbounded, one row per round for ever.
+
 Kernels: kind 0 exp(-gamma ||x - x'||^2), kind 1 exp(-gamma ||x - x'||_1),
 kind 2 (gamma x.x' + coef0)^degree.
 """
+import warnings
+
 import numpy as np
 
-from fastomkl._core.inputs import MAX_ABS_INPUT
+from fastomkl._core.inputs import MAX_ABS_INPUT, BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport loss_derivative, loss_value
@@ -38,7 +47,10 @@ cdef class KernelExpansionExperts(ExpertBank):
     """Kernel-expansion experts over a shared growing support set (see the module docstring)."""
 
     def __init__(self, kinds, gamma, int n_features, int loss, double eta_scale, int eta_kind,
-                 double grad_scale=1.0, degree=None, coef0=None, int capacity=256):
+                 double grad_scale=1.0, degree=None, coef0=None, int capacity=256,
+                 long budget=0):
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0 (0: unbounded), got {budget}")
         kinds = np.ascontiguousarray(kinds, dtype=np.intc)
         n = kinds.shape[0]
         self.n_experts = n
@@ -59,7 +71,10 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.info = np.zeros(2, dtype=np.int64)
         self.grad_sq = np.zeros(n if eta_kind == SCHEDULE_ADAGRAD else 0)
         self.grows = True
-        self._allocate(max(capacity, 1))
+        self.budget = budget
+        self.oldest = np.zeros(1, dtype=np.int64)
+        self.warned = False
+        self._allocate(max(min(capacity, budget) if budget > 0 else capacity, 1))
 
     def _allocate(self, int capacity):
         n_support = int(self.info[0])
@@ -82,13 +97,29 @@ cdef class KernelExpansionExperts(ExpertBank):
     def n_support(self):
         return int(self.info[0])
 
+    @property
+    def budget_reached(self):
+        """True once the support holds ``budget`` rows (each round then replaces the oldest)."""
+        return self.budget > 0 and self.info[0] >= self.budget
+
     cdef bint needs_room(self) noexcept nogil:
-        return self.info[0] >= self.support.shape[0]
+        return self.info[0] >= self.support.shape[0] and not (
+            self.budget > 0 and self.info[0] >= self.budget)
 
     def reserve(self):
-        """Room for one more round (amortised doubling)."""
-        if self.info[0] >= self.capacity:
-            self._allocate(2 * self.capacity)
+        """Room for one more round (amortised doubling, never past the budget)."""
+        if self.info[0] >= self.capacity and not self.budget_reached:
+            cap = 2 * self.capacity
+            self._allocate(min(cap, self.budget) if self.budget > 0 else cap)
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) when the call of n_more rounds fills the budget."""
+        if self.budget > 0 and not self.warned and self.info[0] + n_more >= self.budget:
+            self.warned = True
+            warnings.warn(f"the kernel expansion reaches its budget of {self.budget} support "
+                          f"rows: from then on each round replaces the oldest row (memory and "
+                          f"cost per sample stay flat; budget=None keeps every row)",
+                          BudgetWarning, stacklevel=2)
 
     def check_input(self, X):
         """Refuse rows whose polynomial kernel values could overflow (``polynomial_norm_limit``)."""
@@ -108,13 +139,15 @@ cdef class KernelExpansionExperts(ExpertBank):
         n = int(self.info[0])
         return {"support": np.array(self.support[:n]), "alpha": np.array(self.alpha[:, :n]),
                 "info": np.array(self.info), "grad_sq": np.array(self.grad_sq),
-                "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
+                "n_rejected": np.array(self.n_rejected, dtype=np.int64),
+                "oldest": np.array(self.oldest)}
 
     def check_state(self, state):
         """Raise ValueError unless `state` is a consistent expansion state for this bank."""
         names = {"support", "alpha", "info", "grad_sq", "n_rejected"}
-        if set(state) != names:
-            raise ValueError(f"KernelExpansionExperts state must have arrays {sorted(names)}")
+        if set(state) - {"oldest"} != names:      # 'oldest' is absent from older files
+            raise ValueError(f"KernelExpansionExperts state must have arrays {sorted(names)} "
+                             f"and 'oldest'")
         state, _ = self._split_counter(state)
         grad_sq = np.asarray(state["grad_sq"])
         if (grad_sq.dtype != np.float64 or grad_sq.shape != np.asarray(self.grad_sq).shape
@@ -129,6 +162,16 @@ cdef class KernelExpansionExperts(ExpertBank):
                 or support.ndim != 2 or support.shape[1] != self.n_features
                 or info.shape != (2,) or alpha.shape != (self.n_experts, n) or info[0] != n):
             raise ValueError("KernelExpansionExperts state has inconsistent shapes or dtypes")
+        if self.budget > 0 and n > self.budget:
+            raise ValueError(f"KernelExpansionExperts state has {n} support rows, more than the "
+                             f"budget of {self.budget}")
+        if "oldest" in state:
+            oldest = np.asarray(state["oldest"])
+            full = self.budget > 0 and n == self.budget
+            if (oldest.dtype != np.int64 or oldest.shape != (1,)
+                    or not 0 <= oldest[0] < (n if full else 1)):
+                raise ValueError("KernelExpansionExperts state 'oldest' must be int64 of shape "
+                                 "(1,), a row of the full support (0 before the budget fills)")
         # The bounds learning keeps: support rows are accepted inputs, coefficients are refused
         # beyond STATE_LIMIT (so a prediction, a sum of n of them, stays finite).
         if not (np.abs(support).max(initial=0.0) <= MAX_ABS_INPUT
@@ -150,6 +193,8 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.info[1] = info[1]
         np.asarray(self.grad_sq)[:] = state["grad_sq"]
         self.n_rejected = int(state["n_rejected"])
+        self.oldest[0] = int(np.asarray(state["oldest"])[0]) if "oldest" in state else 0
+        self.warned = self.budget_reached
 
     cdef void prepare(self, const double* x) noexcept nogil:
         """The distances of x to the support, once per sample for every expert's prediction."""
@@ -188,11 +233,15 @@ cdef class KernelExpansionExperts(ExpertBank):
         cdef long n = self.info[0]
         cdef int i
         if self.info[1] != t:
-            memcpy(&self.support[n, 0], x, self.n_features * sizeof(double))
+            if self.budget > 0 and n >= self.budget:     # full: the oldest row makes room
+                self.row = self.oldest[0]
+                self.oldest[0] = self.row + 1 if self.row + 1 < n else 0
+            else:
+                self.row = n
+                self.info[0] = n + 1
+            memcpy(&self.support[self.row, 0], x, self.n_features * sizeof(double))
             for i in range(self.n_experts):
-                self.alpha[i, n] = 0.0
-            n += 1
-            self.info[0] = n
+                self.alpha[i, self.row] = 0.0
             self.info[1] = t
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double g = weight * self.grad_scale * d, slope = self.grad_scale * d
@@ -210,7 +259,7 @@ cdef class KernelExpansionExperts(ExpertBank):
             return loss
         if self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
-        self.alpha[k, n - 1] = a
+        self.alpha[k, self.row] = a
         return loss
 
     cdef double self_kernel(self, int k, const double* x) noexcept nogil:

@@ -7,6 +7,8 @@ cdef class NystromExperts(ExpertBank):
     cdef readonly double sigma, lam, mu, beta, eps
     cdef readonly int mode, weights_kind, n_features
     cdef readonly long max_centres
+    cdef readonly long max_inputs         # inputs kept for insertions at most (0: no limit)
+    cdef bint warned                      # BudgetWarning given
     cdef readonly bint cache_kernel       # keep K (memory O(t m)) or recompute it on insertion
     cdef public long n_refused           # insertions refused as numerically dependent
     cdef long[::1] info
@@ -23,4 +25,5 @@ cdef class NystromExperts(ExpertBank):
     cdef double[::1] a, w, g, v, c, col   # scratch
     cdef double lev
     cdef void kernel_row(self, const double* x, double* out) noexcept nogil
+    cdef bint frozen(self) noexcept nogil
     cdef void insert(self, const double* x, double y, double p) noexcept nogil

@@ -34,10 +34,19 @@ against every past input: with ``cache_kernel`` the matrix K_{t,I} is kept (memo
 m^2), insertion O(t (d + m))); without it K_{t,I} is recomputed row by row from the
 stored inputs at each insertion (memory O(t d + m^2), insertion O(t m d)).  Either way every input
 is kept.  Capacities double when full (the engine grows them between rounds, with the GIL).
+
+Budget.  With ``max_centres`` m_max > 0 the dictionary is frozen once it holds m_max centres or
+once ``max_inputs`` inputs are stored (the inputs serve insertions only).  From then on no input
+is stored and KORS no longer runs: each round adds its row to R and h (the projected ridge / AWV
+forecaster on the frozen dictionary, as between two insertions), O(m d + m^2) per round, with
+memory O(m^2 + max_inputs (d + m)) for ever.  ``info[0]`` counts the inputs stored.
 """
+import warnings
+
 import numpy as np
 
 from fastomkl._core.checks import require_names, require_shapes, require_triangular
+from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
@@ -60,7 +69,7 @@ cdef class NystromExperts(ExpertBank):
 
     def __init__(self, int n_features, double sigma, double lam, mode, double mu, double beta,
                  double eps, kors_weights, long max_centres, bint cache_kernel=False,
-                 int capacity=64):
+                 int capacity=64, long max_inputs=0):
         if n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}")
         for name, value in (("sigma", sigma), ("lam", lam), ("mu", mu), ("beta", beta)):
@@ -77,7 +86,12 @@ cdef class NystromExperts(ExpertBank):
         self.sigma, self.lam, self.mu, self.beta, self.eps = sigma, lam, mu, beta, eps
         self.mode = MODES[mode]
         self.weights_kind = KORS_WEIGHTS[kors_weights]
+        if max_centres < 0 or max_inputs < 0:
+            raise ValueError(f"max_centres and max_inputs must be >= 0 (0: no limit), got "
+                             f"{max_centres} and {max_inputs}")
         self.max_centres = max_centres
+        self.max_inputs = max_inputs
+        self.warned = False
         self.cache_kernel = cache_kernel
         self.grows = True
         self.info = np.zeros(2, dtype=np.int_)
@@ -108,14 +122,43 @@ cdef class NystromExperts(ExpertBank):
         return self.X.shape[0], self.R.shape[0]
 
     def reserve(self):
-        """Room for one more round (sample and possible centre), by doubling."""
+        """Room for one more round (sample and possible centre), by doubling (never past the
+        budget)."""
         cap_t, cap_m = self.capacity
+        if self.frozen():
+            return
         if self.info[0] >= cap_t or self.info[1] >= cap_m:
-            self._allocate(2 * cap_t if self.info[0] >= cap_t else cap_t,
-                           2 * cap_m if self.info[1] >= cap_m else cap_m)
+            cap_t = 2 * cap_t if self.info[0] >= cap_t else cap_t
+            cap_m = 2 * cap_m if self.info[1] >= cap_m else cap_m
+            if self.max_inputs > 0:
+                cap_t = min(cap_t, self.max_inputs)
+            if self.max_centres > 0:
+                cap_m = min(cap_m, self.max_centres)
+            self._allocate(cap_t, cap_m)
 
     cdef bint needs_room(self) noexcept nogil:
-        return self.info[0] >= self.X.shape[0] or self.info[1] >= self.R.shape[0]
+        return not self.frozen() and (self.info[0] >= self.X.shape[0]
+                                      or self.info[1] >= self.R.shape[0])
+
+    cdef bint frozen(self) noexcept nogil:
+        """The dictionary can no longer grow (max_centres centres, or max_inputs inputs)."""
+        return self.max_centres > 0 and (self.info[1] >= self.max_centres or
+                                         (self.max_inputs > 0 and self.info[0] >= self.max_inputs))
+
+    @property
+    def budget_reached(self):
+        """True once the dictionary is frozen (see the module docstring)."""
+        return bool(self.frozen())
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) at the first call after the dictionary froze."""
+        if not self.warned and self.frozen():
+            self.warned = True
+            warnings.warn(f"the Nystrom dictionary is frozen at {int(self.info[1])} centres "
+                          f"(max_centres={self.max_centres}, or {self.max_inputs} inputs stored): "
+                          f"from then on the model learns on this dictionary, with flat memory "
+                          f"and cost per sample (max_centres=None lets it grow for ever)",
+                          BudgetWarning, stacklevel=2)
 
     # -- state --------------------------------------------------------------------------------------
     def _trimmed(self):
@@ -164,6 +207,9 @@ cdef class NystromExperts(ExpertBank):
             raise ValueError("NystromExperts state 'info' must be int64 [samples, centres] with "
                              "0 <= centres <= samples")
         t, m, d = int(info[0]), int(info[1]), self.n_features
+        if self.max_centres > 0 and m > self.max_centres:
+            raise ValueError(f"NystromExperts state has {m} centres, beyond max_centres="
+                             f"{self.max_centres}")
         require_shapes(self, state, {"X": (t, d), "Y": (t,), "R": (m, m), "L": (m, m),
                                      "centres": (m, d), "S": (m,), "h": (m,)})
         if self.cache_kernel:
@@ -190,6 +236,7 @@ cdef class NystromExperts(ExpertBank):
         self._allocate(max(int(info[0]), 1), max(int(info[1]), 1), False)
         self._write(state)
         self.n_rejected = int(state["n_rejected"])
+        self.warned = self.frozen()
 
     # -- views ----------------------------------------------------------------------------------------
     @property
@@ -244,6 +291,12 @@ cdef class NystromExperts(ExpertBank):
         cdef int m = self.info[1], ld = self.R.shape[0], j
         cdef long n = self.info[0]
         cdef double p, u
+        if self.frozen():        # the frozen dictionary's forecaster: R and h take the row
+            for j in range(m):
+                self.h[j] += y * self.a[j]
+                self.v[j] = self.a[j]
+            cholupdate(m, &self.R[0, 0], ld, &self.v[0])
+            return (f - y) * (f - y)
         # the sample and its row of K (a = k_I(x_t), left by predict)
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
         self.Y[n] = y
