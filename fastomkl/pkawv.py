@@ -404,8 +404,8 @@ class NystromAWV(_NystromAWVBase, OnlineEstimator):
     _defaults_of_older_files = {"standardize_target": False}
 
     def __init__(self, kernel=None, lam=1.0, mode="vaw", mu="auto", beta=1.0, eps=0.5,
-                 kors_weights="sqrt", max_centres=None, cache_kernel=True, random_state=None,
-                 standardize_target=True, **renamed):
+                 kors_weights="sqrt", max_centres=DEFAULT_MAX_CENTRES, cache_kernel=True,
+                 random_state=None, standardize_target=True, **renamed):
         super().__init__(kernel, lam, mode, mu, beta, eps, kors_weights, max_centres,
                          cache_kernel, random_state, **renamed)
         self.standardize_target = standardize_target
