@@ -88,6 +88,13 @@ cdef class ExpertBank(Component):
     # returns the loss the combiner sees for it.
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil
+    # True when each expert is a whole model whose own learning step also gives its prediction
+    # (a mixture's members): the engine then calls predict_learn once per expert instead of
+    # predict and learn, so a member does not predict twice in a round.  Implies independent.
+    cdef readonly bint whole_models
+    # predict(k) then learn(k) in one call, the loss written to `loss`; returns the prediction.
+    cdef double predict_learn(self, int k, const double* x, const double* z, Round* ctx,
+                              double* loss) noexcept nogil
 
 
 cdef class Combiner(Component):

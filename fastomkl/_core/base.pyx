@@ -109,6 +109,12 @@ cdef class ExpertBank(Component):
                       Round* ctx) noexcept nogil:
         return 0.0
 
+    cdef double predict_learn(self, int k, const double* x, const double* z, Round* ctx,
+                              double* loss) noexcept nogil:
+        cdef double f = self.predict(k, x, z)
+        loss[0] = self.learn(k, x, z, f, ctx)
+        return f
+
 
 cdef class Combiner(Component):
     cdef int select(self, Round* ctx, int* active, double* weight) noexcept nogil:

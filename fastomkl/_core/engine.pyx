@@ -293,6 +293,7 @@ cdef class Engine:
         cdef double y_hat, center = 0.0, scale = 1.0, delta
         cdef double* z
         cdef bint finish_each = self.experts.independent
+        cdef bint whole_models = self.experts.whole_models
         ctx.t = self.t + 1
         n = self.combiner.select(ctx, active, &self.weight[0])
         if self.standardize_target:
@@ -316,6 +317,10 @@ cdef class Engine:
             if kernel != last:      # the members of one kernel share its features
                 self.features.transform_prepared(x, &self.work[0], kernel, z)
                 last = kernel
+            if whole_models:          # a member's own step predicts and learns
+                ctx.weight = self.weight[j]
+                preds[k] = self.experts.predict_learn(k, x, z, ctx, &losses[k])
+                continue
             preds[k] = self.experts.predict(k, x, z)
             if finish_each:           # the combination below reads only the stored predictions
                 ctx.weight = self.weight[j]

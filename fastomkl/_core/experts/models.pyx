@@ -10,7 +10,8 @@ from fastomkl._core.engine cimport Engine
 
 
 cdef class ModelExperts(ExpertBank):
-    """One expert per member engine; learn() returns the member's squared loss (f - y)^2."""
+    """One expert per member engine; predict_learn() runs the member's own step and returns its
+    prediction, with the member's squared loss (f - y)^2 as the expert's loss."""
 
     def __init__(self, engines):
         engines = tuple(engines)
@@ -23,6 +24,7 @@ cdef class ModelExperts(ExpertBank):
         self.engines = engines
         self.n_experts = len(engines)
         self.independent = True
+        self.whole_models = True
         self.grows = any((<Engine>e).grows for e in engines)
 
     cdef inline Engine member(self, int k) noexcept:
@@ -34,11 +36,15 @@ cdef class ModelExperts(ExpertBank):
             f = self.member(k).predict_ptr(x)
         return f
 
-    cdef double learn(self, int k, const double* x, const double* z, double f,
-                      Round* ctx) noexcept nogil:
+    cdef double predict_learn(self, int k, const double* x, const double* z, Round* ctx,
+                              double* loss) noexcept nogil:
+        # the member's step returns the prediction it made before learning y: the mixture's
+        # expert prediction, without a second pass of the member's features
+        cdef double f
         with gil:
-            self.member(k).step_ptr(x, ctx.y)
-        return (f - ctx.y) * (f - ctx.y)
+            f = self.member(k).step_ptr(x, ctx.y)
+        loss[0] = (f - ctx.y) * (f - ctx.y)
+        return f
 
     cdef bint needs_room(self) noexcept nogil:
         cdef int k
