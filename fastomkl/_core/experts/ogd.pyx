@@ -19,6 +19,23 @@ cdef extern from "fastomkl_kernels.h" nogil:
                               double *norm_before, double *norm_after)
 
 
+cdef inline bint commit_step(OGDExperts bank, int k, const double* z, double shrink, double g,
+                             double zz, double* loss) noexcept nogil:
+    """theta_k <- shrink theta_k + g z unless the result could pass STATE_LIMIT (then counted as
+    rejected, theta_k kept); adds the regulariser to *loss (of the norm before or after the step,
+    as the bank takes it) and returns whether the step was taken."""
+    cdef double norm_before, norm_after
+    if not fabs(shrink) * sqrt(bank.sqnorm[k]) + fabs(g) * sqrt(zz) <= STATE_LIMIT:  # NaN too
+        bank.n_rejected += 1
+        loss[0] += bank.lam * bank.sqnorm[k]
+        return False
+    fastomkl_shrink_axpy(&bank.rows[k, 0], z, bank.rows.shape[1], shrink, g, &norm_before,
+                         &norm_after)
+    bank.sqnorm[k] = norm_after
+    loss[0] += bank.lam * (norm_after if bank.regularizer_after_update else norm_before)
+    return True
+
+
 cdef class OGDExperts(ExpertBank):
     """Regularised online gradient descent, one linear model per kernel (Raker's experts).
 
@@ -94,7 +111,7 @@ cdef class OGDExperts(ExpertBank):
         cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
-        cdef double step, shrink, g, bound, norm_before, norm_after, grad_sq
+        cdef double step, shrink, g, grad_sq
         if self.eta.kind == SCHEDULE_ADAGRAD:
             grad_sq = self.grad_sq[k]
             step = adagrad_step(self.eta.scale, &grad_sq, weight * d * d * zz) * weight
@@ -103,18 +120,10 @@ cdef class OGDExperts(ExpertBank):
             step = schedule_at(self.eta, t) * weight
         shrink = 1.0 - 2.0 * step * self.lam
         g = step * d
-        bound = fabs(shrink) * sqrt(self.sqnorm[k]) + fabs(g) * sqrt(zz)
-        if not bound <= STATE_LIMIT:      # also catches NaN
-            self.n_rejected += 1
-            return loss + self.lam * self.sqnorm[k]
-        if self.eta.kind == SCHEDULE_ADAGRAD:
+        if commit_step(self, k, z, shrink, g, zz, &loss) and \
+                self.eta.kind == SCHEDULE_ADAGRAD:
             self.grad_sq[k] = grad_sq
-        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.rows.shape[1], shrink, g, &norm_before,
-                             &norm_after)
-        self.sqnorm[k] = norm_after
-        if self.regularizer_after_update:
-            return loss + self.lam * norm_after
-        return loss + self.lam * norm_before
+        return loss
 
 
 cdef class OGDStepEnsemble(OGDExperts):
@@ -145,16 +154,8 @@ cdef class OGDStepEnsemble(OGDExperts):
         cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
-        cdef double step, shrink, g, bound, norm_before, norm_after
+        cdef double step, shrink, g
         step = truncated_step(self.steps[k % self.per_kernel] * weight, fabs(d) * zz, loss, d)
         proximal_update(step, d, self.lam, &shrink, &g)
-        bound = shrink * sqrt(self.sqnorm[k]) + fabs(g) * sqrt(zz)
-        if not bound <= STATE_LIMIT:      # also catches NaN
-            self.n_rejected += 1
-            return loss + self.lam * self.sqnorm[k]
-        fastomkl_shrink_axpy(&self.rows[k, 0], z, self.rows.shape[1], shrink, g, &norm_before,
-                             &norm_after)
-        self.sqnorm[k] = norm_after
-        if self.regularizer_after_update:
-            return loss + self.lam * norm_after
-        return loss + self.lam * norm_before
+        commit_step(self, k, z, shrink, g, zz, &loss)
+        return loss
