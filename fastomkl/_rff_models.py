@@ -9,7 +9,7 @@ from fastomkl._core.features.rff import DTYPES, RFFBank
 from fastomkl._estimator.params import Boolean, Interval, Kernels, Options, RandomState
 from fastomkl._validation import check_int, split_random_state
 from fastomkl.features import (RandomFourierFeatures, check_legacy_kernels, draw_legacy_frequencies,
-                               feature_bank, legacy_bit_generator)
+                               feature_bank, legacy_bit_generator, n_frequency_draws)
 from fastomkl.kernels import paper000_dictionary
 
 REGRESSION_LOSSES = ("squared", "absolute")
@@ -112,9 +112,11 @@ class RFFModelMixin:
         return config
 
     def _implied_state_size(self, n_features: int) -> int:
-        """The frequencies (n_kernels x n_components x n_features) and a weight vector of 2D per
-        kernel."""
-        return len(self.kernels_) * self.n_components * (n_features + 2)
+        """The frequencies (one n_components x n_features draw per kernel, or per kernel family
+        under ``shared_draw``) and a weight vector of 2D per kernel."""
+        kernels = self.kernels_
+        draws = n_frequency_draws(kernels) if getattr(self, "shared_draw", False) else len(kernels)
+        return self.n_components * (draws * n_features + 2 * len(kernels))
 
     def _loss_name(self) -> str:
         """The loss: ``loss``, or under "auto" the first of ``_losses`` (the squared loss for

@@ -159,13 +159,23 @@ def draw_shared_frequencies(kernels, n_components: int, n_features: int,
     families, base = {}, []
     family = np.empty(len(kernels), dtype=np.int64)
     for i, kernel in enumerate(kernels):
-        key = tuple((k, v) for k, v in kernel.to_dict().items() if k != "sigma")
+        key = _family_key(kernel)
         if key not in families:
             families[key] = len(base)
             base.append(kernel.sample_frequencies(n_components, n_features, rng) * kernel.sigma)
         family[i] = families[key]
     scale = np.array([1.0 / kernel.sigma for kernel in kernels])
     return np.array(base), family, scale
+
+
+def _family_key(kernel) -> tuple:
+    """What kernels of one family share: kind and shape parameters, all but the bandwidth."""
+    return tuple((k, v) for k, v in kernel.to_dict().items() if k != "sigma")
+
+
+def n_frequency_draws(kernels) -> int:
+    """Frequency draws a shared-draw bank of these kernels holds: one per kernel family."""
+    return len({_family_key(kernel) for kernel in kernels})
 
 
 def legacy_bit_generator(seed: int) -> np.random.MT19937:

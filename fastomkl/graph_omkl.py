@@ -359,6 +359,11 @@ class _SimilarityBase(_GraphRFFBase):
                              f"got {self.M}")
         return self.M
 
+    def _implied_state_size(self, n_features: int) -> int:
+        """The random features, and the N x N divergences and adjacency of the similarity graph
+        (computed pair by pair when the engine is built)."""
+        return super()._implied_state_size(n_features) + 2 * len(self.kernels_) ** 2
+
     def _similarity_config(self, config, n_features) -> tuple:
         dim = n_features if self.graph_dim is None else self.graph_dim
         A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, self.divergence)

@@ -54,13 +54,21 @@ VERSION = 3
 # may carry the names they had before the renames, see _build).
 READABLE = (2, 3)
 MAX_BYTES = 1 << 30            # default bound on the memory the arrays of a file may take
+# Under the default bound a file's arrays may also expand to at most this many times the archive's
+# size on disk beyond a floor: deflate reaches ~1000x on zeros, a compression bomb's ratio, while
+# model states (floats) hardly compress; the most compressible real state measured, support rows
+# of binary features (a9a), reaches 60x.
+MAX_EXPANSION = 64
+_EXPANSION_FLOOR = 32 << 20
+_CHUNK = 1 << 20               # bytes hashed at a time when a signature is checked before reading
 _MAX_HEADER_BYTES = 1 << 22    # the JSON header (its parameters hold at most a kernel list)
 _MAX_MEMBERS = 4096
 _DTYPES = {np.dtype(t) for t in ("<f8", "<f4", "<i8", "<i4", "|u1", "|b1")}
-# A model's engine may allocate what its parameters imply (the random frequencies are drawn, not
-# stored): allow that up to this many times the elements its file holds, plus a fixed allowance.
+# A model's engine allocates what its parameters imply before the file's state replaces it: allow
+# up to this many times the elements the file holds (the frequencies are stored, so a real file
+# holds about as much as its engine allocates), plus a fixed allowance of doubles.
 _IMPLIED_FACTOR = 8
-_IMPLIED_ALLOWANCE = 1 << 24
+_IMPLIED_ALLOWANCE = 1 << 21
 
 
 def save(model, path, key=None) -> None:
@@ -99,7 +107,7 @@ def save(model, path, key=None) -> None:
         np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
 
 
-def load(path, key=None, max_bytes: int = MAX_BYTES):
+def load(path, key=None, max_bytes: int | None = None):
     """Read a model written by ``save``, checking everything in it first.
 
     Parameters
@@ -107,9 +115,13 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
     path : str, path-like or binary file object
     key : bytes or str, optional
         The secret the file was signed with (``save(..., key=...)``); required for signed files,
-        refused for unsigned ones.
-    max_bytes : int, default 1 GiB
-        Refuse files whose arrays would take more memory than this.
+        refused for unsigned ones.  The signature is checked before any array is read into
+        memory.
+    max_bytes : int, optional
+        Refuse files whose arrays would take more memory than this.  By default (None) the bound
+        is 1 GiB, and the arrays may take at most 64 times the file's size on disk beyond 32 MiB
+        (a small file that inflates to gigabytes is a compression bomb, not a model); pass a
+        number to vouch for larger or more compressible files up to that many bytes.
 
     Returns
     -------
@@ -134,13 +146,16 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
     >>> bool(np.array_equal(loaded.predict(X), model.predict(X)))
     True
     """
-    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer))
-            or max_bytes < 1):
-        raise ValueError(f"max_bytes must be a whole number of bytes >= 1, got {max_bytes!r}")
+    if max_bytes is not None and (isinstance(max_bytes, bool)
+                                  or not isinstance(max_bytes, (int, np.integer))
+                                  or max_bytes < 1):
+        raise ValueError(f"max_bytes must be None or a whole number of bytes >= 1, got "
+                         f"{max_bytes!r}")
+    key = _key_bytes(key)
     try:
-        arrays = _read_archive(path, max_bytes)
-        header = _read_header(arrays.pop("__header__", None))
-        _verify_digest(header, arrays, _key_bytes(key))
+        header, arrays = _read_archive(path, max_bytes, key)
+        if key is None:
+            _verify_digest(header, arrays, None)
         return _build(header, arrays)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
@@ -152,8 +167,10 @@ def load(path, key=None, max_bytes: int = MAX_BYTES):
 
 
 # -- reading, in order -----------------------------------------------------------------------------
-def _read_archive(path, max_bytes: int) -> dict:
-    """name -> array of every member, after checking the declared sizes of them all."""
+def _read_archive(path, max_bytes: int | None, key: bytes | None) -> tuple[dict, dict]:
+    """(header, name -> array of every state member): the members' declared sizes checked first,
+    then the header, then (under a key) the signature over the members' bytes as they stream by,
+    and only then the arrays read into memory."""
     if not hasattr(path, "read"):
         _check_regular_file(path)
     try:
@@ -170,18 +187,83 @@ def _read_archive(path, max_bytes: int) -> dict:
         if len(set(names)) != len(names) or not all(n.endswith(".npy") and "/" not in n
                                                      for n in names):
             raise ValueError("the archive must hold distinct .npy members only")
-        total = 0
-        for info in infos:
-            shape, dtype = _npy_header(archive, info)
-            total += math.prod(shape) * dtype.itemsize
-            if total > max_bytes:
-                raise ValueError(f"the arrays would take more than max_bytes={max_bytes} bytes "
-                                 f"of memory (pass a larger max_bytes to load bigger models)")
-        arrays = {}
-        for info in infos:
-            with archive.open(info) as fh:
-                arrays[info.filename[:-4]] = np.lib.format.read_array(fh, allow_pickle=False)
-        return arrays
+        if "__header__.npy" not in names:
+            raise ValueError("not a fastomkl model file (no header)")
+        declared = {info.filename[:-4]: _npy_header(archive, info) for info in infos}
+        _check_declared_size(declared, max_bytes, _archive_size(path))
+        members = {info.filename[:-4]: info for info in infos}
+        header = _read_header(_read_member(archive, members.pop("__header__")))
+        if key is not None:
+            _verify_signature(header, archive, members, declared, key)
+        elif header["digest"]["algorithm"] == "hmac-sha256":
+            raise ValueError("the file is signed (saved with a key): load it with key=...")
+        arrays = {name: _read_member(archive, info) for name, info in members.items()}
+        return header, arrays
+
+
+def _check_declared_size(declared: dict, max_bytes: int | None, archive_size: int) -> None:
+    total = sum(math.prod(shape) * dtype.itemsize for shape, dtype, _ in declared.values())
+    if max_bytes is not None:
+        if total > max_bytes:
+            raise ValueError(f"the arrays would take more than max_bytes={max_bytes} bytes of "
+                             f"memory (pass a larger max_bytes to load bigger models)")
+        return
+    if total > MAX_BYTES:
+        raise ValueError(f"the arrays would take more than {MAX_BYTES} bytes of memory, the "
+                         f"default bound (pass a larger max_bytes to load bigger models)")
+    if total > max(_EXPANSION_FLOOR, MAX_EXPANSION * archive_size):
+        raise ValueError(f"the arrays would take {total} bytes, {total / archive_size:.0f} times "
+                         f"the {archive_size} bytes of the file (a compression bomb?); pass "
+                         f"max_bytes to load such a file anyway")
+
+
+def _archive_size(path) -> int:
+    """Bytes of the archive on disk (the members' recorded compressed sizes can be forged)."""
+    if hasattr(path, "seek") and hasattr(path, "tell"):
+        here = path.tell()
+        size = path.seek(0, os.SEEK_END)
+        path.seek(here)
+        return max(int(size), 1)
+    return max(os.stat(path).st_size, 1)
+
+
+def _read_member(archive, info) -> np.ndarray:
+    with archive.open(info) as fh:
+        return np.lib.format.read_array(fh, allow_pickle=False)
+
+
+def _verify_signature(header: dict, archive, members: dict, declared: dict, key: bytes) -> None:
+    """The HMAC of a signed file, computed over its members' bytes in chunks as they are
+    decompressed, before any of them is read into memory."""
+    algorithm = _check_algorithm(header, key)
+    h = hmac.new(key, digestmod=hashlib.sha256)
+    h.update(_canonical_header(header))
+    for name in sorted(members):
+        shape, dtype, fortran_order = declared[name]
+        if fortran_order and len(shape) > 1:      # the digest is of C-order bytes: read it whole
+            _update_with_array(h, name, _read_member(archive, members[name]))
+            continue
+        h.update(name.encode())
+        h.update(str(dtype).encode())
+        h.update(str(shape or (1,)).encode())   # as np.ascontiguousarray gives a scalar's
+        left = math.prod(shape) * dtype.itemsize
+        with archive.open(members[name]) as fh:
+            _skip_npy_header(fh)
+            while left:
+                chunk = fh.read(min(left, _CHUNK))
+                if not chunk:
+                    raise ValueError(f"member {name} is shorter than its header declares")
+                h.update(chunk)
+                left -= len(chunk)
+    _compare(header, {"algorithm": algorithm, "value": h.hexdigest()})
+
+
+def _skip_npy_header(fh) -> None:
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        np.lib.format.read_array_header_1_0(fh)
+    else:
+        np.lib.format.read_array_header_2_0(fh)
 
 
 def _check_regular_file(path) -> None:
@@ -193,23 +275,23 @@ def _check_regular_file(path) -> None:
         raise ValueError("not a regular file (a device, FIFO or socket is never a model file)")
 
 
-def _npy_header(archive, info) -> tuple[tuple, np.dtype]:
-    """(shape, dtype) an .npy member declares, read without its data; only plain dtypes."""
+def _npy_header(archive, info) -> tuple[tuple, np.dtype, bool]:
+    """(shape, dtype, fortran_order) an .npy member declares, read without its data; only plain
+    dtypes."""
     with archive.open(info) as fh:
         version = np.lib.format.read_magic(fh)
         if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(fh)
         elif version == (2, 0):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(fh)
         else:
             raise ValueError(f"member {info.filename}: unsupported .npy version {version}")
-    header_member = info.filename == "__header__.npy"
-    if header_member:
+    if info.filename == "__header__.npy":
         if dtype.kind != "U" or shape != () or dtype.itemsize > _MAX_HEADER_BYTES:
             raise ValueError("__header__ must be one JSON string of reasonable size")
     elif dtype not in _DTYPES:
         raise ValueError(f"member {info.filename}: dtype {dtype} is not a state dtype")
-    return shape, dtype
+    return shape, dtype, fortran_order
 
 
 def _read_header(value) -> dict:
@@ -252,6 +334,11 @@ def _read_header(value) -> dict:
 
 
 def _verify_digest(header: dict, arrays: dict, key: bytes | None) -> None:
+    _check_algorithm(header, key)
+    _compare(header, _digest({k: v for k, v in header.items() if k != "digest"}, arrays, key))
+
+
+def _check_algorithm(header: dict, key: bytes | None) -> str:
     algorithm = header["digest"]["algorithm"]
     if algorithm == "hmac-sha256" and key is None:
         raise ValueError("the file is signed (saved with a key): load it with key=...")
@@ -259,7 +346,10 @@ def _verify_digest(header: dict, arrays: dict, key: bytes | None) -> None:
         raise ValueError("the file is not signed, but a key was given: refusing it")
     if algorithm not in ("sha256", "hmac-sha256"):
         raise ValueError(f"unknown digest algorithm {algorithm!r}")
-    expected = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, key)
+    return algorithm
+
+
+def _compare(header: dict, expected: dict) -> None:
     if not hmac.compare_digest(str(header["digest"]["value"]), expected["value"]):
         raise ValueError("the file does not match its digest (altered, damaged, or signed with "
                          "another key)")
@@ -313,24 +403,18 @@ def _build(header: dict, arrays: dict):
 
 
 def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> None:
-    """Refuse parameters implying an engine far larger than the state in the file: building the
-    engine allocates before the state is read (the random frequencies, n_kernels x n_components x
-    n_features; a model's own ``_implied_state_size``, e.g. the r^2 inverse of Taylor features)."""
+    """Refuse a header implying an engine far larger than the state in the file: building the
+    engine allocates before the state is read (the random frequencies, a model's own
+    ``_implied_state_size``, e.g. the r^2 inverse of Taylor features)."""
     held = sum(a.size for a in arrays.values())
-    own_size = getattr(model, "_implied_state_size", None)
-    if own_size is not None and own_size(n_features) > _IMPLIED_FACTOR * held + _IMPLIED_ALLOWANCE:
-        raise ValueError(f"the parameters and {n_features} features imply a model far larger "
-                         f"than the state the file holds")
+    implied = model._implied_state_size(n_features)
     n_components = params.get("n_components")
-    if not isinstance(n_components, int):
-        return
-    kernels = getattr(model, "kernels_", None)
-    n_kernels = len(kernels) if kernels is not None else 1
-    implied = n_kernels * n_components * (n_features + 2)
-    if implied > _IMPLIED_FACTOR * (n_features + 2) * held + _IMPLIED_ALLOWANCE:
-        raise ValueError(f"the parameters (n_components={n_components}, {n_kernels} kernels, "
-                         f"{n_features} features) imply a model far larger than the state the "
-                         f"file holds")
+    if not implied and isinstance(n_components, int):      # random features of one kernel
+        kernels = getattr(model, "kernels_", None)
+        implied = (len(kernels) if kernels is not None else 1) * n_components * (n_features + 2)
+    if implied > _IMPLIED_FACTOR * held + _IMPLIED_ALLOWANCE:
+        raise ValueError(f"the parameters and n_features_in={n_features} imply a model far "
+                         f"larger ({implied} numbers) than the state the file holds ({held})")
 
 
 # -- encoding ------------------------------------------------------------------------------------
@@ -415,11 +499,21 @@ def _key_bytes(key) -> bytes | None:
 def _digest(header: dict, arrays: dict, key: bytes | None) -> dict:
     """SHA-256 (or HMAC-SHA256 under key) of the canonical header and every array."""
     h = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
-    h.update(json.dumps(header, sort_keys=True, separators=(",", ":")).encode())
+    h.update(_canonical_header(header))
     for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        h.update(name.encode())
-        h.update(str(a.dtype).encode())
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
+        _update_with_array(h, name, arrays[name])
     return {"algorithm": "hmac-sha256" if key is not None else "sha256", "value": h.hexdigest()}
+
+
+def _canonical_header(header: dict) -> bytes:
+    """The header's bytes the digest covers: every field but the digest, keys sorted."""
+    fields = {k: v for k, v in header.items() if k != "digest"}
+    return json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _update_with_array(h, name: str, array: np.ndarray) -> None:
+    a = np.ascontiguousarray(array)
+    h.update(name.encode())
+    h.update(str(a.dtype).encode())
+    h.update(str(a.shape).encode())
+    h.update(a.tobytes())
