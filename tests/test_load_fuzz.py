@@ -44,12 +44,59 @@ def usable(model, X):
 
 
 def accepted_or_refused(data: bytes, X) -> str:
+    """A file is refused, or loads into a model that predicts and learns finite values and can
+    then be saved into a file that loads."""
     try:
         model = load_bytes(data)
     except ValueError:
         return "refused"
     assert usable(model, X)
+    load_bytes(saved(model))
     return "loaded"
+
+
+def set_at(index, value):
+    def edit(a):
+        a = a.copy()
+        a.reshape(-1)[index] = value
+        return a
+    return edit
+
+
+def set_diagonal(value):
+    def edit(a):
+        a = a.copy()
+        np.fill_diagonal(a, value)
+        return a
+    return edit
+
+
+# Values that pass finiteness and sign checks but not the magnitudes the equations allow: each
+# made a loaded model predict NaN, or left it unable to load its own file after a few rounds.
+SEMANTIC_EDITS = [
+    (fastomkl.VAW2, "experts.P", set_at(4, -1.0), "positive definite"),      # indefinite
+    (fastomkl.VAW, "experts.P", lambda a: a * 1e299, "diagonal entry above"),
+    (fastomkl.TaylorAWV, "experts.P", set_at(3, -1.0), "positive definite"),
+    (fastomkl.IOKS, "combiner.n_increases", set_at(0, 2 ** 31 - 1), "n_increases"),
+    (fastomkl.OMKLGF, "combiner.log_w", set_at(0, 2.0 ** 31), "wlin"),
+    (fastomkl.OMKLGF, "combiner.wstate", set_at(0, 2.3e-301), "sum of wlin"),
+    (fastomkl.OMKLGF, "combiner.wlin", set_at(0, 1e6), "wlin"),
+    (fastomkl.NystromAWV, "experts.R", lambda a: a * 1e-300, "'R' must have a diagonal"),
+    (fastomkl.NystromAWV, "experts.R", set_at(1, 1e308), "'R' has an entry"),
+    (fastomkl.NystromAWV, "experts.L", set_diagonal(1e-20), "'L' must have a diagonal"),
+    (fastomkl.KernelAWV, "experts.L", set_diagonal(5e-324), "'L' must have a diagonal"),
+    (fastomkl.KernelAWV, "experts.L", set_at(-2, 1e300), "squared norm"),
+]
+
+
+@pytest.mark.parametrize("cls,entry,edit,message", SEMANTIC_EDITS,
+                         ids=[f"{c.__name__}-{e}-{m}" for c, e, _, m in SEMANTIC_EDITS])
+def test_magnitudes_the_equations_rule_out_are_refused(cls, entry, edit, message):
+    model, X = fitted(cls, n=40)
+    header, arrays = read(saved(model))
+    arrays[entry] = edit(arrays[entry])
+    with pytest.raises(ValueError, match=message):
+        load_bytes(write(header, arrays))
 
 
 def test_round_trip_is_bit_identical(original):

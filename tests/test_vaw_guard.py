@@ -129,13 +129,23 @@ def test_expert_refuses_a_non_finite_or_non_positive_denominator():
     loss = bank.learn_expert(0, np.array([1.0, 0.0]), 1.0, weight=np.inf)    # 1 + inf q
     assert bank.n_rejected == 1 and np.isfinite(loss)
     assert bank.get_state()["n_updates"][0] == 1
-    # an indefinite P (finite, positive diagonal: it passes check_state) with z.Pz = -2
+    # an indefinite P (finite, positive diagonal) with z.Pz = -2: check_state refuses it, and
+    # the update refuses it too when it gets past the check (a bank that skips its check)
     state = bank.get_state()
     state["P"][0] = [1.0, 2.0, 1.0]
     state["n_pending"][0] = 0
+    with pytest.raises(ValueError, match="positive definite"):
+        bank.set_state(state)
+
+    class Unchecked(VAWExperts):
+        def _check_semantics(self, state):
+            pass
+
+    bank = Unchecked(1, 2)
+    bank.learn_expert(0, np.array([1.0, 0.0]), 1.0)
     bank.set_state(state)
     bank.learn_expert(0, np.array([1.0, -1.0]), 1.0)                        # 1 + q = -1
-    assert bank.n_rejected == 2
+    assert bank.n_rejected == 2                  # the state's count, and this refusal
     after = bank.get_state()
     np.testing.assert_array_equal(after["P"], state["P"])
     np.testing.assert_array_equal(after["b"], state["b"])

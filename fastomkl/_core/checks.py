@@ -2,6 +2,11 @@
 broken invariant, before anything is written."""
 import numpy as np
 
+from fastomkl._core.inputs import MAX_ABS_INPUT
+
+# The most rounds a saved engine may have counted: exact in a double.
+MAX_ROUNDS = 1 << 53
+
 
 def _name(owner) -> str:
     return owner if isinstance(owner, str) else type(owner).__name__
@@ -41,15 +46,40 @@ def require_triangular(owner, state, name, side: str) -> None:
                          f"a positive diagonal")
 
 
-def require_packed_spd(owner, name, value, dim: int, strict: bool = True) -> None:
-    """Finite, with a positive (strict) or non-negative diagonal: the affordable necessary
-    conditions of a packed symmetric positive (semi)definite matrix (see linalg.pxd)."""
+def require_inputs(owner, name, value) -> None:
+    """Stored inputs (support rows, centres) hold no value an input could not: at most
+    MAX_ABS_INPUT in magnitude, as every sample is checked when it arrives."""
+    require((np.abs(np.asarray(value)) <= MAX_ABS_INPUT).all(), owner,
+            f"'{name}' must hold inputs of magnitude at most {MAX_ABS_INPUT:g}")
+
+
+def require_packed_spd(owner, name, value, dim: int, strict: bool = True,
+                       max_eigenvalue: float | None = None) -> None:
+    """Finite, with a non-negative diagonal, or (strict) positive definite: a Cholesky
+    factorisation of every matrix succeeds (packed by rows of the lower triangle, see linalg.pxd);
+    a matrix whose eigenvalues cannot exceed `max_eigenvalue` (an inverse (lam I + ...)^-1) has no
+    diagonal entry beyond it.  A matrix that only looks positive definite would lose its positive
+    diagonal in the updates that follow, and the model its ability to be saved."""
     value = np.asarray(value)
     require(np.isfinite(value).all(), owner, f"'{name}' must be finite")
     diag = value[..., np.arange(dim) * (np.arange(dim) + 1) // 2 + np.arange(dim)]
-    require((diag > 0).all() if strict else (diag >= 0).all(), owner,
-            f"'{name}' must have a positive diagonal" if strict
-            else f"'{name}' must have a non-negative diagonal")
+    if not strict:
+        require((diag >= 0).all(), owner, f"'{name}' must have a non-negative diagonal")
+        return
+    require((diag > 0).all(), owner, f"'{name}' must have a positive diagonal")
+    if max_eigenvalue is not None:
+        require((diag <= max_eigenvalue * (1.0 + 1e-6)).all(), owner,
+                f"'{name}' must have no diagonal entry above {max_eigenvalue!r}")
+    rows, cols = np.tril_indices(dim)
+    full = np.empty((dim, dim))
+    for packed in value.reshape(-1, value.shape[-1]):
+        full[rows, cols] = packed
+        full[cols, rows] = packed
+        try:
+            np.linalg.cholesky(full)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"{_name(owner)} state: '{name}' must be positive definite") \
+                from None
 
 
 def require_ranges(owner, state, nonneg=(), probability=(), counts=()) -> None:

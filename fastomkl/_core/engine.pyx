@@ -54,8 +54,8 @@ cdef enum: WAITER_YIELDS = 256
 
 # The accepted magnitude of a feature value or target (see fastomkl._validation).
 cdef double MAX_ABS = MAX_ABS_INPUT
-# The most rounds a saved engine may have counted: exact in a double.
-MAX_ROUNDS = 1 << 53
+
+from fastomkl._core.checks import MAX_ROUNDS
 
 cnp.import_array()
 

@@ -2,7 +2,8 @@
 # rules that adapt to the data keep their statistics in the component that uses them (one
 # accumulator per expert), so a rule here is a pure function of (rule, round, statistics).
 from libc.limits cimport LONG_MAX
-from libc.math cimport fabs, sqrt
+from libc.float cimport DBL_MAX
+from libc.math cimport fabs, fmin, sqrt
 
 cdef enum:
     SCHEDULE_CONSTANT = 0
@@ -35,8 +36,10 @@ cdef inline double schedule_at(Schedule s, long t) noexcept nogil:
 
 cdef inline double adagrad_step(double scale, double* grad_sq, double g_sq) noexcept nogil:
     """AdaGrad-norm: the step scale / sqrt(G) after G += g_sq (0 while G is 0), whatever the scale
-    of the gradients."""
-    grad_sq[0] += g_sq
+    of the gradients.  G saturates at the largest double: an importance weight near the float
+    limit (a probability of 1e-300 from a loaded state) then freezes the expert instead of leaving
+    an infinite sum its own file could not hold."""
+    grad_sq[0] = fmin(grad_sq[0] + g_sq, DBL_MAX)
     if grad_sq[0] > 0.0:
         return scale / sqrt(grad_sq[0])
     return 0.0

@@ -48,6 +48,7 @@ cdef extern from "fastomkl_bandit.h" nogil:
 
 
 cdef enum: SCALAR_BELOW = 16        # fewer kernels: scalar libm beats the vectorised C loops
+MAX_INCREASES = 64                  # a Tsallis sampler's rate increases per kernel (check_state)
 
 
 cdef inline double _power_sum(const double* b, const double* eta, int K, double mu, double e,
@@ -399,6 +400,12 @@ cdef class TsallisSampler(BanditSampler):
         BanditSampler.check_state(self, state)
         require_ranges(self, state, nonneg=("eta", "rho", "stats"),
                       counts=("n_increases",))
+        # rho_i at least doubles at every increase and stays below 2 / p_i <= 2 K / delta, so
+        # n_increases_i <= 1 + log2(K) + (3/4) log2(T') < 64 for any horizon a round count
+        # reaches; beyond it eta_i = base upsilon^n would overflow.
+        if (np.asarray(state["n_increases"]) > MAX_INCREASES).any():
+            raise ValueError(f"{type(self).__name__} state 'n_increases' must be at most "
+                             f"{MAX_INCREASES}")
         if (np.asarray(state["q"]) <= 0).any():
             raise ValueError(f"{type(self).__name__} state 'q' must be positive")
 

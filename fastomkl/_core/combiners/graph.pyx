@@ -182,6 +182,13 @@ cdef class GraphFeedback(Combiner):
                 f"info must be [graph round >= 0, chosen node in [0, {J})]")
         require((state["wlin"] >= 0).all() and state["wstate"][0] > 0, self,
                 "linear weights must be >= 0 with a positive sum")
+        # wlin_i = exp(log_w_i - ref) and W their sum are kept beside log_w (the sum by
+        # increments): they must say the same, or the first update could overflow them
+        wlin, log_w, (W, ref) = state["wlin"], state["log_w"], state["wstate"][:2]
+        with np.errstate(over="ignore"):
+            require(np.allclose(wlin, np.exp(log_w - ref), rtol=1e-9, atol=0.0), self,
+                    "wlin must be exp(log_w - wstate[1])")
+        require(abs(W - wlin.sum()) <= 1e-6 * W, self, "wstate[0] must be the sum of wlin")
         require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
         if "rate_v" in state:
             require((state["rate_v"] >= 0).all(), self, "rate_v must be >= 0")

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from fastomkl._core.arrays import aligned_zeros
-from fastomkl._core.checks import require_ranges
+from fastomkl._core.checks import require_inputs, require_ranges
 from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
@@ -262,6 +262,7 @@ cdef class BanditExpansionExperts(BanditExperts):
                 raise ValueError(f"{name} state '{key}' must be {np.dtype(dtype)} with shape "
                                  f"{shape}, got {value.dtype} {value.shape}")
         require_ranges(self, state, nonneg=("norm2", "sums", "info"))
+        require_inputs(self, "support", support)
         owner = np.asarray(state["owner"])
         if n and (owner.min() < 0 or owner.max() >= K):
             raise ValueError(f"{name} state 'owner' has a kernel outside 0..{K - 1}")

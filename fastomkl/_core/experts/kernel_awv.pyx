@@ -16,7 +16,8 @@ from libc.math cimport exp, sqrt
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dtrsv, ddot
 
-from fastomkl._core.checks import require_names, require_shapes, require_triangular
+from fastomkl._core.checks import (require_inputs, require_names, require_shapes,
+                                    require_triangular)
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
@@ -112,7 +113,10 @@ cdef class KernelAWVExperts(ExpertBank):
 
     def check_state(self, state):
         """ValueError unless `state` is consistent: sizes match the count, finite values, L lower
-        triangular with a positive diagonal."""
+        triangular with the magnitudes its equations give: each row's squared norm is
+        k(x_i, x_i) + lam = 1 + lam, and each diagonal entry's square a Schur complement of
+        K + lam I, at least lam up to rounding (a tiny diagonal or a huge entry would make the next triangular
+        solve overflow)."""
         require_names(self, state, {"info", "X", "L", "q", "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
@@ -121,6 +125,14 @@ cdef class KernelAWVExperts(ExpertBank):
         n = int(info[0])
         require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,)})
         require_triangular(self, state, "L", "lower")
+        require_inputs(self, "X", state["X"])
+        L = np.asarray(state["L"])
+        # (rounding in 1 + lam - s.s: 1e-12 absolute, for a lam near the float resolution)
+        if n and not (np.diag(L) ** 2 >= 0.5 * self.lam - 1e-12).all():
+            raise ValueError("KernelAWVExperts state 'L' must have a diagonal >= sqrt(lam / 2)")
+        if n and not np.allclose(np.einsum("ij,ij->i", L, L), 1.0 + self.lam, rtol=1e-6,
+                                 atol=0.0):
+            raise ValueError("KernelAWVExperts state 'L' must have rows of squared norm 1 + lam")
 
     def set_state(self, state):
         self.check_state(state)
@@ -154,7 +166,9 @@ cdef class KernelAWVExperts(ExpertBank):
         cdef double y = ctx.y
         cdef int n = self.info[0], j
         cdef double l2 = 1.0 + self.lam - self.ss, l, qn
-        if not l2 > 0.0:          # cannot happen in exact arithmetic (l2 >= lam): refuse
+        # l2 >= lam in exact arithmetic; below lam / 2 (beyond rounding) the stored inputs and
+        # factor disagree: refuse, as check_state would refuse the factor it leads to
+        if not l2 >= 0.5 * self.lam - 1e-12:
             self.n_rejected += 1
             return (f - y) * (f - y)
         l = sqrt(l2)

@@ -45,7 +45,8 @@ import warnings
 
 import numpy as np
 
-from fastomkl._core.checks import require_names, require_shapes, require_triangular
+from fastomkl._core.checks import (MAX_ROUNDS, require_inputs, require_names, require_shapes,
+                                    require_triangular)
 from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
@@ -216,6 +217,8 @@ cdef class NystromExperts(ExpertBank):
             require_shapes(self, state, {"K": (t, m)})
         require_triangular(self, state, "R", "upper")
         require_triangular(self, state, "L", "upper")
+        self._check_conditioning(state)
+        require_inputs(self, "X", state["X"])
         if np.any(np.asarray(state["S"]) < 1.0):
             raise ValueError("NystromExperts state 'S' (KORS weights 1/p or 1/sqrt(p)) must be >= 1")
         index = np.asarray(state["index"])
@@ -228,6 +231,25 @@ cdef class NystromExperts(ExpertBank):
         refused = np.asarray(state["n_refused"])
         if refused.dtype != np.int64 or refused.shape != () or refused < 0:
             raise ValueError("NystromExperts state 'n_refused' must be a non-negative int64 scalar")
+
+    def _check_conditioning(self, state):
+        """The factors' magnitudes that learning guarantees (Gaussian kernel, 0 < k <= 1):
+        R^T R = K_tI^T K_tI + lam K_II gains a centre only when its Schur complement exceeds
+        1e-10 of its diagonal (>= lam), and later rows only raise it, so R_jj^2 > 1e-10 lam;
+        |R_ij| <= sqrt(rounds + lam).  The KORS factor of S K_II S + mu I has L_jj^2 >= mu and
+        |L_ij| <= sqrt(max S^2 + mu).  A factor outside them (a diagonal of 1e-300, an entry of
+        1e308) would make the next triangular solve overflow."""
+        R, L, S = np.asarray(state["R"]), np.asarray(state["L"]), np.asarray(state["S"])
+        if R.size and not (np.diag(R) >= 0.5 * sqrt(1e-10 * self.lam)).all():
+            raise ValueError(f"NystromExperts state 'R' must have a diagonal >= "
+                             f"{0.5 * sqrt(1e-10 * self.lam):.3g} (insertions need a Schur "
+                             f"complement above 1e-10 lam)")
+        if R.size and not (np.abs(R) <= sqrt(MAX_ROUNDS + self.lam)).all():
+            raise ValueError("NystromExperts state 'R' has an entry beyond sqrt(rounds + lam)")
+        if L.size and not (np.diag(L) >= (1.0 - 1e-9) * sqrt(self.mu)).all():
+            raise ValueError("NystromExperts state 'L' must have a diagonal >= sqrt(mu)")
+        if L.size and not (np.abs(L) <= (1.0 + 1e-9) * sqrt(S.max() ** 2 + self.mu)).all():
+            raise ValueError("NystromExperts state 'L' has an entry beyond sqrt(max S^2 + mu)")
 
     def set_state(self, state):
         self.check_state(state)

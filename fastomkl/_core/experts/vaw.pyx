@@ -19,6 +19,21 @@ from libc.math cimport isfinite
 MODES = {"vaw": VAW_MODE_VAW, "ridge": VAW_MODE_RIDGE}
 
 
+def _with_pending(state) -> np.ndarray:
+    """Every expert's inverse with its buffered Sherman-Morrison terms applied (packed): the
+    inverse the expert predicts with, which the next updates keep positive definite only if it is
+    (the stored P alone is larger by those terms)."""
+    P = np.array(state["P"], dtype=np.float64)
+    dim = state["pend_u"].shape[2]
+    rows, cols = np.tril_indices(dim)
+    pending = np.asarray(state["n_pending"])
+    for k in range(P.shape[0]):
+        for s in range(int(pending[k]) if 0 <= pending[k] < VAW_PENDING else 0):
+            u = state["pend_u"][k, s]
+            P[k] += state["pend_a"][k, s] * u[rows] * u[cols]
+    return P
+
+
 cdef class VAWExperts(ExpertBank):
     """Per kernel k, a VAW forecaster on z_k (mode "vaw", the paper's definition) or online ridge
     regression (mode "ridge", what the paper's experiments ran).
@@ -96,10 +111,12 @@ cdef class VAWExperts(ExpertBank):
         return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1), 0.0)
 
     def _check_semantics(self, state):
-        """P (and S) with a positive diagonal, every buffered coefficient <= 0 (a Sherman-Morrison
-        term removes), 0 <= n_pending < VAW_PENDING, n_updates >= 0 (the base checked names,
-        shapes, dtypes and finiteness)."""
-        require_packed_spd(self, "P", state["P"], self.dim)
+        """P (and S) positive definite, P's eigenvalues at most 1 / lam (an inverse of lam I plus
+        a sum of outer products), every buffered coefficient <= 0 (a Sherman-Morrison term
+        removes), 0 <= n_pending < VAW_PENDING, n_updates >= 0 (the base checked names, shapes,
+        dtypes and finiteness)."""
+        require_packed_spd(self, "P", _with_pending(state), self.dim,
+                           max_eigenvalue=1.0 / self.lam)
         if self.refresh_every > 0:
             require_packed_spd(self, "S", state["S"], self.dim)
         if self.center:

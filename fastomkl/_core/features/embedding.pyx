@@ -8,6 +8,8 @@ triangular solve, BLAS dtrsv).
 """
 import numpy as np
 
+from fastomkl._core.checks import require_inputs
+
 from fastomkl._core.base cimport FeatureBank
 from libc.math cimport exp
 from scipy.linalg.cython_blas cimport dtrsv
@@ -51,6 +53,12 @@ cdef class NystromFeatures(FeatureBank):
         if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
             raise ValueError("NystromFeatures state 'factor' must be lower triangular with a "
                              "positive diagonal")
+        # row i of L has squared norm k(c_i, c_i) + jitter = 1 + jitter, jitter in [0, 1]
+        rows = np.einsum("ij,ij->i", L, L)
+        if not ((rows >= 1.0 - 1e-6) & (rows <= 2.0 + 1e-6)).all():
+            raise ValueError("NystromFeatures state 'factor' must have rows of squared norm "
+                             "1 + jitter (a Cholesky factor of K_CC + jitter I)")
+        require_inputs(self, "centres", state["centres"])
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
         cdef int j, i, m = self.n_outputs, d = self.n_features, one = 1
