@@ -648,6 +648,9 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
 
     loss = "one_class"
 
+    def _winsorises_targets(self, config: dict) -> bool:
+        return False                               # no targets: every one is 0
+
     def _known_code(self, y):
         return 0.0
 
@@ -1481,6 +1484,9 @@ class NORMA(OnlineEstimator):
 
     def _random_streams(self, config: dict):
         return None, np.random.PCG64(0)          # NORMA draws nothing
+
+    def _winsorises_targets(self, config: dict) -> bool:
+        return self.loss in REGRESSION_LOSSES     # not the -1/+1 labels of a classifier's loss
 
     @property
     def n_support_(self) -> int:
