@@ -144,3 +144,30 @@ def test_classifiers_keep_their_labels():
     X, y = normal_rows(rng, 60)
     model = fastomkl.RakerClassifier(KERNELS, n_components=8, random_state=0).fit(X, y > 0.5)
     assert "engine.target" not in model._engine.get_state()
+
+
+def test_merged_dsg_models_pool_their_target_statistics():
+    from fastomkl.dsg import DoublySGDRegressor, merge
+    rng = np.random.default_rng(8)
+    X, y = normal_rows(rng, 300)
+    y = 50.0 + 10.0 * y
+    parts = [DoublySGDRegressor(kernel=Gaussian(1.0), random_state=0, stream=w, batch_size=4,
+                                block_size=8, n_features_max=None).fit(X[w::3], y[w::3],
+                                                                       shuffle=False)
+             for w in range(3)]
+    count, mean, variance = merge(parts)._engine.get_state()["engine.target"]
+    assert count == len(y)
+    np.testing.assert_allclose([mean, variance], [y.mean(), y.var()], rtol=1e-12)
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_a_mixture_stays_finite_on_extreme_streams_from_the_first_row(index):
+    """Targets of +-1e150 from the first row (inside the warm-up, so nothing is clipped) and
+    inputs of +-1e150: every prediction of a Mixture finite."""
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-1, 1, (200, 3))
+    X[::7] = rng.choice([-1e150, 1e150], (len(X[::7]), 3))
+    y = rng.choice([-1e150, 1e150, 1.0], 200)
+    model = fastomkl.Mixture(**fastomkl.Mixture._unit_test_params()[index])
+    assert np.isfinite(quietly(lambda: model.predict_learn(X, y))).all()
+    assert np.isfinite(model.predict(X)).all()
