@@ -162,7 +162,8 @@ class RFFModelMixin:
 # past the zero of its loss's tangent (truncated steps, fastomkl/_core/base.pxd): scale-free in the
 # gradients, so the units of y, the loss and the weights 1/q cannot make it diverge or overshoot.
 # Regression targets are standardised online (the engine learns (y - mean) / std of the targets
-# seen so far and maps its predictions back), so the exponential weights see losses in standard
+# seen so far, winsorised: fastomkl._core.engine.winsorised_update, and maps its predictions
+# back), so the exponential weights see losses in standard
 # units and their rate AUTO_RATE is scale-free too; classification losses are unit-free already.
 AUTO_STEP = 2.0
 AUTO_RATE = (1.0, SCHEDULES["constant"])

@@ -648,6 +648,9 @@ class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
 
     loss = "one_class"
 
+    def _winsorises_targets(self, config: dict) -> bool:
+        return False                               # no targets: every one is 0
+
     def _known_code(self, y):
         return 0.0
 
@@ -1357,12 +1360,31 @@ def merge(models, base=None):
     state["experts.n_rejected"] = state["combiner.n_rejected"] = np.array(0, dtype=np.int64)
     state["engine.t"] = np.array(base_t + sum(int(s["engine.t"]) - base_t for _, s in parts),
                                  dtype=np.int64)
+    if "engine.target" in head:
+        state["engine.target"] = _pooled_targets([s["engine.target"] for _, s in parts])
     merged = type(first)(**first.get_params())
     for name in ("_codes", "classes_", "_feature_names"):
         if name in first.__dict__:
             setattr(merged, name, first.__dict__[name])
     merged._restore_engine(parts[0][0].n_features, state, None)
     return merged
+
+
+def _pooled_targets(stats) -> np.ndarray:
+    """[count, mean, variance] of the targets of several models together (Chan's pairwise
+    update, which cannot overflow where sums of squares could): the statistics a merged model
+    winsorises its next targets with (the targets of ``base`` counted once per model)."""
+    n, mean, m2 = 0.0, 0.0, 0.0
+    for count, part_mean, variance in stats:
+        if count == 0:
+            continue
+        total = n + count
+        delta = part_mean - mean
+        mean += delta * (count / total)
+        m2 = (m2 / total) * n + variance * (count / total) + delta * delta * (n / total) * (
+            count / total)
+        n = total
+    return np.array([n, mean, m2 if n else 0.0])
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -1481,6 +1503,9 @@ class NORMA(OnlineEstimator):
 
     def _random_streams(self, config: dict):
         return None, np.random.PCG64(0)          # NORMA draws nothing
+
+    def _winsorises_targets(self, config: dict) -> bool:
+        return self.loss in REGRESSION_LOSSES     # not the -1/+1 labels of a classifier's loss
 
     @property
     def n_support_(self) -> int:

@@ -377,11 +377,12 @@ _NYSTROM_DOC = """
 
 _STANDARDIZE_DOC = """
     standardize_target : bool, default True
-        Learn the targets standardised online, (y - mean) / std of the targets seen so far, and map
-        the predictions back, as the gradient-based regressors do under ``eta="auto"``: the ridge
-        lam and the prior mean 0 then mean the same whatever the units of y (on scikit-learn's
-        diabetes, y in 25 ... 346, raw units leave the model predicting near 0 for hundreds of
-        rounds).  False learns y in its raw units, as the paper.
+        Learn the targets standardised online, (y - mean) / std of the targets seen so far (each
+        winsorised first: after 10 targets, one beyond 8 sd of the mean enters as mean +- 8 sd,
+        as in every regressor), and map the predictions back, as the gradient-based regressors
+        do under ``eta="auto"``: the ridge lam and the prior mean 0 then mean the same whatever
+        the units of y (on scikit-learn's diabetes, y in 25 ... 346, raw units leave the model
+        predicting near 0 for hundreds of rounds).  False learns y in its raw units, as the paper.
     random_state :"""
 
 

@@ -34,15 +34,16 @@ _PARAMS_DOC = """
     eta : "auto", "adagrad", "ensemble" or float, default "auto"
         OGD step size.  "auto" (the same as "adagrad") adapts to the data: AdaGrad-norm steps per
         kernel, truncated so an update never takes the prediction past the zero of its loss's
-        tangent, regression targets standardised online, exponential weights at rate 1 on those
-        units (see ``fastomkl._rff_models``).  "ensemble" keeps adapting on a stream that
-        changes: each kernel learns with four constant steps 2^-5, 2^-3, 2^-1, 2 (truncated,
-        the regulariser taken proximally, targets standardised online), and the exponential
-        weights, at the constant rate 2, weigh all kernel x step experts, so the weight moves to
-        the step that suits the data now (four linear models per kernel sharing its features:
-        2.0x the cost per sample of "auto" for the 76-kernel dictionary;
-        bench/results/defaults_orders.md).  A number is the paper's step, constant or eta / sqrt(t)
-        (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
+        tangent, regression targets standardised online (winsorised running mean and standard
+        deviation: a target beyond 8 sd is clipped, ``fastomkl._core.engine``), exponential
+        weights at rate 1 on those units (see ``fastomkl._rff_models``).  "ensemble" keeps
+        adapting on a stream that changes: each kernel learns with four constant steps 2^-5,
+        2^-3, 2^-1, 2 (truncated, the regulariser taken proximally, targets standardised
+        online), and the exponential weights, at the constant rate 2, weigh all kernel x step
+        experts, so the weight moves to the step that suits the data now (four linear models
+        per kernel sharing its features: 2.0x the cost per sample of "auto" for the 76-kernel
+        dictionary; bench/results/defaults_orders.md).  A number is the paper's step, constant or
+        eta / sqrt(t) (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
         Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
         constant.

@@ -38,6 +38,32 @@ def loss_derivative(kind: str, f, y):
     raise ValueError(kind)
 
 
+# The winsorised target statistics (fastomkl._core.engine: TARGET_WARMUP, TARGET_CLIP; a test
+# checks the two agree): once WARMUP targets are seen, a target is clipped to mean +- CLIP sd of
+# the (clipped) targets before it, and the clipped value is what the statistics take in and what
+# the model learns.
+WARMUP = 10
+CLIP = 8.0
+
+
+def winsorised(targets: list, y: float) -> float:
+    """y clipped to mean +- CLIP * std (NumPy's population std) of `targets` (the clipped
+    targets seen before it) once there are WARMUP of them and their std is positive."""
+    if len(targets) >= WARMUP:
+        mean, std = float(np.mean(targets)), float(np.std(targets))
+        if std > 0:
+            return min(max(y, mean - CLIP * std), mean + CLIP * std)
+    return y
+
+
+def winsorised_stream(y) -> np.ndarray:
+    """Every target of a stream winsorised against the (winsorised) ones before it."""
+    out: list = []
+    for value in y:
+        out.append(winsorised(out, float(value)))
+    return np.array(out)
+
+
 def step_size(eta: float, schedule: str, t: int) -> float:
     return eta / np.sqrt(t) if schedule == "inv_sqrt" else eta
 
@@ -49,8 +75,8 @@ class NumpyRaker:
     kernel (G_k the sum of its squared gradient norms, this round's included) truncated at
     loss / (d^2 ||z||^2) (the step at which f_k would reach the zero of its loss's tangent),
     regression targets standardised with the mean and standard deviation of the targets seen so far
-    (this one included when learning, excluded when predicting), exponential weights at the
-    constant rate 1.
+    (this one included when learning, excluded when predicting), each target winsorised first
+    (``winsorised``), exponential weights at the constant rate 1.
     """
 
     def __init__(self, frequencies, eta=0.1, eta_schedule="inv_sqrt", lam=1e-3, loss="squared",
@@ -95,6 +121,7 @@ class NumpyRaker:
         center, scale = self._units()
         y_hat = center + scale * float(self.weights() @ f)
         if self.standardize:
+            y = winsorised(self.targets, y)
             self.targets.append(y)
             center, scale = self._units()
             y = (y - center) / scale

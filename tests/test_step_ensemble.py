@@ -12,7 +12,7 @@ from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.steps import ENSEMBLE_STEPS
-from reference import NumpyRaker, loss_derivative, loss_value, rff
+from reference import NumpyRaker, loss_derivative, loss_value, rff, winsorised
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
@@ -21,8 +21,9 @@ class NumpyStepEnsemble:
     """Per kernel k and step eta_i a linear model theta_{k,i} on z_k(x); every round each takes the
     truncated step s = min(eta_i, loss / (d^2 ||z_k||^2)) with the regulariser taken proximally,
     theta <- (theta - s d z_k) / (1 + 2 s lam); exponential weights over all (k, i) at `rate` on
-    the losses loss + lam ||theta||^2 (theta before the step); regression targets standardised
-    with the mean and standard deviation of the targets seen (this one included when learning)."""
+    the losses loss + lam ||theta||^2 (theta before the step); regression targets winsorised
+    (reference.winsorised) and standardised with the mean and standard deviation of the targets
+    seen (this one included when learning)."""
 
     def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0):
         self.frequencies = np.asarray(frequencies, dtype=np.float64)
@@ -55,6 +56,7 @@ class NumpyStepEnsemble:
         center, scale = self._units()
         y_hat = center + scale * float((self.weights() * f).sum())
         if self.standardize:
+            y = winsorised(self.targets, y)
             self.targets.append(y)
             center, scale = self._units()
             y = (y - center) / scale

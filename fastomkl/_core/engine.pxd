@@ -10,9 +10,10 @@ cdef class Engine:
     cdef public long t                   # rounds learned so far
     cdef readonly int n_features
     cdef readonly bint standardize_target  # learn (y - mean) / std of the targets seen so far
+    cdef readonly bint winsorize_target    # clip far targets (implied by standardize_target)
     cdef readonly bint grows             # a component's arrays grow with the stream
     cdef readonly bint checks_input      # a component refuses some inputs (check_input)
-    cdef double[::1] target               # [count, mean, variance] of the targets seen
+    cdef double[::1] target               # [count, mean, variance] of the (winsorised) targets
     cdef int[::1] active
     cdef double[::1] weight, preds, losses
     cdef double[:, ::1] z

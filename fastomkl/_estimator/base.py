@@ -113,6 +113,14 @@ class OnlineEstimator:
         """The compiled Engine for inputs of width n_features."""
         raise TypeError(f"{type(self).__name__} does not define a model")
 
+    def _winsorises_targets(self, config: dict) -> bool:
+        """Whether the engine winsorises the targets (regression targets: once 30 are seen, one
+        beyond 12 standard deviations of the mean of those before it enters the statistics and
+        the model as mean +- 12 sd, so that a spike washes out; see
+        ``fastomkl._core.engine.winsorised_update``).  Classifiers' labels and the one-class
+        models' constant targets are not winsorised."""
+        return True
+
     # -- parameters (scikit-learn's protocol) ------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -214,6 +222,8 @@ class OnlineEstimator:
                     feature_rng, round_bit_generator = self._random_streams(config)
                     engine = self._build_engine(config, n_features, feature_rng,
                                                 round_bit_generator)
+                    if self._winsorises_targets(config):
+                        engine.winsorize_targets()
                     self._engine = engine
                     self.n_features_in_ = n_features
         return engine

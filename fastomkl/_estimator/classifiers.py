@@ -16,6 +16,9 @@ class _Classifier(OnlineEstimator):
 
     _multi_class = False
 
+    def _winsorises_targets(self, config: dict) -> bool:
+        return False                 # labels coded as targets: nothing to winsorise
+
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),

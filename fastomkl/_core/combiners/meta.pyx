@@ -15,7 +15,8 @@ reference does.
 
 Non-finite state guard: an update that would leave a non-finite (or, for the adaptive rates, a
 non-positive) value in the state is undone and counted in ``n_rejected``; predictions are always
-finite (see MetaLearner.learn).
+finite (see MetaLearner.learn): a non-finite expert prediction enters the combination as 0 (no
+contribution), and the combination is saturated to the largest finite double.
 """
 import numpy as np
 
@@ -145,6 +146,8 @@ cdef class MetaLearner(FullInformation):
         for j in range(n_active):
             k = active[j]
             v = preds[k]
+            if not isfinite(v):
+                v = 0.0        # a member whose arithmetic overflowed contributes nothing
             if clip:
                 if v < lo:
                     v = lo
