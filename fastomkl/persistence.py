@@ -22,7 +22,9 @@ come from elsewhere.  Without a key the SHA-256 catches accidents, not attackers
 recompute it), so ``load`` never relies on it: before any compiled code sees a file it checks
 
 * the archive: members, their ``.npy`` headers and the memory they declare (at most ``max_bytes``
-  in all, checked before anything is read);
+  in all, and by default at most ``MAX_EXPANSION`` times the file's size beyond 32 MiB, checked
+  before anything is decompressed); under a key, the signature, computed over the members as they
+  stream out, before any array is read;
 * the header: every field's type, the parameters as the model's constructor and ``set_params``
   would check them, and the size of the model they imply against the arrays present (a small
   file cannot make ``load`` allocate gigabytes);

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import fastomkl
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
 from helpers import state_bytes
 
@@ -418,3 +419,20 @@ def test_every_parameter_error_names_the_parameter():
                             attempt()
                     except ValueError as exc:
                         assert name in str(exc), (cls.__name__, name, value, str(exc))
+
+
+@pytest.mark.parametrize("classes", [[1, 1], [], [[0, 1]], ["a"], ["a", "b", "a"]])
+def test_partial_fit_refuses_a_classes_argument_that_is_not_distinct_labels(classes):
+    """A binary model needs exactly two distinct labels, a multiclass one distinct labels; the
+    model records nothing."""
+    X = np.random.default_rng(0).uniform(size=(2, 3))
+    binary = RakerClassifier(KERNELS, n_components=4, random_state=0)
+    with pytest.raises(ValueError, match="classes must"):
+        binary.partial_fit(X, [1, 1] if classes and classes[0] == 1 else ["a", "a"],
+                           classes=classes)
+    assert not hasattr(binary, "classes_")
+    if len(classes) != 1:
+        multi = fastomkl.DoublySGDSoftmaxClassifier(random_state=0)
+        with pytest.raises(ValueError, match="classes must"):
+            multi.partial_fit(X, ["a", "a"], classes=classes)
+        assert not hasattr(multi, "classes_")

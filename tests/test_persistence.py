@@ -1,4 +1,5 @@
 """save/load and pickling: bit-identical continuation; refusing anything that is not a model file."""
+import io
 import json
 import pickle
 import zipfile
@@ -211,3 +212,26 @@ def test_a_renamed_parameter_keeps_its_value_through_a_file(tmp_path):
     model.save(tmp_path / "oks.npz")
     loaded = fastomkl.load(tmp_path / "oks.npz")
     assert loaded.get_params() == model.get_params()
+
+
+def test_norma_writes_the_rows_it_holds_and_reads_files_of_its_whole_capacity():
+    """A NORMA model with room for 2^20 rows that has learnt 24 writes 24 (its file is small),
+    and a state holding the spare zero rows too (files of 0.1) loads into the same model."""
+    from fastomkl import NORMA
+    X = np.random.default_rng(0).uniform(-1, 1, (24, 3))
+    model = NORMA(budget=2 ** 20).fit(X, X[:, 0], shuffle=False)
+    state = model._engine.get_state()
+    held, pending = state["experts.counts"][2], state["experts.counts"][1]
+    assert state["experts.support"].shape == (held, 3) and held < 2 ** 20
+    assert state["experts.pending_x"].shape == (pending, 3)
+    out = io.BytesIO()
+    model.save(out)
+    assert len(out.getvalue()) < 1 << 16
+    whole = dict(state)
+    for name, rows in (("experts.support", 2 ** 20), ("experts.coef", 2 ** 20)):
+        padded = np.zeros((rows,) + state[name].shape[1:])
+        padded[:held] = state[name]
+        whole[name] = padded
+    twin = NORMA(budget=2 ** 20).fit(X[:1], X[:1, 0])
+    twin._engine.set_state(whole)
+    np.testing.assert_array_equal(twin.predict(X), model.predict(X))

@@ -101,6 +101,21 @@ class _Classifier(OnlineEstimator):
 
 
 
+def _checked_classes(classes, exactly: int | None = None) -> np.ndarray:
+    """The ``classes`` argument of ``partial_fit`` as a 1-D array of distinct labels (``exactly``
+    that many for a model of a fixed number of classes)."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.shape[0] == 0:
+        raise ValueError(f"classes must be a non-empty 1-D list of labels, got shape "
+                         f"{classes.shape}")
+    if len(set(classes.tolist())) != classes.shape[0]:
+        raise ValueError(f"classes must be distinct labels, got {classes.tolist()!r:.200}")
+    if exactly is not None and classes.shape[0] != exactly:
+        raise ValueError(f"classes must name exactly {exactly} labels, got "
+                         f"{classes.tolist()!r:.200}")
+    return classes
+
+
 def _check_label_kinds(labels) -> None:
     if len({isinstance(c, str) for c in labels}) > 1:
         raise ValueError(f"labels must be all strings or all numbers, got "
@@ -178,8 +193,9 @@ class BinaryClassifier(_Classifier):
         if classes is None or hasattr(self, "_codes"):
             return super().partial_fit(X, y)
         X = check_matrix(X)
+        classes = _checked_classes(classes, exactly=2)
         with _unchanged_on_error(self):
-            self._encode_many(np.asarray(classes), len(classes))
+            self._encode_many(classes, len(classes))
             return super().partial_fit(X, y)
 
     def _decode_one(self, score: float):
@@ -342,9 +358,7 @@ class MulticlassClassifier(_Classifier):
         if classes is None:
             return super().partial_fit(X, y)
         X = check_matrix(X)
-        classes = np.asarray(classes)
-        if classes.ndim != 1:
-            raise ValueError(f"classes must be 1-D, got shape {classes.shape}")
+        classes = _checked_classes(classes)
         with _unchanged_on_error(self):
             self._encode_many(classes, classes.shape[0])
             return super().partial_fit(X, y)

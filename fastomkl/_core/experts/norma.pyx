@@ -107,6 +107,40 @@ cdef class NormaExpansion(ExpertBank):
         return {"support": self.support, "coef": self.coef, "pending_x": self.pending_x,
                 "pending_g": self.pending_g, "reals": self.reals, "counts": self.counts}
 
+    # The arrays are allocated at capacity (budget rows, batch_size pending rows); a state holds
+    # the rows in use only, so a model with a large budget writes a file of the rows it has
+    # (files written before held the spare zero rows too, and load as well).
+    _HELD = {"support": 2, "coef": 2, "pending_x": 1, "pending_g": 1}      # name -> counts index
+
+    def get_state(self):
+        state = ExpertBank.get_state(self)
+        for name, count in self._HELD.items():
+            state[name] = state[name][:self.counts[count]]
+        return state
+
+    def check_state(self, state):
+        ExpertBank.check_state(self, self._at_capacity(state))
+
+    def set_state(self, state):
+        ExpertBank.set_state(self, self._at_capacity(state))
+
+    def _at_capacity(self, state):
+        """`state` with its rows in use padded with zeros to the arrays' capacity (a state of
+        another shape is left to check_state to refuse)."""
+        counts = np.asarray(state.get("counts"))
+        if counts.shape != (4,) or counts.dtype != np.int64:
+            return state
+        state = dict(state)
+        live = self._state_arrays()
+        for name, count in self._HELD.items():
+            value, capacity = np.asarray(state.get(name)), np.asarray(live[name]).shape
+            if (value.ndim == len(capacity) and value.shape[1:] == capacity[1:]
+                    and value.shape[0] == counts[count] < capacity[0]):
+                padded = np.zeros(capacity, dtype=value.dtype)
+                padded[:value.shape[0]] = value
+                state[name] = padded
+        return state
+
     def _check_semantics(self, state):
         iterations, rows, held, head = state["counts"].tolist()
         require(iterations >= 0 and 0 <= rows < self.batch_size and 0 <= held <= self.budget
