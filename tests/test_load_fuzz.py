@@ -89,6 +89,27 @@ SEMANTIC_EDITS = [
 ]
 
 
+@pytest.mark.parametrize("cls,classes", [
+    (fastomkl.RakerClassifier, [1, "a"]), (fastomkl.RakerClassifier, [1.5, 2.5]),
+    (fastomkl.DoublySGDSoftmaxClassifier, [1, "a"]),
+])
+def test_classes_a_model_could_not_learn_are_refused(cls, classes):
+    """Mixed kinds or continuous values: the model would refuse every label it is then given."""
+    model, X = fitted(cls)
+    header, arrays = read(saved(model))
+    header["classes"] = classes
+    with pytest.raises(ValueError, match="classes"):
+        load_bytes(write(header, arrays))
+
+
+def test_a_kernel_awv_state_beyond_its_max_samples_is_refused():
+    model, X = fitted(fastomkl.KernelAWV)
+    header, arrays = read(saved(model))
+    header["params"]["max_samples"] = 5
+    with pytest.raises(ValueError, match="max_samples"):
+        load_bytes(write(header, arrays))
+
+
 @pytest.mark.parametrize("cls,entry,edit,message", SEMANTIC_EDITS,
                          ids=[f"{c.__name__}-{e}-{m}" for c, e, _, m in SEMANTIC_EDITS])
 def test_magnitudes_the_equations_rule_out_are_refused(cls, entry, edit, message):

@@ -116,6 +116,17 @@ def _checked_classes(classes, exactly: int | None = None) -> np.ndarray:
     return classes
 
 
+def _check_restored_labels(labels: list) -> None:
+    """A saved model's classes are labels it could have learnt (whole numbers or strings, not
+    both): with any other, it would refuse every label it is given."""
+    try:
+        for label in labels:
+            _label(label)
+        _check_label_kinds(labels)
+    except ValueError as exc:
+        raise ValueError(f"the header's 'classes' are not labels a model learns: {exc}") from None
+
+
 def _check_label_kinds(labels) -> None:
     if len({isinstance(c, str) for c in labels}) > 1:
         raise ValueError(f"labels must be all strings or all numbers, got "
@@ -161,6 +172,7 @@ class BinaryClassifier(_Classifier):
         """The classes of a saved model (``classes_`` in order)."""
         if len(labels) != 2 or labels[0] == labels[1]:
             raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
+        _check_restored_labels(labels)
         self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
 
     def partial_fit(self, X, y, classes=None):
@@ -326,6 +338,7 @@ class MulticlassClassifier(_Classifier):
         codes = {c: float(i) for i, c in enumerate(labels)}
         if len(codes) != len(labels):
             raise ValueError(f"the header's 'classes' must be distinct, got {labels!r:.200}")
+        _check_restored_labels(labels)
         self._commit_classes(codes)
 
     def partial_fit(self, X, y, classes=None):

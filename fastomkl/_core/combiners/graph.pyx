@@ -520,6 +520,13 @@ cdef class SimilarityGraphFeedback(Combiner):
         require((state["u"] >= 0).all() and (state["s"] >= 0).all(), self,
                 "node weights and their sums must be >= 0")
         require(state["dstate"][0] > 0, self, "the total node weight must be positive")
+        # u starts at 1 and only shrinks (a rescale divides by a total below 1e-200); U, kept by
+        # increments, is their sum, and each s_j a sum of some of them
+        u, U = state["u"], state["dstate"][0]
+        require((u <= 1.0).all(), self, "node weights must be at most 1")
+        require(abs(U - u.sum()) <= 1e-6 * U, self, "dstate[0] must be the sum of the weights u")
+        require((state["s"] <= N * (1.0 + 1e-9)).all(), self,
+                "the in-neighbour sums s must be at most the number of nodes")
         require(((state["q"] >= 0) & (state["q"] <= 1)).all(), self, "q must lie in [0, 1]")
         if "rate_v" in state:
             require((state["rate_v"] >= 0).all(), self, "rate_v must be >= 0")

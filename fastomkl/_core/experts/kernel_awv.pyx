@@ -123,6 +123,9 @@ cdef class KernelAWVExperts(ExpertBank):
         if info.dtype != np.int64 or info.shape != (1,) or info[0] < 0:
             raise ValueError("KernelAWVExperts state 'info' must be int64 [samples >= 0]")
         n = int(info[0])
+        if self.max_samples > 0 and n > self.max_samples:
+            raise ValueError(f"KernelAWVExperts state holds {n} samples, more than max_samples="
+                             f"{self.max_samples}")
         require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,)})
         require_triangular(self, state, "L", "lower")
         require_inputs(self, "X", state["X"])

@@ -31,6 +31,14 @@ from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
 from fastomkl._core.linalg cimport solve_upper_transposed
 
 
+def _cholesky_succeeds(matrix) -> bool:
+    try:
+        np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
 cdef class ProsNKonsExperts(ExpertBank):
     """One Pros-N-KONS learner on the square loss (module docstring).
 
@@ -127,6 +135,18 @@ cdef class ProsNKonsExperts(ExpertBank):
         A = np.asarray(state["A"])
         if np.any(A != A.T) or np.any(np.diag(A) <= 0):
             raise ValueError("ProsNKonsExperts state 'A' must be symmetric with a positive diagonal")
+        # A^-1 = (alpha I + sum g g^T / 16)^-1: positive definite, eigenvalues at most 1 / alpha
+        if m and (np.diag(A).max() > (1.0 + 1e-6) / self.alpha
+                  or not _cholesky_succeeds(A)):
+            raise ValueError("ProsNKonsExperts state 'A' must be positive definite with no "
+                             "diagonal entry above 1 / alpha")
+        # R^T R = K_II (Gaussian, unit diagonal): unit columns, and each diagonal entry's square
+        # a Schur complement that admitted its centre only above 1e-10
+        R = np.asarray(state["R"])
+        if m and not (np.allclose(np.einsum("ij,ij->j", R, R), 1.0, rtol=1e-6, atol=0.0)
+                      and (np.diag(R) ** 2 >= 0.5e-10).all()):
+            raise ValueError("ProsNKonsExperts state 'R' must be a factor of K_II: unit columns "
+                             "and a diagonal >= 7e-6")
         if np.any(np.asarray(state["S"]) < 1.0):
             raise ValueError("ProsNKonsExperts state 'S' (KORS weights) must be >= 1")
         refused = np.asarray(state["n_refused"])
