@@ -208,14 +208,27 @@ def test_verdicts_and_summary_from_hand_computed_cells():
 COMMITTED = Path(__file__).resolve().parents[1] / "bench" / "results"
 
 
-def test_committed_tables_are_the_report_of_their_numbers():
-    """bench/results/paper001_tables.md is what ``report`` writes from the committed numbers (no
-    hand-written verdicts), and records the command and commit that made it."""
-    results, run = paper001.read_results(str(COMMITTED / "paper001_tables.json"))
-    text = (COMMITTED / "paper001_tables.md").read_text()
+@pytest.mark.parametrize("folder", [".", "paper001_minmax"])
+def test_committed_tables_are_the_report_of_their_numbers(folder):
+    """bench/results/paper001_tables.md (and the --scaling minmax run beside it) is what
+    ``report`` writes from the committed numbers (no hand-written verdicts), and records the
+    command and the commit, an ancestor of this checkout, that made it."""
+    import subprocess
+    results, run = paper001.read_results(str(COMMITTED / folder / "paper001_tables.json"))
+    text = (COMMITTED / folder / "paper001_tables.md").read_text()
     assert text.rstrip("\n") == paper001.report(results, run).rstrip("\n")
     assert run["command"].startswith("fastomkl reproduce 001") and run["commit"] != "unknown"
     assert "uncommitted" not in run["commit"] and run["label"] == ""
+    assert run["scaling"] == ("released" if folder == "." else "minmax")
+    try:
+        ancestor = subprocess.run(["git", "-C", str(COMMITTED), "merge-base", "--is-ancestor",
+                                   run["commit"].strip("`"), "HEAD"], capture_output=True,
+                                  timeout=10)
+    except OSError:
+        pytest.skip("no git")
+    if ancestor.returncode not in (0, 1):
+        pytest.skip("not a git checkout")
+    assert ancestor.returncode == 0, f"{run['commit']} is not an ancestor of HEAD"
 
 
 def test_a_short_run_repeats_the_committed_cells():
