@@ -1,10 +1,16 @@
 """Reproduce Tables 2-10 of Li & Liao (ECML-PKDD 2022): ``fastomkl reproduce 001 [options]``.
 
 One prequential pass per repetition over a random permutation of each data set (the paper's
-protocol, its section 6): features min-max scaled to [-1, 1] per column, regression targets
-to [0, 1], labels -1/+1; six Gaussian kernels sigma = 2^-2..2^3.  AMR (%) for the logistic loss,
-AL (mean loss of the prediction made before the update: MSE or MAE) for the square and absolute
-losses, of the sampled kernel's prediction (the p-mixture for Raker and LKMBooks).
+protocol, its section 6): regression targets min-max scaled to [0, 1], labels -1/+1; six Gaussian
+kernels sigma = 2^-2..2^3.  AMR (%) for the logistic loss, AL (mean loss of the prediction made
+before the update: MSE or MAE) for the square and absolute losses, of the sampled kernel's
+prediction (the p-mixture for Raker and LKMBooks).
+
+Features (``--scaling``): "released" (the default) as the authors' released code reads its files:
+a9a and phishing as LIBSVM ships them (a9a 0/1, phishing rows of unit norm, the shipped copies
+unchanged), magic04 min-max scaled to [0, 1] per column and the regression sets to [-1, 1] per
+column; "minmax" scales every feature of every data set to [-1, 1] (the paper's text, and what this
+reproduction did before).
 
 * Tables 2-4 (no time constraint): OKS (Remark 1, T = n, step multiplier 25, 5 for the absolute
   loss, ell_max = 1), IOKS (T = n, U, ell_max = 1, eta constant 8), OKS++ (U), all with kernel
@@ -12,6 +18,14 @@ losses, of the sampled kernel's prediction (the p-mixture for Raker and LKMBooks
 * Tables 5-10 (time constraint): RF-OKS, LKMBooks, Raker, RF-IOKS, RF-OKS++ with the B-D values
   of the tables (random features shared across kernels, scaled per sigma, as the released code).
   Raker: eta = m / sqrt(T) constant, m = 5 (1 for the absolute loss), lam = 0.01 (0.005 logistic).
+
+Switches adding rows run as the released code runs, each beside the row it changes:
+``--legacy-tem1`` (logistic OKS++ / RF-OKS++ with the code's in-place ``tem1`` overwrite) and
+``--legacy-raker`` (Raker dividing its projection by sigma cumulatively, so the kernels have the
+bandwidths 0.25, 0.125, 0.125, 0.25, 1, 8, and its exponential weights on the loss divided by 2 for
+the absolute and logistic losses, i.e. at half the step's rate).  Every cell is tested for being
+within the spread, |ours - paper| <= 2 sqrt(s_paper^2 + s_ours^2); a cell outside whose switched
+row is within is counted as traced to that switch.
 
 The data sets magic04, phishing, a9a, bank32nh, elevators and ailerons ship with the package
 (``fastomkl/data``); ``--data DIR`` (or the environment variable FASTOMKL_DATA) reads the ``.npz``
@@ -23,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import subprocess
 import sys
 import time
 
@@ -33,77 +49,127 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
                       OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, Raker, RakerClassifier,
                       RFIOKSClassifier, RFOKSClassifier, RFOKSPlusPlus, RFOKSPlusPlusClassifier)
 from fastomkl.datasets import load_arrays
-from fastomkl.kernels import paper001_dictionary
+from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        figure_backend, note, output_folder, progress, save_figure,
                                        write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
+SCALINGS = ("released", "minmax")
 
-# (table, loss, dataset) -> {algorithm: (paper mean, B-D or None)}; AL for regression, AMR in %.
+# (table, loss, dataset) -> {algorithm: (paper mean, paper sample std, B-D or None)}; AL for
+# regression (Tables 6 and 9 print AL x 10^2: converted), AMR in %.
 PAPER = {
-    (2, "logistic", "phishing"): {"OKS": (13.80, None), "IOKS": (13.25, None),
-                                  "OKS++": (7.80, None)},
-    (2, "logistic", "a9a"): {"OKS": (19.65, None), "IOKS": (17.46, None), "OKS++": (16.57, None)},
-    (2, "logistic", "magic04"): {"OKS": (22.23, None), "IOKS": (21.50, None),
-                                 "OKS++": (17.88, None)},
-    (3, "squared", "elevators"): {"OKS": (0.0068, None), "IOKS": (0.0077, None),
-                                  "OKS++": (0.0046, None)},
-    (3, "squared", "bank32nh"): {"OKS": (0.0240, None), "IOKS": (0.0252, None),
-                                 "OKS++": (0.0205, None)},
-    (3, "squared", "ailerons"): {"OKS": (0.0176, None), "IOKS": (0.0351, None),
-                                 "OKS++": (0.0166, None)},
-    (4, "absolute", "elevators"): {"OKS": (0.0507, None), "IOKS": (0.0492, None)},
-    (4, "absolute", "bank32nh"): {"OKS": (0.0961, None), "IOKS": (0.0961, None)},
-    (4, "absolute", "ailerons"): {"OKS": (0.0723, None), "IOKS": (0.0771, None)},
-    (5, "logistic", "phishing"): {"RF-OKS": (14.61, 500), "LKMBooks": (12.50, 250),
-                                  "Raker": (13.60, 70), "RF-IOKS": (15.59, 380),
-                                  "RF-OKS++": (9.15, 400)},
-    (5, "logistic", "a9a"): {"RF-OKS": (21.25, 450), "LKMBooks": (20.06, 220),
-                             "Raker": (24.08, 90), "RF-IOKS": (22.99, 380),
-                             "RF-OKS++": (17.28, 400)},
-    (8, "logistic", "magic04"): {"RF-OKS": (22.45, 500), "LKMBooks": (22.73, 250),
-                                 "Raker": (22.83, 40), "RF-IOKS": (22.21, 380),
-                                 "RF-OKS++": (18.41, 400)},
-    (6, "squared", "elevators"): {"RF-OKS": (0.0072, 450), "LKMBooks": (0.0090, 220),
-                                  "Raker": (0.0070, 40), "RF-IOKS": (0.0089, 380),
-                                  "RF-OKS++": (0.0051, 400)},
-    (9, "squared", "bank32nh"): {"RF-OKS": (0.0255, 450), "LKMBooks": (0.0224, 220),
-                                 "Raker": (0.0238, 50), "RF-IOKS": (0.0263, 370),
-                                 "RF-OKS++": (0.0214, 400)},
-    (9, "squared", "ailerons"): {"RF-OKS": (0.0226, 480), "LKMBooks": (0.0172, 200),
-                                 "Raker": (0.0089, 80), "RF-IOKS": (0.0335, 370),
-                                 "RF-OKS++": (0.0168, 400)},
-    (7, "absolute", "elevators"): {"RF-OKS": (0.0515, 530), "LKMBooks": (0.0550, 230),
-                                   "Raker": (0.0550, 50), "RF-IOKS": (0.0515, 400)},
-    (10, "absolute", "bank32nh"): {"RF-OKS": (0.0969, 500), "LKMBooks": (0.0941, 250),
-                                   "Raker": (0.0980, 50), "RF-IOKS": (0.0994, 400)},
-    (10, "absolute", "ailerons"): {"RF-OKS": (0.0728, 400), "LKMBooks": (0.0780, 250),
-                                   "Raker": (0.0724, 50), "RF-IOKS": (0.0738, 400)},
+    (2, "logistic", "phishing"): {"OKS": (13.80, 0.34, None), "IOKS": (13.25, 0.28, None),
+                                  "OKS++": (7.80, 0.49, None)},
+    (2, "logistic", "a9a"): {"OKS": (19.65, 0.12, None), "IOKS": (17.46, 0.12, None),
+                             "OKS++": (16.57, 0.31, None)},
+    (2, "logistic", "magic04"): {"OKS": (22.23, 0.22, None), "IOKS": (21.50, 0.18, None),
+                                 "OKS++": (17.88, 0.57, None)},
+    (3, "squared", "elevators"): {"OKS": (0.0068, 0.0001, None), "IOKS": (0.0077, 0.0001, None),
+                                  "OKS++": (0.0046, 0.0001, None)},
+    (3, "squared", "bank32nh"): {"OKS": (0.0240, 0.0002, None), "IOKS": (0.0252, 0.0002, None),
+                                 "OKS++": (0.0205, 0.0006, None)},
+    (3, "squared", "ailerons"): {"OKS": (0.0176, 0.0060, None), "IOKS": (0.0351, 0.0003, None),
+                                 "OKS++": (0.0166, 0.0006, None)},
+    (4, "absolute", "elevators"): {"OKS": (0.0507, 0.0001, None), "IOKS": (0.0492, 0.0004, None)},
+    (4, "absolute", "bank32nh"): {"OKS": (0.0961, 0.0009, None), "IOKS": (0.0961, 0.0008, None)},
+    (4, "absolute", "ailerons"): {"OKS": (0.0723, 0.0005, None), "IOKS": (0.0771, 0.0007, None)},
+    (5, "logistic", "phishing"): {"RF-OKS": (14.61, 0.65, 500), "LKMBooks": (12.50, 1.03, 250),
+                                  "Raker": (13.60, 1.00, 70), "RF-IOKS": (15.59, 0.39, 380),
+                                  "RF-OKS++": (9.15, 0.56, 400)},
+    (5, "logistic", "a9a"): {"RF-OKS": (21.25, 0.12, 450), "LKMBooks": (20.06, 0.54, 220),
+                             "Raker": (24.08, 0.00, 90), "RF-IOKS": (22.99, 0.20, 380),
+                             "RF-OKS++": (17.28, 0.29, 400)},
+    (8, "logistic", "magic04"): {"RF-OKS": (22.45, 0.21, 500), "LKMBooks": (22.73, 0.96, 250),
+                                 "Raker": (22.83, 0.70, 40), "RF-IOKS": (22.21, 0.26, 380),
+                                 "RF-OKS++": (18.41, 0.35, 400)},
+    (6, "squared", "elevators"): {"RF-OKS": (0.0072, 0.0002, 450),
+                                  "LKMBooks": (0.0090, 0.0004, 220),
+                                  "Raker": (0.0070, 0.0004, 40), "RF-IOKS": (0.0089, 0.0001, 380),
+                                  "RF-OKS++": (0.0051, 0.0002, 400)},
+    (9, "squared", "bank32nh"): {"RF-OKS": (0.0255, 0.0003, 450),
+                                 "LKMBooks": (0.0224, 0.0002, 220),
+                                 "Raker": (0.0238, 0.0002, 50), "RF-IOKS": (0.0263, 0.0002, 370),
+                                 "RF-OKS++": (0.0214, 0.0005, 400)},
+    (9, "squared", "ailerons"): {"RF-OKS": (0.0226, 0.0006, 480),
+                                 "LKMBooks": (0.0172, 0.0013, 200),
+                                 "Raker": (0.0089, 0.0006, 80), "RF-IOKS": (0.0335, 0.0004, 370),
+                                 "RF-OKS++": (0.0168, 0.0003, 400)},
+    (7, "absolute", "elevators"): {"RF-OKS": (0.0515, 0.0004, 530),
+                                   "LKMBooks": (0.0550, 0.0014, 230),
+                                   "Raker": (0.0550, 0.0012, 50),
+                                   "RF-IOKS": (0.0515, 0.0007, 400)},
+    (10, "absolute", "bank32nh"): {"RF-OKS": (0.0969, 0.0004, 500),
+                                   "LKMBooks": (0.0941, 0.0004, 250),
+                                   "Raker": (0.0980, 0.0004, 50),
+                                   "RF-IOKS": (0.0994, 0.0015, 400)},
+    (10, "absolute", "ailerons"): {"RF-OKS": (0.0728, 0.0005, 400),
+                                   "LKMBooks": (0.0780, 0.0073, 250),
+                                   "Raker": (0.0724, 0.0019, 50),
+                                   "RF-IOKS": (0.0738, 0.0008, 400)},
 }
 
+# The switches: row suffix -> (command-line flag, the algorithms whose rows it adds, the losses).
+TEM1, RAKER_CODE = " (tem1)", " (released Raker)"
+SWITCHES = {TEM1: ("--legacy-tem1", ("OKS++", "RF-OKS++"), ("logistic",)),
+            RAKER_CODE: ("--legacy-raker", ("Raker",), ("logistic", "squared", "absolute"))}
+LEGACY = TEM1           # the former name of the tem1 suffix
 
-def load(data_dir, name: str):
-    """(X, y) with the paper's preprocessing; the shipped copy when ``data_dir`` is None."""
+
+def base_name(algorithm: str) -> tuple[str, str | None]:
+    """(the paper's algorithm, the switch suffix or None) of a row name."""
+    for suffix in SWITCHES:
+        if algorithm.endswith(suffix):
+            return algorithm[:-len(suffix)], suffix
+    return algorithm, None
+
+
+def minmax(X: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Every column of X mapped linearly onto [lo, hi]; a constant column to the middle."""
+    low, span = X.min(0), X.max(0) - X.min(0)
+    unit = np.where(span > 0, (X - low) / np.where(span > 0, span, 1), 0.5)
+    return lo + (hi - lo) * unit
+
+
+def load(data_dir, name: str, scaling: str = "released"):
+    """(X, y) with the preprocessing ``scaling`` (see the module's docstring); the shipped copy
+    when ``data_dir`` is None.  Regression targets are scaled to [0, 1] either way."""
+    if scaling not in SCALINGS:
+        raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
     z = load_arrays(name, data_dir)
     X, y = z["X"].astype(np.float64), z["y"].astype(np.float64)
-    lo, span = X.min(0), X.max(0) - X.min(0)
-    X = np.where(span > 0, 2 * (X - lo) / np.where(span > 0, span, 1) - 1, 0.0)
+    if scaling == "minmax" or name in REGRESSION:
+        X = minmax(X, -1.0, 1.0)
+    elif name == "magic04":
+        X = minmax(X, 0.0, 1.0)
+    # else a9a and phishing: LIBSVM's values, as stored (fastomkl/data/README.md)
     if name in REGRESSION:
         y = (y - y.min()) / (y.max() - y.min())
     return np.ascontiguousarray(X), y
 
 
-LEGACY = " (tem1)"      # suffix of the OKS++ rows run with the released logistic code's overwrite
+def raker_code_settings(loss: str) -> tuple[list, float]:
+    """What the released Raker code computes, as the library's parameters: the kernels its
+    cumulative ``tem <- tem / sigma[j]`` evaluates (bandwidths the running products of the
+    dictionary's sigmas) and the divisor lmax of its exponential weights' losses (2 for the
+    absolute and logistic losses, 1 for the square loss), a rate eta / lmax."""
+    sigmas = np.cumprod([k.sigma for k in paper001_dictionary()])
+    return [Gaussian(float(s)) for s in sigmas], (1.0 if loss == "squared" else 2.0)
 
 
 def make_model(algorithm: str, loss: str, T: int, size, seed: int):
-    """The model and settings the paper runs as `algorithm` (the paper's sections 5 and 6, and the authors' released code); an
-    OKS++ name ending in LEGACY runs with ``legacy_tem1_bug=True``."""
-    if algorithm.endswith(LEGACY):
-        return make_model(algorithm[:-len(LEGACY)], loss, T, size, seed).set_params(
-            legacy_tem1_bug=True)
+    """The model and settings the paper runs as `algorithm` (the paper's sections 5 and 6, and the
+    authors' released code); a name ending in a switch's suffix (``SWITCHES``) runs as the
+    released code does: OKS++ with ``legacy_tem1_bug=True``, Raker with ``raker_code_settings``."""
+    name, switch = base_name(algorithm)
+    if switch == TEM1:
+        return make_model(name, loss, T, size, seed).set_params(legacy_tem1_bug=True)
+    if switch == RAKER_CODE:
+        kernels, lmax = raker_code_settings(loss)
+        model = make_model(name, loss, T, size, seed)
+        return model.set_params(kernels=kernels, eta_combiner=model.eta / lmax)
     cls_task = loss == "logistic"
     U = 15.0 if cls_task else 1.0
     kernels = paper001_dictionary()
@@ -146,39 +212,155 @@ def run_one(algorithm, loss, X, y, size, seed):
     return float(np.mean(err ** 2) if loss == "squared" else np.mean(np.abs(err))), elapsed
 
 
-def report(results: dict, args_text: str, label: str = "") -> str:
-    lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper" + label, "",
-             f"Command: `{args_text}`.  Mean ± sample std over the repetitions (random "
-             "permutations; seed r for repetition r).  AMR in %, AL = MSE or MAE.  Time: seconds "
-             "per pass (ours; the paper's R times are not comparable).", ""]
+def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
+    """(difference ours - paper, bound 2 sqrt(s_paper^2 + s_ours^2), whether |difference| is
+    within the bound)."""
+    diff = ours - paper
+    bound = 2.0 * math.sqrt(paper_sd ** 2 + ours_sd ** 2)
+    return diff, bound, abs(diff) <= bound
+
+
+def _summary(values) -> tuple[float, float, float]:
+    """(mean, sample std (0 for one value), mean seconds) of [(metric, seconds), ...]."""
+    metric = np.array([v[0] for v in values], dtype=float)
+    std = float(metric.std(ddof=1)) if len(metric) > 1 else 0.0
+    return float(metric.mean()), std, float(np.mean([v[1] for v in values]))
+
+
+def cells(results: dict) -> list[dict]:
+    """One entry per cell of the paper's tables present in ``results`` (a row run without a
+    switch): the paper's mean and std, ours, the spread test, the switched rows' tests and the
+    verdict: "within", "traced" (outside, but a switched row is within; ``traced_by`` lists their
+    flags) or "untraced"."""
+    out = []
     for key in sorted(results, key=lambda k: (k[0], k[2])):
         table, loss, name = key
-        lines += [f"## Table {table}: {loss} loss, {name}", "",
-                  "| algorithm | B-D | paper | ours | difference | s per pass |",
-                  "|---|---|---|---|---|---|"]
         for algorithm, values in results[key].items():
-            paper, size = PAPER[key][algorithm.removesuffix(LEGACY)]
-            metric = np.array([v[0] for v in values])
-            secs = np.mean([v[1] for v in values])
-            std = metric.std(ddof=1) if len(metric) > 1 else 0.0
-            fmt = "{:.2f}" if loss == "logistic" else "{:.4f}"
-            lines.append(f"| {algorithm} | {size or '-'} | {fmt.format(paper)} | "
-                         f"{fmt.format(metric.mean())} ± {fmt.format(std)} | "
-                         f"{fmt.format(metric.mean() - paper)} | {secs:.2f} |")
+            if base_name(algorithm)[1] is not None:
+                continue
+            paper, paper_sd, size = PAPER[key][algorithm]
+            mean, std, secs = _summary(values)
+            diff, bound, within = spread_test(paper, paper_sd, mean, std)
+            cell = {"table": table, "loss": loss, "dataset": name, "algorithm": algorithm,
+                    "size": size, "paper": paper, "paper_sd": paper_sd, "ours": mean,
+                    "ours_sd": std, "n": len(values), "seconds": secs, "difference": diff,
+                    "bound": bound, "within": within, "switched": {}}
+            for suffix, (flag, _, _) in SWITCHES.items():
+                if algorithm + suffix in results[key]:
+                    s_mean, s_std, s_secs = _summary(results[key][algorithm + suffix])
+                    s_diff, s_bound, s_within = spread_test(paper, paper_sd, s_mean, s_std)
+                    cell["switched"][flag] = {"row": algorithm + suffix, "ours": s_mean,
+                                              "ours_sd": s_std, "seconds": s_secs,
+                                              "difference": s_diff, "bound": s_bound,
+                                              "within": s_within}
+            cell["traced_by"] = [] if within else [
+                flag for flag, s in cell["switched"].items() if s["within"]]
+            cell["verdict"] = ("within" if within else "traced" if cell["traced_by"]
+                               else "untraced")
+            out.append(cell)
+    return out
+
+
+def _switch_applies(flag: str, algorithm: str, loss: str) -> bool:
+    return any(f == flag and algorithm in algorithms and loss in losses
+               for f, algorithms, losses in SWITCHES.values())
+
+
+def summary_lines(table: list[dict], switches_run) -> list[str]:
+    """The counts of ``cells``: within, traced by each switch, untraced (each named)."""
+    n = len(table)
+    within = [c for c in table if c["verdict"] == "within"]
+    traced = [c for c in table if c["verdict"] == "traced"]
+    untraced = [c for c in table if c["verdict"] == "untraced"]
+    lines = [f"* {n} cells: **{len(within)} within** the spread, **{len(traced)} traced** to a "
+             f"switch (outside, and within with it), **{len(untraced)} untraced**."]
+    for flag in sorted({f for f, _, _ in SWITCHES.values()}):
+        rows = [c for c in table if flag in c["switched"]]
+        if flag not in switches_run:
+            lines.append(f"* `{flag}` was not run (it adds rows to "
+                         f"{sum(_switch_applies(flag, c['algorithm'], c['loss']) for c in table)} "
+                         "of these cells).")
+            continue
+        by = [c for c in traced if flag in c["traced_by"]]
+        lines.append(f"* `{flag}`: its rows are within the spread in "
+                     f"{sum(c['switched'][flag]['within'] for c in rows)} of {len(rows)} cells; "
+                     f"it traces {len(by)} cell(s) outside without it"
+                     + (": " + ", ".join(_cell_name(c) for c in by) if by else "") + ".")
+    if untraced:
+        lines.append("* Untraced: " + "; ".join(
+            f"{_cell_name(c)} (ours {_fmt(c, c['ours'])} vs {_fmt(c, c['paper'])}, difference "
+            f"{_fmt(c, c['difference'], sign=True)}, bound {_fmt(c, c['bound'])})"
+            for c in untraced) + ".")
+    return lines
+
+
+def _cell_name(c: dict) -> str:
+    return f"Table {c['table']} {c['dataset']} {c['algorithm']}"
+
+
+def _fmt(c: dict, value: float, sign: bool = False) -> str:
+    spec = ("+" if sign else "") + (".2f" if c["loss"] == "logistic" else ".4f")
+    return format(value, spec)
+
+
+def report(results: dict, run: dict) -> str:
+    """The Markdown of a run: ``results`` {(table, loss, dataset): {row: [(metric, seconds)]}}
+    and ``run`` (command, commit, scaling, label, switches), every verdict computed here."""
+    table = cells(results)
+    lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper" + run["label"],
+             "",
+             f"Command: `{run['command']}`, at commit {run['commit']}; features scaled "
+             f"\"{run['scaling']}\" (see `fastomkl reproduce 001 --help`).  Mean ± sample std "
+             "over the repetitions (random permutations; seed r for repetition r), the paper's "
+             "mean ± std beside.  AMR in %, AL = MSE or MAE.  Spread test: within when "
+             "|difference| <= bound = 2 sqrt(s_paper^2 + s_ours^2).  A cell outside is traced "
+             "to a switch when the row the switch adds is within.  Time: seconds per pass "
+             "(ours; the paper's R times are not comparable).", "", "## Summary", ""]
+    if run["label"]:
+        lines += [f"A shorter run than the paper's ({run['label'].lstrip(' —')}): the spread test "
+                  "below compares it with the paper's full runs all the same.", ""]
+    lines += summary_lines(table, run["switches"])
+    lines.append("")
+    by_key = {}
+    for c in table:
+        by_key.setdefault((c["table"], c["loss"], c["dataset"]), []).append(c)
+    for (number, loss, name), group in by_key.items():
+        lines += [f"## Table {number}: {loss} loss, {name}", "",
+                  "| algorithm | B-D | paper | ours | difference | bound | within | verdict | "
+                  "s per pass |", "|---|---|---|---|---|---|---|---|---|"]
+        for c in group:
+            verdict = {"within": "within", "untraced": "outside, untraced",
+                       "traced": "outside; traced: " + ", ".join(f"`{f}`" for f in
+                                                                c["traced_by"])}[c["verdict"]]
+            lines.append(_row(c, c["algorithm"], c, verdict))
+            for flag, s in c["switched"].items():
+                lines.append(_row(c, s["row"], s, f"row of `{flag}`"))
         lines.append("")
     lines += [
-        "## Notes", "",
-        "* The OKS++ logistic rows of the paper were very likely produced by the released code's "
-        "`tem1` overwrite (the authors' code sets tem1 in place), which nearly removes δ-exploration; ours follow the "
-        "paper's formula (`legacy_tem1_bug=False`); `--legacy-tem1` adds rows \"(tem1)\" run "
-        "with the overwrite.",
+        "## Settings", "",
+        "* Features: \"released\" reads a9a and phishing as LIBSVM ships them and scales magic04 "
+        "to [0, 1] and the regression sets to [-1, 1] per column, as the authors' released code "
+        "reads its files; \"minmax\" (`--scaling minmax`) scales every feature to [-1, 1], as the "
+        "paper's text says.  Regression targets in [0, 1].",
+        "* `--legacy-tem1`: the released logistic OKS++ code overwrites `tem1` in place, which "
+        "nearly removes the δ-exploration (`legacy_tem1_bug=True`); the default rows follow the "
+        "paper's formula.",
+        "* `--legacy-raker`: the released Raker code divides its projection by σ cumulatively "
+        "(bandwidths 0.25, 0.125, 0.125, 0.25, 1, 8 instead of 0.25 ... 8) and divides the losses "
+        "of its exponential weights by lmax = 2 for the absolute and logistic losses (1 for the "
+        "square loss); the default rows use the six bandwidths and the step's own rate.",
         "* OKS's step multiplier and Raker's rate were tuned in hindsight by the authors "
         "(grid {1, 5, 10, 25}); we use the released code's values (25 / 5; Raker 5 / 1).",
-        "* Raker runs with correct per-kernel bandwidths (the released code's cumulative "
-        "division by sigma is not reproduced) and the library's Hedge on the regularised loss.",
         "* The B-D values are the paper's, tuned for equal wall time in R; the compiled costs "
         "differ (see bench/results/bandit_bench.md).", ""]
     return "\n".join(lines)
+
+
+def _row(c: dict, name: str, values: dict, verdict: str) -> str:
+    return (f"| {name} | {c['size'] or '-'} | {_fmt(c, c['paper'])} ± {_fmt(c, c['paper_sd'])} | "
+            f"{_fmt(c, values['ours'])} ± {_fmt(c, values['ours_sd'])} | "
+            f"{_fmt(c, values['difference'], sign=True)} | {_fmt(c, values['bound'])} | "
+            f"{'yes' if values['within'] else 'no'} | {verdict} | {values['seconds']:.2f} |")
 
 
 def figure(plt, path: str, results: dict, label: str) -> None:
@@ -192,11 +374,13 @@ def figure(plt, path: str, results: dict, label: str) -> None:
         table, loss, name = key
         names = list(results[key])
         ours = [np.array([v[0] for v in results[key][a]]) for a in names]
-        paper = [PAPER[key][a.removesuffix(LEGACY)][0] for a in names]
+        paper = [PAPER[key][base_name(a)[0]] for a in names]
         x = np.arange(len(names))
-        ax.bar(x - 0.2, [o.mean() for o in ours], 0.4, yerr=[o.std() for o in ours],
-               label="ours", color="tab:blue")
-        ax.bar(x + 0.2, paper, 0.4, label="paper", color="tab:gray")
+        ax.bar(x - 0.2, [o.mean() for o in ours], 0.4,
+               yerr=[o.std(ddof=1) if len(o) > 1 else 0.0 for o in ours], label="ours",
+               color="tab:blue")
+        ax.bar(x + 0.2, [p[0] for p in paper], 0.4, yerr=[p[1] for p in paper], label="paper",
+               color="tab:gray")
         ax.set_xticks(x, names, rotation=45, ha="right", fontsize=7)
         ax.set_title(f"Table {table}: {name} ({loss})", fontsize=8)
         ax.set_ylabel("AMR (%)" if loss == "logistic" else ("MSE" if loss == "squared" else "MAE"),
@@ -207,6 +391,38 @@ def figure(plt, path: str, results: dict, label: str) -> None:
     fig.suptitle(f"Li & Liao (2022), Tables 2-10: ours against the paper{label}", fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def code_commit() -> str:
+    """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
+    differ from it), or "unknown" outside a checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"`{head}`" + (" + uncommitted changes" if dirty else "")
+
+
+def save_results(path: str, results: dict, run: dict) -> None:
+    with open(path, "w") as fh:
+        json.dump({"run": run, "results": {"|".join(map(str, k)): v
+                                           for k, v in results.items()}}, fh, indent=1)
+
+
+def read_results(path: str) -> tuple[dict, dict]:
+    """(results, run) of a ``paper001_tables.json``, as ``report`` takes them."""
+    with open(path) as fh:
+        saved = json.load(fh)
+    results = {}
+    for key, rows in saved["results"].items():
+        table, loss, name = key.split("|")
+        results[(int(table), loss, name)] = rows
+    return results, saved["run"]
 
 
 def main(argv=None) -> int:
@@ -221,9 +437,17 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", choices=CLASSIFICATION + REGRESSION)
     parser.add_argument("--samples", type=int, help="use only the first N samples of a permutation")
     parser.add_argument("--quick", action="store_true", help="1 repetition, 2000 samples")
+    parser.add_argument("--scaling", choices=SCALINGS, default="released",
+                        help="features as the released code reads them (a9a, phishing as "
+                             "shipped, magic04 in [0, 1], regression in [-1, 1]) or \"minmax\": "
+                             "every feature in [-1, 1]")
     parser.add_argument("--legacy-tem1", action="store_true",
                         help="also run the logistic OKS++ rows with the released code's tem1 "
                              "overwrite, compared with the same numbers")
+    parser.add_argument("--legacy-raker", action="store_true",
+                        help="also run the Raker rows as the released code does (cumulative "
+                             "division by sigma, exponential weights at half the rate for the "
+                             "absolute and logistic losses)")
     add_output_arguments(parser, "001")
     args = parser.parse_args(argv)
     check_data_folder(parser, args.data, [n for n in CLASSIFICATION + REGRESSION
@@ -235,21 +459,26 @@ def main(argv=None) -> int:
     if quick:
         print(f"quick run ({reps} repetition(s), {samples or 'all'} samples): not comparable with "
               "the paper entry by entry", file=sys.stderr)
+    switches = [flag for flag, wanted in (("--legacy-tem1", args.legacy_tem1),
+                                          ("--legacy-raker", args.legacy_raker)) if wanted]
     jobs = []
     for key, algorithms in PAPER.items():
         table, loss, name = key
         if table not in args.tables or (args.datasets and name not in args.datasets):
             continue
-        if args.legacy_tem1 and loss == "logistic":
-            algorithms = {**algorithms, **{name + LEGACY: value for name, value in
-                                           algorithms.items() if name.endswith("OKS++")}}
-        jobs += [(key, algorithm, size) for algorithm, (_, size) in algorithms.items()]
+        rows = []
+        for algorithm, (_, _, size) in algorithms.items():
+            rows.append((algorithm, size))
+            rows += [(algorithm + suffix, size) for suffix, (flag, names, losses)
+                     in SWITCHES.items()
+                     if flag in switches and algorithm in names and loss in losses]
+        jobs += [(key, algorithm, size) for algorithm, size in rows]
     results, cache = {}, {}
     with progress(len(jobs) * reps, args.quiet, "pass", "Tables 2-10") as bar:
         for key, algorithm, size in jobs:
             table, loss, name = key
             if name not in cache:
-                cache[name] = load(args.data, name)
+                cache[name] = load(args.data, name, args.scaling)
             X, y = cache[name]
             values = []
             for r in range(reps):
@@ -260,9 +489,10 @@ def main(argv=None) -> int:
             note(bar, f"table {table} {name} {algorithm}: {np.mean([v[0] for v in values]):.4f}")
     command = "fastomkl reproduce 001 " + " ".join(argv if argv is not None else [])
     label = f" — quick run ({reps} repetition(s), {samples or 'all'} samples)" if quick else ""
-    write_text(os.path.join(out, "paper001_tables.md"), report(results, command.strip(), label))
-    with open(os.path.join(out, "paper001_tables.json"), "w") as fh:
-        json.dump({"|".join(map(str, k)): v for k, v in results.items()}, fh)
+    run = {"command": command.strip(), "commit": code_commit(), "scaling": args.scaling,
+           "label": label, "switches": switches, "reps": reps, "samples": samples}
+    write_text(os.path.join(out, "paper001_tables.md"), report(results, run))
+    save_results(os.path.join(out, "paper001_tables.json"), results, run)
     if plt is not None and results:
         figure(plt, os.path.join(out, "paper001_tables.png"), results, label)
     return 0
