@@ -437,7 +437,7 @@ class _KernelAWVBase(_OneKernel):
                               "max_samples": [None, Interval("int", 1, 1_000_000)]}
     _renamed_parameters = _SIGMA
 
-    def __init__(self, kernel=None, lam=1.0, mode="vaw", max_samples=20000, **renamed):
+    def __init__(self, kernel=None, lam=1.0, mode="vaw", max_samples=1000, **renamed):
         self.kernel = kernel
         self.lam = lam
         self.mode = mode
@@ -458,6 +458,11 @@ class _KernelAWVBase(_OneKernel):
                                    config["max_samples"])
         return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
 
+    @property
+    def budget_reached_(self) -> bool:
+        """True once the model holds ``max_samples`` inputs: each round then drops the oldest."""
+        return bool(self._fitted_engine().experts.budget_reached)
+
 
 _KERNEL_DOC = """
     Exact Kernel-AWV (eq. 3 of the paper) or exact online kernel ridge regression: the baseline
@@ -474,9 +479,13 @@ _KERNEL_DOC = """
         Ridge parameter lambda.
     mode : {"vaw", "ridge"}, default "vaw"
         Kernel-AWV (the paper's adversarial baseline) or KRR (its real-data baseline).
-    max_samples : int or None, default 20000
-        Learning beyond this many samples raises ValueError (the factor alone would take
-        8 max_samples^2 bytes: 3.2 GB at 20000); None removes the guard.
+    max_samples : int or None, default 1000
+        The most inputs kept: once full, the model is exact Kernel-AWV on the last
+        ``max_samples`` inputs, the oldest leaving as each new one joins (its factor downdated
+        exactly, O(max_samples^2) per round), so memory (8 max_samples^2 bytes: 8 MB) and the
+        cost per sample stay flat; a ``BudgetWarning`` says when it fills and
+        ``budget_reached_`` says so after.  None keeps every input (the paper's setting: O(t^2)
+        memory and time at round t).
 """
 
 

@@ -8,13 +8,21 @@ q = L^{-1} Y, a round at x_t is (Jezequel, Gaillard & Rudi 2019, section 2):
     then  L <- [[L, 0], [s^T, sqrt(k(x_t, x_t) + lam - s.s)]],   q <- [q; (y_t - s.q) / l]
 
 (the AWV prediction is the KRR one shrunk by 1 + posterior variance / lam).  One triangular solve
-(BLAS dtrsv) and a bordered append per round; memory O(t^2 + t d).  Every input is kept.
+(BLAS dtrsv) and a bordered append per round; memory O(t^2 + t d).
+
+With ``max_samples`` m > 0 the model is exact Kernel-AWV on the last m inputs: once m are held,
+the oldest leaves before a new one joins.  Removing input 1 leaves K' + lam I = (L L^T)[1:, 1:]
+= L[1:, 1:] L[1:, 1:]^T + l l^T with l = L[1:, 0], so the new factor is a rank-one update of
+L[1:, 1:] (Givens rotations, BLAS drot) and q' = L'^{-1} Y[1:], with Y = L q: O(m^2), the order
+of a round.  m = 0 keeps every input.
 """
+import warnings
+
 import numpy as np
 
-from libc.math cimport exp, sqrt
-from libc.string cimport memcpy
-from scipy.linalg.cython_blas cimport dtrsv, ddot
+from libc.math cimport exp, hypot, sqrt
+from libc.string cimport memcpy, memmove
+from scipy.linalg.cython_blas cimport drot, dtrsv, ddot
 
 from fastomkl._core.checks import (require_inputs, require_names, require_shapes,
                                     require_triangular)
@@ -22,6 +30,7 @@ from fastomkl._core.checks import (require_inputs, require_names, require_shapes
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.experts.nystrom import MODES
+from fastomkl._core.inputs import BudgetWarning
 
 
 cdef class KernelAWVExperts(ExpertBank):
@@ -40,6 +49,7 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef double[::1] q                   # (cap,) L^{-1} Y
     cdef double[::1] s                   # scratch: L^{-1} k of the last prediction
     cdef double ss, sq
+    cdef bint warned                     # the BudgetWarning was given
 
     def __init__(self, int n_features, double sigma, double lam, mode, long max_samples,
                  int capacity=64):
@@ -57,6 +67,8 @@ cdef class KernelAWVExperts(ExpertBank):
         self.max_samples = max_samples
         self.info = np.zeros(1, dtype=np.int_)
         self.grows = True
+        if max_samples > 0:
+            capacity = min(capacity, max_samples)
         self._allocate(max(capacity, 1), False)
 
     def _allocate(self, long cap, bint keep=True):
@@ -74,20 +86,59 @@ cdef class KernelAWVExperts(ExpertBank):
         return self.X.shape[0]
 
     def reserve(self):
-        """Room for one more sample: double the capacity, never beyond max_samples (at the
-        default 20000, doubling 16384 would allocate a 32768^2 factor, 8.6 GB)."""
+        """Room for one more sample: double the capacity, never beyond max_samples (a full
+        window makes room by dropping its oldest input instead)."""
         cdef long cap = self.X.shape[0]
         if self.info[0] >= cap:
             self._allocate(min(2 * cap, self.max_samples) if self.max_samples > 0 else 2 * cap)
 
     def admit(self, long n_more):
-        if self.max_samples > 0 and self.info[0] + n_more > self.max_samples:
-            raise ValueError(f"exact Kernel-AWV is limited to max_samples={self.max_samples} "
-                             f"samples (O(t^2) memory and time per round); it has learnt "
-                             f"{self.info[0]} and was given {n_more} more")
+        """Warns once (``BudgetWarning``) when the call of n_more rounds fills the window."""
+        if self.max_samples > 0 and not self.warned and self.info[0] + n_more > self.max_samples:
+            self.warned = True
+            warnings.warn(f"exact Kernel-AWV reaches max_samples={self.max_samples}: from then "
+                          f"on it learns on the last {self.max_samples} inputs, the oldest "
+                          f"leaving as each new one joins (memory and cost per sample stay "
+                          f"flat; max_samples=None keeps every input)", BudgetWarning,
+                          stacklevel=2)
 
     cdef bint needs_room(self) noexcept nogil:
-        return self.info[0] >= self.X.shape[0]
+        return self.info[0] >= self.X.shape[0] and not self.window_full()
+
+    cdef bint window_full(self) noexcept nogil:
+        return self.max_samples > 0 and self.info[0] >= self.max_samples
+
+    @property
+    def budget_reached(self):
+        """True once the window holds max_samples inputs."""
+        return bool(self.window_full())
+
+    cdef void drop_oldest(self) noexcept nogil:
+        """Remove the first input: L' = cholupdate(L[1:, 1:], L[1:, 0]), q' = L'^{-1} (L q)[1:]
+        (module docstring).  Uses s as scratch (the caller predicts again after)."""
+        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[0], one = 1, i, k, rest, width
+        cdef double r, c, sn
+        cdef double* L = &self.L[0, 0]
+        cdef double* v = &self.s[0]
+        cdef char up = b'U', tr = b'T', no = b'N'
+        for i in range(n - 1, 0, -1):           # Y = L q in place, last row first (row i reads
+            width = i + 1                       # q[0..i], not yet overwritten); Y[0] leaves
+            self.q[i] = ddot(&width, &L[i * ld], &one, &self.q[0], &one)
+        memmove(&self.q[0], &self.q[1], m * sizeof(double))
+        for i in range(1, n):                   # l = L[1:, 0], then L[1:, 1:] moved up-left
+            v[i - 1] = L[i * ld]                # (old row i - 1 is nonzero in columns < i only:
+            memmove(&L[(i - 1) * ld], &L[i * ld + 1], i * sizeof(double))   # all overwritten)
+        for k in range(m):                      # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
+            r = hypot(L[k * ld + k], v[k])
+            c = L[k * ld + k] / r
+            sn = v[k] / r
+            L[k * ld + k] = r
+            rest = m - k - 1
+            if rest > 0:                        # column k below the diagonal: stride ld
+                drot(&rest, &L[(k + 1) * ld + k], &ld, &v[k + 1], &one, &c, &sn)
+        dtrsv(&up, &tr, &no, &m, L, &ld, &self.q[0], &one)
+        memmove(&self.X[0, 0], &self.X[1, 0], m * self.X.shape[1] * sizeof(double))
+        self.info[0] = m
 
     @property
     def n_samples(self):
@@ -143,6 +194,7 @@ cdef class KernelAWVExperts(ExpertBank):
         self._allocate(max(int(state["info"][0]), 1), False)
         self._write(state)
         self.n_rejected = int(state["n_rejected"])
+        self.warned = self.window_full()
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int n = self.info[0], j, i, d = self.n_features, one = 1, ld = self.L.shape[0]
@@ -167,8 +219,13 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
         cdef double y = ctx.y
-        cdef int n = self.info[0], j
-        cdef double l2 = 1.0 + self.lam - self.ss, l, qn
+        cdef int n, j
+        cdef double l2, l, qn
+        if self.window_full():                 # the oldest leaves; x's row against the rest
+            self.drop_oldest()
+            self.predict(k, x, z)
+        n = self.info[0]
+        l2 = 1.0 + self.lam - self.ss
         # l2 >= lam in exact arithmetic; below lam / 2 (beyond rounding) the stored inputs and
         # factor disagree: refuse, as check_state would refuse the factor it leads to
         if not l2 >= 0.5 * self.lam - 1e-12:
