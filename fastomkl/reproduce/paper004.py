@@ -60,7 +60,8 @@ def rate_experiment(quick: bool, bar) -> dict:
     sigma = 0.1 * median_bandwidth(X_test)
     model = DoublySGDRegressor(kernel=Gaussian(sigma), nu=1e-6, batch_size=size, block_size=size,
                                eta_schedule="theory", eta=THETA, average=True,
-                               n_features_max=None, random_state=0)
+                               n_features_max=None, random_state=0,
+                               standardize_target=False)     # the paper's raw units
     checkpoints = {2 ** k for k in range(int(np.log2(iterations)) + 1)}
     ts, errors = [], []
     for t in range(1, iterations + 1):
