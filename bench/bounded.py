@@ -1,6 +1,6 @@
 """Bounded by default: memory and cost per sample on a long stream, and what the budget costs.
 
-    python bench/bounded.py [--max-t 100000] [--time-cap 150] [--n-accuracy 4000]
+    python bench/bounded.py [--max-t 100000] [--time-cap 150] [--n-accuracy 4000] [--only NAME]
 
 Part 1.  Each model that keeps a support or a dictionary, at its defaults, learns one endless
 synthetic stream (d = 10, x uniform in [-1, 1]^d scaled to the unit ball, y = sin(3 x_0) + noise,
@@ -49,6 +49,7 @@ FAMILIES = [
     ("OKS++", "budget", fastomkl.OKSPlusPlus, fastomkl.OKSPlusPlusClassifier),
     ("IOKS", "budget", fastomkl.IOKS, fastomkl.IOKSClassifier),
     ("NystromAWV", "max_centres", NystromAWV, NystromAWVClassifier),
+    ("KernelAWV", "max_samples", fastomkl.KernelAWV, fastomkl.KernelAWVClassifier),
 ]
 RANDOM = {"OKS", "OKS++", "IOKS", "NystromAWV"}
 WINDOW = 1000
@@ -171,7 +172,10 @@ def main(argv=None) -> int:
     parser.add_argument("--time-cap", type=float, default=150.0)
     parser.add_argument("--n-accuracy", type=int, default=4000)
     parser.add_argument("--out", default=str(HERE / "results" / "bounded.md"))
+    parser.add_argument("--only", help="the families whose name contains this (e.g. KernelAWV)")
     args = parser.parse_args(argv)
+    if args.only:
+        FAMILIES[:] = [family for family in FAMILIES if args.only in family[0]]
     command = "python bench/bounded.py " + " ".join(argv if argv is not None else sys.argv[1:])
     cost = cost_rows(args.max_t, args.time_cap)
     print("\n".join(cost), flush=True)
