@@ -68,19 +68,24 @@ cdef inline double vaw_predict(int D, double* P, const double* b, const double* 
     return saturate(r)
 
 
+cdef inline bint sherman_morrison_ok(double denom) noexcept nogil:
+    """Whether a Sherman-Morrison step P - u u^T / denom (denom = 1 + w z.Pz) keeps P positive
+    definite in floating point: 0 < denom <= 1e12 (not NaN).  The step leaves at least 1 / denom
+    of every diagonal entry of P (Cauchy-Schwarz: u_i^2 <= P_ii z.Pz); when it removes more than
+    all but 1e-12 of one, what is left is rounding, P stops being positive definite and a saved
+    state with it is refused on loading.  Features of ||z||^2 <= 1 and a ridge lam >= 1e-8 keep
+    the denominator below 1e8 + 1 under full information."""
+    return denom > 0.0 and denom <= 1e12
+
+
 cdef inline bint vaw_update_safe(int D, const double* b, const double* z, double q, double y,
                                  double w) noexcept nogil:
     """Whether adding w z z^T to S and w y z to b keeps the state finite and P positive definite:
-    the Sherman-Morrison denominator 1 + w q must be positive and at most 1e12 (q
-    finite also means u = P z is) and every b_i + w y z_i finite.  Changes nothing.
-
-    The step leaves at least 1 / (1 + w q) of every diagonal entry of P (Cauchy-Schwarz:
-    u_i^2 <= P_ii q); when it removes more than all but 1e-12 of one, what is left is rounding,
-    P stops being positive definite and a saved state with it is refused on loading.  Features
-    of ||z||^2 <= 1 and a ridge lam >= 1e-8 keep w q <= 1e8 under full information."""
-    cdef double denom = 1.0 + w * q, wy = w * y
+    the Sherman-Morrison denominator 1 + w q passes ``sherman_morrison_ok`` (q finite also means
+    u = P z is) and every b_i + w y z_i is finite.  Changes nothing."""
+    cdef double wy = w * y
     cdef int i
-    if not (denom > 0.0 and denom <= 1e12):       # NaN too
+    if not sherman_morrison_ok(1.0 + w * q):
         return False
     for i in range(D):
         if not isfinite(b[i] + wy * z[i]):

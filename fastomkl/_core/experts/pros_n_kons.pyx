@@ -14,7 +14,9 @@ Newton steps start from the isotropic alpha I).  With A^{-1} kept by Sherman-Mor
 
 which is the proper KONS order (w_t projected on x_t's slab before predicting); the authors' code
 predicts with the previous round's w.  An insertion numerically dependent on the dictionary
-(1 - phi.phi <= 1e-10) is refused and counted in n_refused.  O(m d + m^2) per round, O(m^2) on a
+(1 - phi.phi <= 1e-10) is refused and counted in n_refused; a Newton step whose
+Sherman-Morrison denominator fails ``sherman_morrison_ok`` (1 + g.A^{-1}g / 16 beyond 1e12, where
+the step is rounding) is refused and counted in n_rejected.  O(m d + m^2) per round, O(m^2) on a
 restart; memory O(m^2 + m d).
 """
 import numpy as np
@@ -28,7 +30,7 @@ from fastomkl._core.experts.nystrom import KORS_WEIGHTS
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
-from fastomkl._core.linalg cimport solve_upper_transposed
+from fastomkl._core.linalg cimport sherman_morrison_ok, solve_upper_transposed
 
 
 def _cholesky_succeeds(matrix) -> bool:
@@ -193,13 +195,16 @@ cdef class ProsNKonsExperts(ExpertBank):
                 yp += self.w[i] * self.phi[i]
             gc = 2.0 * (yp - y)
             q = 0.25 * gc
-            shrink = q * q / (1.0 + q * q * delta)          # A <- A + g g^T / 16, g = gc phi
-            for i in range(m):                              # one triangle, mirrored: exactly symmetric
-                for j in range(i, m):
-                    self.A[i, j] -= shrink * self.uA[i] * self.uA[j]
-                    self.A[j, i] = self.A[i, j]
-            for i in range(m):                              # v = w - A_new^{-1} g
-                self.v[i] = self.w[i] - gc * self.uA[i] / (1.0 + q * q * delta)
+            if not sherman_morrison_ok(1.0 + q * q * delta):
+                self.n_rejected += 1                        # the Newton step would be rounding
+            else:
+                shrink = q * q / (1.0 + q * q * delta)      # A <- A + g g^T / 16, g = gc phi
+                for i in range(m):                          # one triangle, mirrored: symmetric
+                    for j in range(i, m):
+                        self.A[i, j] -= shrink * self.uA[i] * self.uA[j]
+                        self.A[j, i] = self.A[i, j]
+                for i in range(m):                          # v = w - A_new^{-1} g
+                    self.v[i] = self.w[i] - gc * self.uA[i] / (1.0 + q * q * delta)
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.tmp[0],
                              self.alpha, self.beta, self.eps)
         self.info[0] += 1
