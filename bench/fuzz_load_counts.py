@@ -61,6 +61,7 @@ def worker(class_name: str, n: int, seed: int) -> dict:
     import io
     import warnings
     import fastomkl
+    from fastomkl._estimator import BinaryClassifier, MulticlassClassifier
     from load_mutations import (EXTREME_FLOATS, EXTREME_INTS, edit_array, fitted, read, saved,
                                 write)
     warnings.simplefilter("ignore")
@@ -87,8 +88,9 @@ def worker(class_name: str, n: int, seed: int) -> dict:
         counts["loaded"] += 1
         scores = loaded.decision_function(X) if hasattr(loaded, "decision_function") \
             else loaded.predict(X)
-        if hasattr(loaded, "classes_"):                   # binary and multiclass models
-            target = loaded.classes_[(X[:, 0] > 0).astype(int) % len(loaded.classes_)]
+        if isinstance(loaded, (BinaryClassifier, MulticlassClassifier)):
+            labels = getattr(loaded, "classes_", np.array([-1.0, 1.0]))
+            target = labels[(X[:, 0] > 0).astype(int) % len(labels)]
         else:
             target = X[:, 0]
         loaded.partial_fit(X, target)

@@ -103,6 +103,9 @@ def _optional_horizon(T) -> int:
 # Declared parameters (fastomkl._estimator.params).  IOKS needs T >= 40; every count and scale is
 # bounded so that an accepted setting keeps the model finite and its saved file loadable.
 POSITIVE = Interval("real", 0.0, MAX_RATE, closed="right")
+# The loss scale divides losses already in units of the largest |y| (unit_scale): a value far below
+# them makes every rate enormous (1e-24 sent the sampler's probabilities to NaN).
+LOSS_SCALE = Interval("real", 1e-6, 1e6)
 _COMMON_PARAMETERS = {
     "kernels": [None, Kernels()],
     "predict_with": [Options("argmax", "mixture")],
@@ -118,11 +121,11 @@ _RF_PARAMETERS = {**_COMMON_PARAMETERS,
                                                              "dtype")}}
 _RF_CLIP_PARAMETERS = {**_RF_PARAMETERS, "rf_clip_scale": [Options("D", "2D")]}
 HORIZON = [None, Interval("int", 40, 2 ** 53)]
-_OKS_PARAMETERS = {"T": HORIZON, "eta": ["auto", POSITIVE], "ell_max": ["auto", POSITIVE],
+_OKS_PARAMETERS = {"T": HORIZON, "eta": ["auto", POSITIVE], "ell_max": ["auto", LOSS_SCALE],
                    "eta_combiner": ["auto", POSITIVE]}
 _OKSPP_PARAMETERS = {"U": ["auto", None, POSITIVE], "eta_combiner": ["auto", POSITIVE],
                      "q_update": [Options("ftrl", "omd")], "legacy_tem1_bug": [Boolean()]}
-_IOKS_PARAMETERS = {"T": HORIZON, "U": ["auto", None, POSITIVE], "ell_max": ["auto", POSITIVE],
+_IOKS_PARAMETERS = {"T": HORIZON, "U": ["auto", None, POSITIVE], "ell_max": ["auto", LOSS_SCALE],
                     "eta_const": [POSITIVE], "solver": [Options("newton", "bisection")],
                     "tol": [Interval("real", 1e-15, 1.0)], "renormalize": [Boolean()],
                     "ctilde_rule": [Options("ge", "gt")], "clip_c": [Boolean()]}
@@ -498,7 +501,7 @@ _OKS_PARAMS = """
         importance-weighted gradients of kernel i) (data-adaptive, scale-free); a number m: the
         paper's lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for
         absolute).  Formerly ``step`` (still accepted, with a FutureWarning).
-    ell_max : "auto" or float, default "auto"
+    ell_max : "auto" or float in [1e-6, 1e6], default "auto"
         Loss scale in eta = sqrt(2 (1 - delta) ln K / (K T)) / ell_max; "auto": the largest loss
         seen.  The paper's experiments: 1.0.
     eta_combiner : "auto" or float, default "auto"
@@ -525,7 +528,7 @@ _IOKS_PARAMS = """
         Horizon (delta = T^-3/4, upsilon = e^{2 / (3 ln T)}, eta); None: the doubling rule.
     U : "auto" or float, default "auto"
         Projection radius (see OKSPlusPlus); also enters eta.
-    ell_max : "auto" or float, default "auto"
+    ell_max : "auto" or float in [1e-6, 1e6], default "auto"
         Loss normaliser c = loss / ell_max; "auto": the largest loss seen (the paper: 1.0).
     eta_const : float, default 8.0
         eta = eta_const ell_max K^(3/8) / (U G_1 sqrt(T ln T)) (8: experiments; 1.5: Thm 4.1),
