@@ -78,6 +78,8 @@ SEMANTIC_EDITS = [
     (fastomkl.VAW, "experts.P", lambda a: a * 1e299, "diagonal entry above"),
     (fastomkl.TaylorAWV, "experts.P", set_at(3, -1.0), "positive definite"),
     (fastomkl.IOKS, "combiner.n_increases", set_at(0, 2 ** 31 - 1), "n_increases"),
+    (fastomkl.OKSPlusPlus, "experts.mult", set_at(1, 1e308), "'mult' must lie"),
+    (fastomkl.OKS, "experts.mult", set_at(0, 5e-324), "'mult' must lie"),
     (fastomkl.OMKLGF, "combiner.log_w", set_at(0, 2.0 ** 31), "wlin"),
     (fastomkl.OMKLGF, "combiner.wstate", set_at(0, 2.3e-301), "sum of wlin"),
     (fastomkl.OMKLGF, "combiner.wlin", set_at(0, 1e6), "wlin"),

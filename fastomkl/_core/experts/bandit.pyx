@@ -266,8 +266,9 @@ cdef class BanditExpansionExperts(BanditExperts):
         owner = np.asarray(state["owner"])
         if n and (owner.min() < 0 or owner.max() >= K):
             raise ValueError(f"{name} state 'owner' has a kernel outside 0..{K - 1}")
-        if (np.asarray(state["mult"]) <= 0).any():
-            raise ValueError(f"{name} state 'mult' must be positive")
+        mult = np.asarray(state["mult"])
+        if not ((mult >= 1e-150) & (mult <= 1.0)).all():   # it only shrinks, and is folded
+            raise ValueError(f"{name} state 'mult' must lie in [1e-150, 1]")   # below 1e-150
         if self.budget > 0 and n > self.budget:
             raise ValueError(f"{name} state has {n} support rows, more than the budget of "
                              f"{self.budget}")
