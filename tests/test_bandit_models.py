@@ -204,7 +204,7 @@ def test_invalid_parameters_of_the_horizon_models(stream):
     ("combiner.counts", lambda v: v - 1000, "nonnegative"),
     ("combiner.rho", lambda v: -v, "nonnegative"),
     ("experts.owner", lambda v: v + 50, "outside"),
-    ("experts.mult", lambda v: 0 * v, "positive"),
+    ("experts.mult", lambda v: 0 * v, "must lie in"),
     ("experts.norm2", lambda v: v - 1e9, "nonnegative"),
 ])
 def test_crafted_states_are_refused(entry, value, match, stream):
