@@ -250,7 +250,7 @@ def _verify_signature(header: dict, archive, members: dict, declared: dict, key:
         h.update(str(shape or (1,)).encode())   # as np.ascontiguousarray gives a scalar's
         left = math.prod(shape) * dtype.itemsize
         with archive.open(members[name]) as fh:
-            _skip_npy_header(fh)
+            _read_npy_header(fh, name)
             while left:
                 chunk = fh.read(min(left, _CHUNK))
                 if not chunk:
@@ -260,12 +260,14 @@ def _verify_signature(header: dict, archive, members: dict, declared: dict, key:
     _compare(header, {"algorithm": algorithm, "value": h.hexdigest()})
 
 
-def _skip_npy_header(fh) -> None:
+def _read_npy_header(fh, name: str) -> tuple[tuple, bool, np.dtype]:
+    """(shape, fortran_order, dtype) of the .npy stream at fh, leaving fh at the data."""
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
-        np.lib.format.read_array_header_1_0(fh)
-    else:
-        np.lib.format.read_array_header_2_0(fh)
+        return np.lib.format.read_array_header_1_0(fh)
+    if version == (2, 0):
+        return np.lib.format.read_array_header_2_0(fh)
+    raise ValueError(f"member {name}: unsupported .npy version {version}")
 
 
 def _check_regular_file(path) -> None:
@@ -281,13 +283,7 @@ def _npy_header(archive, info) -> tuple[tuple, np.dtype, bool]:
     """(shape, dtype, fortran_order) an .npy member declares, read without its data; only plain
     dtypes."""
     with archive.open(info) as fh:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"member {info.filename}: unsupported .npy version {version}")
+        shape, fortran_order, dtype = _read_npy_header(fh, info.filename)
     if info.filename == "__header__.npy":
         if dtype.kind != "U" or shape != () or dtype.itemsize > _MAX_HEADER_BYTES:
             raise ValueError("__header__ must be one JSON string of reasonable size")

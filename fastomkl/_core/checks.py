@@ -75,11 +75,16 @@ def require_packed_spd(owner, name, value, dim: int, strict: bool = True,
     for packed in value.reshape(-1, value.shape[-1]):
         full[rows, cols] = packed
         full[cols, rows] = packed
-        try:
-            np.linalg.cholesky(full)
-        except np.linalg.LinAlgError:
-            raise ValueError(f"{_name(owner)} state: '{name}' must be positive definite") \
-                from None
+        require(positive_definite(full), owner, f"'{name}' must be positive definite")
+
+
+def positive_definite(matrix) -> bool:
+    """Whether a Cholesky factorisation of the symmetric `matrix` succeeds."""
+    try:
+        np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 def require_ranges(owner, state, nonneg=(), probability=(), counts=()) -> None:

@@ -109,8 +109,10 @@ cdef inline bint vaw_update(int D, double* P, double* b, const double* z, double
 
 
 # -- triangular factors (row-major upper R is column-major lower R^T) ------------------------------
-cdef inline void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
-    """R^T R <- R^T R + v v^T for R upper (row-major, leading dimension ld); v is overwritten."""
+cdef inline void cholupdate(int m, double* R, int ld, int inc, double* v) noexcept nogil:
+    """R^T R <- R^T R + v v^T for R upper triangular (Givens rotations); v is overwritten.  Row k
+    of R runs from R[k * ld + k] in steps of inc: inc = 1 for R stored by rows, inc = ld for a
+    lower factor L = R^T stored by rows (then L L^T <- L L^T + v v^T)."""
     cdef int k, n, one = 1
     cdef double r, c, s
     for k in range(m):
@@ -120,7 +122,7 @@ cdef inline void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
         R[k * ld + k] = r
         n = m - k - 1
         if n > 0:
-            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
+            drot(&n, &R[k * ld + k + inc], &inc, &v[k + 1], &one, &c, &s)
 
 
 cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:

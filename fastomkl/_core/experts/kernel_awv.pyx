@@ -20,15 +20,16 @@ import warnings
 
 import numpy as np
 
-from libc.math cimport exp, hypot, sqrt
+from libc.math cimport exp, sqrt
 from libc.string cimport memcpy, memmove
-from scipy.linalg.cython_blas cimport drot, dtrsv, ddot
+from scipy.linalg.cython_blas cimport dtrsv, ddot
 
 from fastomkl._core.checks import (require_inputs, require_names, require_shapes,
                                     require_triangular)
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
+from fastomkl._core.linalg cimport cholupdate
 from fastomkl._core.experts.nystrom import MODES
 from fastomkl._core.inputs import BudgetWarning
 
@@ -116,8 +117,7 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef void drop_oldest(self) noexcept nogil:
         """Remove the first input: L' = cholupdate(L[1:, 1:], L[1:, 0]), q' = L'^{-1} (L q)[1:]
         (module docstring).  Uses s as scratch (the caller predicts again after)."""
-        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[0], one = 1, i, k, rest, width
-        cdef double r, c, sn
+        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[0], one = 1, i, width
         cdef double* L = &self.L[0, 0]
         cdef double* v = &self.s[0]
         cdef char up = b'U', tr = b'T', no = b'N'
@@ -128,14 +128,7 @@ cdef class KernelAWVExperts(ExpertBank):
         for i in range(1, n):                   # l = L[1:, 0], then L[1:, 1:] moved up-left
             v[i - 1] = L[i * ld]                # (old row i - 1 is nonzero in columns < i only:
             memmove(&L[(i - 1) * ld], &L[i * ld + 1], i * sizeof(double))   # all overwritten)
-        for k in range(m):                      # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
-            r = hypot(L[k * ld + k], v[k])
-            c = L[k * ld + k] / r
-            sn = v[k] / r
-            L[k * ld + k] = r
-            rest = m - k - 1
-            if rest > 0:                        # column k below the diagonal: stride ld
-                drot(&rest, &L[(k + 1) * ld + k], &ld, &v[k + 1], &one, &c, &sn)
+        cholupdate(m, L, ld, ld, v)             # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
         dtrsv(&up, &tr, &no, &m, L, &ld, &self.q[0], &one)
         memmove(&self.X[0, 0], &self.X[1, 0], m * self.X.shape[1] * sizeof(double))
         self.info[0] = m

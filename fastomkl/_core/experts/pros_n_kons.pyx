@@ -24,21 +24,14 @@ import numpy as np
 from libc.math cimport sqrt, fabs
 from libc.string cimport memcpy
 
-from fastomkl._core.checks import require_names, require_shapes, require_triangular
+from fastomkl._core.checks import (positive_definite, require_names, require_shapes,
+                                    require_triangular)
 from fastomkl._core.experts.nystrom import KORS_WEIGHTS
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
 from fastomkl._core.linalg cimport sherman_morrison_ok, solve_upper_transposed
-
-
-def _cholesky_succeeds(matrix) -> bool:
-    try:
-        np.linalg.cholesky(matrix)
-    except np.linalg.LinAlgError:
-        return False
-    return True
 
 
 cdef class ProsNKonsExperts(ExpertBank):
@@ -139,7 +132,7 @@ cdef class ProsNKonsExperts(ExpertBank):
             raise ValueError("ProsNKonsExperts state 'A' must be symmetric with a positive diagonal")
         # A^-1 = (alpha I + sum g g^T / 16)^-1: positive definite, eigenvalues at most 1 / alpha
         if m and (np.diag(A).max() > (1.0 + 1e-6) / self.alpha
-                  or not _cholesky_succeeds(A)):
+                  or not positive_definite(A)):
             raise ValueError("ProsNKonsExperts state 'A' must be positive definite with no "
                              "diagonal entry above 1 / alpha")
         # R^T R = K_II (Gaussian, unit diagonal): unit columns, and each diagonal entry's square
