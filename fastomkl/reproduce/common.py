@@ -1,4 +1,5 @@
-"""What the reproductions share: their output folder, a progress bar and figures.
+"""What the reproductions share: their output folder, a progress bar, figures, the spread test
+that compares a cell with the paper's and the commit a results file records.
 
 A reproduction writes into a folder of its own (``--out DIR``, by default a new time-stamped folder
 in the current directory), so a short run never replaces the committed full-run results in
@@ -8,7 +9,9 @@ in the current directory), so a short run never replaces the committed full-run 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import subprocess
 import sys
 import time
 
@@ -115,3 +118,26 @@ def write_text(path: str, text: str) -> None:
     with open(path, "w") as fh:
         fh.write(text if text.endswith("\n") else text + "\n")
     print(f"wrote {path}", file=sys.stderr)
+
+
+def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
+    """(difference ours - paper, bound 2 sqrt(s_paper^2 + s_ours^2), whether |difference| is
+    within the bound)."""
+    diff = ours - paper
+    bound = 2.0 * math.sqrt(paper_sd ** 2 + ours_sd ** 2)
+    return diff, bound, abs(diff) <= bound
+
+
+def code_commit() -> str:
+    """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
+    differ from it), or "unknown" outside a checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"`{head}`" + (" + uncommitted changes" if dirty else "")

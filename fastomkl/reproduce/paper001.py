@@ -39,7 +39,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
@@ -51,8 +50,8 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
 from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
-                                       figure_backend, note, output_folder, progress, save_figure,
-                                       write_text)
+                                       code_commit, figure_backend, note, output_folder, progress,
+                                       save_figure, spread_test, write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
@@ -210,14 +209,6 @@ def run_one(algorithm, loss, X, y, size, seed):
         return 100.0 * float(np.mean(pred != y)), elapsed
     err = pred - y
     return float(np.mean(err ** 2) if loss == "squared" else np.mean(np.abs(err))), elapsed
-
-
-def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
-    """(difference ours - paper, bound 2 sqrt(s_paper^2 + s_ours^2), whether |difference| is
-    within the bound)."""
-    diff = ours - paper
-    bound = 2.0 * math.sqrt(paper_sd ** 2 + ours_sd ** 2)
-    return diff, bound, abs(diff) <= bound
 
 
 def _summary(values) -> tuple[float, float, float]:
@@ -391,21 +382,6 @@ def figure(plt, path: str, results: dict, label: str) -> None:
     fig.suptitle(f"Li & Liao (2022), Tables 2-10: ours against the paper{label}", fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
-
-
-def code_commit() -> str:
-    """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
-    differ from it), or "unknown" outside a checkout."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        head = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10, check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return f"`{head}`" + (" + uncommitted changes" if dirty else "")
 
 
 def save_results(path: str, results: dict, run: dict) -> None:
