@@ -77,3 +77,45 @@ def test_quick_run_writes_tables_and_figures(tmp_path, committed, capsys):  # no
 def test_reproduce_002_is_listed():
     from fastomkl.reproduce import PAPERS
     assert "002" in PAPERS
+
+
+def test_taylor_truncation_error_is_the_tail_of_the_exponential_series():
+    # two rows with x.x' = u and the Gaussian kernel exp(-|x - x'|^2 / 2) known in closed form
+    X = np.array([[1.0, 0.0], [0.5, 0.5]])
+    u = 0.5
+    for degree in (1, 2, 4):
+        error, kernel = paper002.taylor_truncation_error(X, degree, n_pairs=50)
+        series = sum(u ** k / np.prod(np.arange(1, k + 1)) for k in range(degree + 1))
+        assert error == pytest.approx(1.0 - series * np.exp(-u), rel=1e-12)
+        assert kernel == pytest.approx(np.exp(-0.25), rel=1e-12)
+    far = np.array([[1.0] * 68, [-1.0] * 68])          # u = -68: the truncation is off by 100%+
+    assert paper002.taylor_truncation_error(far, 2, n_pairs=50)[0] > 1.0
+
+
+def test_adversarial_notes_follow_the_numbers_they_cite():
+    box = np.random.default_rng(1).uniform(-1.0, 1.0, (40, 5))
+    near = {"Kernel-AWV": 10.0, "Taylor M=2": 13.0, "Taylor M=4": 10.5}
+    text = paper002.adversarial_notes(near, {"Taylor M=2": box * 0.1}, n_rounds=40)
+    assert "+5% against Kernel-AWV's (within 10%" in text
+    assert "far from the centre" not in text          # inputs near the centre: no such claim
+    far = dict(near, **{"Taylor M=4": 15.0})
+    text = paper002.adversarial_notes(far, {"Taylor M=2": np.sign(box)}, n_rounds=40)
+    assert "+50% against Kernel-AWV's (the paper's \"converges very fast\" holds in direction" \
+        in text
+    assert "median ‖x‖² = 5.00" in text and "far from the centre" in text
+    assert "FOGD η = 1/√40" in text
+
+
+def test_curve_notes_cite_the_runs_own_figures():
+    curves = {("magic04", "KRR"): np.array([[100, 20.0, 1.0]]),
+              ("magic04", "Taylor M=2"): np.array([[100, 25.0, 0.1]]),
+              ("magic04", "Taylor M=4"): "not run: r = 1001 Taylor features",
+              ("magic04", "Nyström"): np.array([[100, 22.0, 0.5]]),
+              ("magic04", "Pros-N-KONS"): np.array([[100, 40.0, 0.5]])}
+    sizes = {("magic04", "Nyström"): 10, ("magic04", "Pros-N-KONS"): 25}
+    text = paper002.curve_notes(curves, sizes, ["magic04"],
+                                ["KRR", "Taylor M=2", "Taylor M=4", "Nyström", "Pros-N-KONS"])
+    assert "Taylor M = 2 is +25% against KRR at t = 100" in text
+    assert "not run for want of memory: Taylor M=4 (r = 1,001)" in text
+    assert "25 times in 100 rounds (every 4.0 rounds" in text
+    assert "Nyström keeps 10 of 100 rows (10%) as centres and ranks 2 of 4" in text

@@ -141,3 +141,10 @@ def code_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"`{head}`" + (" + uncommitted changes" if dirty else "")
+
+
+def provenance(paper: str, argv) -> str:
+    """The sentence a results file opens with: the command that wrote it and the commit of the
+    code that ran, so a committed file says which code made its numbers."""
+    command = " ".join(["fastomkl reproduce", paper, *(argv or [])])
+    return f"Command: `{command}`, at commit {code_commit()}."

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import math
 import os
 import platform
 import sys
@@ -51,7 +52,7 @@ import numpy as np
 from fastomkl.kernels import Gaussian
 from fastomkl.datasets import load_dataset
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend,
-                                       note, output_folder, progress, write_text)
+                                       note, output_folder, progress, provenance, write_text)
 
 SIGMA, LAM = 1.0, 1.0
 ADVERSARIAL_LEARNERS = ("Kernel-AWV", "Taylor M=2", "Taylor M=3", "Taylor M=4", "Nyström",
@@ -303,7 +304,8 @@ def checks(curves, name, learners) -> list:
     return lines
 
 
-def curves_report(curves, sizes, datasets, learners, budget, quick, elapsed) -> str:
+def curves_report(curves, sizes, datasets, learners, budget, quick, elapsed,
+                  origin: str) -> str:
     title = "# Paper 002 (Jézéquel, Gaillard & Rudi, PKAWV): Figures 2 and 4, average loss and time"
     lines = [title + (" — quick run" if quick else ""), "",
              f"One pass per learner (file order; magic04 in a seeded random order, its file being "
@@ -312,7 +314,7 @@ def curves_report(curves, sizes, datasets, learners, budget, quick, elapsed) -> 
              f"samples); σ = λ = 1; x min–max scaled to [−1, 1]^d, regression y to [−1, 1]; "
              f"randomised learners with seed 0.  Run on {platform.machine()}, Python "
              f"{platform.python_version()}, NumPy {np.__version__}, one process on a shared "
-             "machine.", ""]
+             "machine.", "", origin, ""]
     if quick:
         lines += ["**Quick mode** (CI): tiny budgets; the numbers say nothing about the paper.", ""]
     for name in datasets:
@@ -346,51 +348,87 @@ def curves_report(curves, sizes, datasets, learners, budget, quick, elapsed) -> 
         lines += ["", "Qualitative outcomes of spec §7.9:", ""] + checks(curves, name, learners)
         lines.append("")
     lines += [f"Run time of these curves: {elapsed:.0f} s.", ""]
-    return "\n".join(lines + ([] if quick else [CURVE_NOTES]))
+    notes = [] if quick else [curve_notes(curves, sizes, datasets, learners)]
+    return "\n".join(lines + notes)
 
 
-CURVE_NOTES = """## How these curves relate to the paper's
-
-* **Data sets.** Only casp of the paper's four sets ships with fastomkl; ijcnn1, cod-rna and SUSY
-  (LIBSVM / UCI, 1.4·10⁵ to 5·10⁶ rows) do not, and nothing can be downloaded here.  magic04 (d = 10)
-  stands in for the low-dimensional cod-rna (d = 8) of Fig. 2; phishing (d = 68) for ijcnn1 (d = 22)
-  of Fig. 4, where the Taylor basis grows fast with M.  There is no stand-in for SUSY (Fig. 2
-  bottom), so its **≈ 20% long-run error** (Taylor M = 2 on 10⁶ points, the FALKON-level error) has
-  nothing to be checked on: it is a property of SUSY, not of the method.  The related speed claim is
-  in `bench/results/bench_pkawv.md`: a 10⁶-sample pass of Taylor M = 2 with d = 18 (r = 190, the SUSY
-  setting) takes about 6 s here against the paper's 10 minutes.
-* **Budget.** The paper gives every NumPy learner 5 minutes; ours are compiled (Cython, BLAS), 20–60×
-  faster per round than a NumPy version (`bench/results/bench_pkawv.md`), so a shorter budget reaches
-  as far in the data.  Exact KRR still covers only a prefix, as in the paper, and is capped at 8192
-  samples by memory.
-* **Where a check does not hold, and why.**
-  * *Taylor M = 2 on phishing* (far above KRR).  Every phishing row is 68 indicators, each ±1 after
-    scaling, so ‖x‖² = 68 for all rows and the Gaussian kernel with σ = 1 between two different rows
-    is below 10⁻¹⁰ (median 4·10⁻¹⁸): KRR and Nyström act as a vote among repeated rows.  The
-    degree-2 Taylor features are e^{−34} times polynomials of degree ≤ 2; their inner products miss
-    the Gaussian kernel by about 100% (relative) on every pair, and Theorem 4 would ask for
-    M ≥ 8R²/σ² = 544.  Taylor M = 2 is therefore a different (polynomial-kernel) learner there; M = 3
-    and 4 (r = 57 155 and 1 028 790) cannot even be stored.  The paper's ijcnn1 has d = 22 and
-    inputs that are not all at the corners of the cube, so this says nothing against its Fig. 4.
-  * *Taylor M = 2 on magic04* (13% above KRR at t = 8192, just beyond the 10% we call "close"; the
-    paper gives no threshold).  With ‖x‖² up to 10 the degree-2 truncation misses the kernel by 32%
-    (median relative error over pairs of rows; 5% for M = 4); the gap closes with M as the paper
-    says (M = 4 is within 3% of KRR), and over the whole stream M = 2 ends at 16.4% error.
-  * *Pros-N-KONS* is the least accurate learner on every data set: it restarts from zero each time
-    its KORS dictionary grows (173 times on casp, about every second round on phishing),
-    so it learns from short segments only.  The paper blames the restarts for its adversarial
-    regret; its Figs. 2 and 4 cannot be read for accuracy.
-  * *Nyström* (KORS, μ = 1, 1/p weights) is the most accurate learner on casp and magic04 and follows
-    KRR on phishing, where its dictionary keeps over 40% of the rows it sees (a near-diagonal
-    kernel makes every new row novel), which makes it as slow as KRR there.
-* **Classification** error counts ŷ = 0 as +1 (the classifiers predict the sign of the ridge
-  prediction).  All learners fit the square loss on ±1 labels, as the paper's did.
-* **Figures.** No numbers can be read off the paper's figures (they are images in the text we
-  have), so the comparison is qualitative, against the checklist of spec §7.9.
-"""
+def taylor_truncation_error(X: np.ndarray, degree: int, n_pairs: int = 2000,
+                            seed: int = 0) -> tuple[float, float]:
+    """(median relative error of the degree-M Taylor kernel, median Gaussian kernel) over seeded
+    pairs of distinct rows of X, sigma = SIGMA.  The Taylor features' inner product is the
+    Gaussian kernel with exp(x.x'/sigma^2) truncated to sum_{k <= M} (x.x'/sigma^2)^k / k!, so
+    its relative error is |exp(u) - that sum| / exp(u)."""
+    rng = np.random.default_rng(seed)
+    i, j = rng.integers(0, len(X), (2, n_pairs))
+    i, j = i[i != j], j[i != j]
+    u = np.einsum("ij,ij->i", X[i], X[j]) / SIGMA ** 2
+    partial = sum(u ** k / math.factorial(k) for k in range(degree + 1))
+    kernel = np.exp(-np.sum((X[i] - X[j]) ** 2, axis=1) / (2.0 * SIGMA ** 2))
+    return (float(np.median(np.abs(np.exp(u) - partial) * np.exp(-u))),
+            float(np.median(kernel)))
 
 
-def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> str:
+def curve_notes(curves, sizes, datasets, learners) -> str:
+    """How the curves relate to the paper's figures; every figure of this run that a sentence
+    cites is computed here from the curves, the learners' sizes and the data."""
+    lines = [
+        "## How these curves relate to the paper's", "",
+        "* **Data sets.** Only casp of the paper's four sets ships with fastomkl; ijcnn1, cod-rna "
+        "and SUSY (LIBSVM / UCI, 1.4·10⁵ to 5·10⁶ rows) do not, and nothing can be downloaded "
+        "here.  magic04 (d = 10) stands in for the low-dimensional cod-rna (d = 8) of Fig. 2; "
+        "phishing (d = 68) for ijcnn1 (d = 22) of Fig. 4, where the Taylor basis grows fast with "
+        "M.  There is no stand-in for SUSY (Fig. 2 bottom), so its long-run error (Taylor M = 2 "
+        "on 10⁶ points) has nothing to be checked on; the speed of a 10⁶-sample pass of Taylor "
+        "M = 2 in the SUSY setting (d = 18, r = 190) is measured in "
+        "`bench/results/bench_pkawv.md`.",
+        "* **Budget.** The paper gives every NumPy learner 5 minutes; ours are compiled (Cython, "
+        "BLAS) and much faster per round than a NumPy version (`bench/results/bench_pkawv.md`), "
+        "so a shorter budget reaches as far in the data.  Exact KRR still covers only a prefix, "
+        f"as in the paper, and is capped at {KRR_MAX_SAMPLES} samples by memory.",
+        "* **Per data set**, from this run:"]
+    for name in datasets:
+        ran = {lr: rows for lr in learners if not isinstance(rows := curves[(name, lr)], str)}
+        X, _ = stream(name)
+        d = X.shape[1]
+        r_sq = float(np.max(np.sum(X ** 2, axis=1)))
+        t0 = common_horizon(curves, name, [lr for lr in ("KRR", "Taylor M=2", "FOGD") if lr in ran])
+        loss = {lr: value_at(rows, t0, 1) for lr, rows in ran.items()}
+        facts = []
+        if "KRR" in loss and "Taylor M=2" in loss:
+            errors = {m: taylor_truncation_error(X, m) for m in (2, 4)}
+            gap = loss["Taylor M=2"] / loss["KRR"] - 1.0
+            facts.append(
+                f"Taylor M = 2 is {gap:+.0%} against KRR at t = {t0}; its kernel misses the "
+                f"Gaussian kernel by {errors[2][0]:.0%} (median relative error over pairs of rows; "
+                f"{errors[4][0]:.0%} for M = 4), the median Gaussian kernel between two rows is "
+                f"{errors[2][1]:.2g}, and Theorem 4 asks for M ≥ 8R²/σ² = {8 * r_sq:.0f} "
+                f"(R² = max ‖x‖² = {r_sq:.3g})")
+        skipped = [f"{lr} (r = {taylor_features(lr, d):,})" for lr in learners
+                   if lr not in ran and lr.startswith("Taylor")]
+        if skipped:
+            facts.append("not run for want of memory: " + ", ".join(skipped))
+        if "Pros-N-KONS" in ran and sizes.get((name, "Pros-N-KONS")):
+            m, t = sizes[(name, "Pros-N-KONS")], int(ran["Pros-N-KONS"][-1, 0])
+            facts.append(f"Pros-N-KONS restarts from zero each time its KORS dictionary grows: "
+                         f"{m} times in {t} rounds (every {t / m:.1f} rounds on average)")
+        if "Nyström" in ran and sizes.get((name, "Nyström")):
+            m, t = sizes[(name, "Nyström")], int(ran["Nyström"][-1, 0])
+            rank = sorted((v, lr) for lr, v in loss.items() if v is not None)
+            place = [lr for _, lr in rank].index("Nyström") + 1 if loss.get("Nyström") else None
+            facts.append(f"Nyström keeps {m} of {t} rows ({m / t:.0%}) as centres"
+                         + (f" and ranks {place} of {len(rank)} by average loss at t = {t0}"
+                            if place else ""))
+        lines.append(f"  * *{name}*: " + "; ".join(facts) + ".")
+    lines += [
+        "* **Classification** error counts ŷ = 0 as +1 (the classifiers predict the sign of the "
+        "ridge prediction).  All learners fit the square loss on ±1 labels, as the paper's did.",
+        "* **Figures.** No numbers can be read off the paper's figures (they are images in the "
+        "text we have), so the comparison is qualitative, against the checklist of spec §7.9."]
+    return "\n".join(lines) + "\n"
+
+
+def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed, sequences,
+                       origin: str) -> str:
     title = ("# Paper 002 (Jézéquel, Gaillard & Rudi, PKAWV): Figure 3, regret in the adversarial "
              "setting")
     marks = [t for t in (5, 10, 20, 40, 60, 80) if t <= n_rounds]
@@ -401,7 +439,7 @@ def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> st
              f"gradients, on a copy of the learner) picks (x_t, y_t) in [−1, 1]^5 × [−1, 1] for "
              f"{n_rounds} rounds against each learner; Reg_t = Σ (y_s − ŷ_s)² − λ Yᵀ(K + λI)⁻¹Y, "
              "σ = λ = 1.  *bound*: Prop. 1's Σ_k log(1 + λ_k(K)/λ) on Kernel-AWV's own sequence.",
-             ""]
+             "", origin, ""]
     if quick:
         lines += ["**Quick mode** (CI): few rounds and starts; not comparable with the paper.", ""]
     lines += ["| learner | " + " | ".join(f"Reg_{t}" for t in marks) + " |",
@@ -437,26 +475,45 @@ def adversarial_report(regrets, bound, n_rounds, restarts, quick, elapsed) -> st
                      f"**{'holds' if rank <= len(final) // 2 + 1 else 'does not hold'}** "
                      "(upper half).")
     lines += ["", f"Run time: {elapsed:.0f} s.", ""]
-    return "\n".join(lines + ([] if quick else [ADVERSARIAL_NOTES]))
+    return "\n".join(lines + ([] if quick else [adversarial_notes(final, sequences, n_rounds)]))
 
 
-ADVERSARIAL_NOTES = """## How this relates to the paper's Figure 3
-
-* The paper names neither the regret it plots nor the optimiser; we use the protocol of spec §7.7:
-  regret against the regularised best function in hindsight (what Prop. 1 bounds), one adaptive
-  sequence per learner, L-BFGS-B with seeded restarts.  The maximisation over y_t is exact (convex
-  in y_t, so at ±1); over x_t it is local, so the sequences are greedy, not worst cases.
-* The learners are in the AWV form (the f(x_t)² term) where one exists; Pros-N-KONS and FOGD are
-  first-order / ONS learners as in the paper.  Nyström and Pros-N-KONS use the authors' 1/p KORS
-  weights and seed 0; FOGD η = 1/√80.
-* Taylor approaches Kernel-AWV as M grows, but at M = 4 its regret is still well above Kernel-AWV's;
-  the paper's "converges very fast" holds in direction, not in size.  The inputs range over
-  [−1, 1]^5, so R² = 5 and Theorem 4 asks for M ≥ 8R²/σ² = 40 before the Taylor subspace is as good
-  as the full RKHS.  The adversary's inputs lie far from the centre (median ‖x‖² ≈ 3.2 on Taylor
-  M = 2's sequence, against 1.7 for uniform draws in the box), where the truncation error of the
-  kernel, of order (‖x‖ ‖x'‖ / σ²)^{M+1} / (M + 1)!, is largest.
-* No numbers can be read off the paper's figure; the comparison is qualitative.
-"""
+def adversarial_notes(final: dict, sequences: dict, n_rounds: int, d: int = 5) -> str:
+    """How the run relates to the paper's Figure 3; the sentences about Taylor's gap and about
+    where the adversary puts its inputs are computed from the run's regrets and sequences."""
+    lines = [
+        "## How this relates to the paper's Figure 3", "",
+        "* The paper names neither the regret it plots nor the optimiser; we use the protocol of "
+        "spec §7.7: regret against the regularised best function in hindsight (what Prop. 1 "
+        "bounds), one adaptive sequence per learner, L-BFGS-B with seeded restarts.  The "
+        "maximisation over y_t is exact (convex in y_t, so at ±1); over x_t it is local, so the "
+        "sequences are greedy, not worst cases.",
+        "* The learners are in the AWV form (the f(x_t)² term) where one exists; Pros-N-KONS and "
+        "FOGD are first-order / ONS learners as in the paper.  Nyström and Pros-N-KONS use the "
+        f"authors' 1/p KORS weights and seed 0; FOGD η = 1/√{n_rounds}."]
+    taylors = [m for m in (2, 3, 4) if f"Taylor M={m}" in final]
+    if "Kernel-AWV" in final and taylors:
+        top = taylors[-1]
+        excess = final[f"Taylor M={top}"] / final["Kernel-AWV"] - 1.0
+        # Theorem 4's M >= 8 R^2 / sigma^2, R^2 = d on the box [-1, 1]^d, sigma = 1
+        lines.append(
+            f"* At M = {top} Taylor's regret is {100 * excess:+.0f}% against Kernel-AWV's "
+            + ("(within 10%: the paper's \"converges very fast\" holds in size)"
+               if excess <= 0.10 else
+               "(the paper's \"converges very fast\" holds in direction, not in size)")
+            + f".  The inputs range over [−1, 1]^{d}, so R² = {d} and Theorem 4 asks for "
+            f"M ≥ 8R²/σ² = {8 * d} before the Taylor subspace is as good as the full RKHS.")
+    if "Taylor M=2" in sequences:
+        chosen = np.median(np.sum(np.asarray(sequences["Taylor M=2"]) ** 2, axis=1))
+        uniform = np.median(np.sum(np.random.default_rng(0).uniform(-1.0, 1.0, (100_000, d)) ** 2,
+                                   axis=1))
+        lines.append(
+            f"* The adversary's inputs against Taylor M = 2 have median ‖x‖² = {chosen:.2f}, "
+            f"against {uniform:.2f} for uniform draws in the box"
+            + ("; far from the centre the truncation error of the kernel, of order "
+               "(‖x‖ ‖x'‖ / σ²)^{M+1} / (M + 1)!, is largest." if chosen > uniform else "."))
+    lines.append("* No numbers can be read off the paper's figure; the comparison is qualitative.")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
@@ -486,6 +543,7 @@ def main(argv=None) -> int:
     suffix = "_quick" if args.quick else ""
     plt = figure_backend(args.figures)
     out = output_folder(args.out, "002")
+    run = provenance("002", argv)
     if args.quick:
         print("quick run: tiny budgets, not comparable with the paper", file=sys.stderr)
     from fastomkl.reproduce import figures002 as figures
@@ -500,7 +558,7 @@ def main(argv=None) -> int:
         bound = regret_bound(sequences["Kernel-AWV"])
         write_text(os.path.join(out, f"paper002_adversarial{suffix}.md"),
                    adversarial_report(regrets, bound, n_rounds, restarts, args.quick,
-                                      time.perf_counter() - start))
+                                      time.perf_counter() - start, sequences, run))
         if plt is not None:
             figures.regret(plt, os.path.join(out, f"paper002_fig3{suffix}.png"), regrets, bound,
                            "quick run" if args.quick else f"{restarts} starts per round")
@@ -509,7 +567,7 @@ def main(argv=None) -> int:
         curves, sizes = curve_runs(args.datasets, CURVE_LEARNERS, budget, n_samples, args.quiet)
         write_text(os.path.join(out, f"paper002_curves{suffix}.md"),
                    curves_report(curves, sizes, args.datasets, CURVE_LEARNERS, budget, args.quick,
-                                 time.perf_counter() - start))
+                                 time.perf_counter() - start, run))
         if plt is not None:
             label = f"budget {budget:g} s per learner" + (", quick run" if args.quick else "")
             figures.draw_curves(plt, out, suffix, curves, args.datasets, label)
