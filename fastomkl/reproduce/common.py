@@ -148,3 +148,10 @@ def provenance(paper: str, argv) -> str:
     code that ran, so a committed file says which code made its numbers."""
     command = " ".join(["fastomkl reproduce", paper, *(argv or [])])
     return f"Command: `{command}`, at commit {code_commit()}."
+
+
+def count_line(n: int, within: int, traced: int, untraced: int) -> str:
+    """The summary every results file that compares cells with a paper opens with (one wording,
+    so ``bench/reproductions.py`` can gather the counts of every paper)."""
+    return (f"* {n} cells: **{within} within** the spread, **{traced} traced** to a switch "
+            f"(outside, and within with it), **{untraced} untraced**.")

@@ -49,8 +49,9 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
 from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
-                                       code_commit, figure_backend, note, output_folder, progress,
-                                       save_figure, spread_test, write_text)
+                                       code_commit, count_line, figure_backend, note,
+                                       output_folder, progress, save_figure, spread_test,
+                                       write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
@@ -262,8 +263,7 @@ def summary_lines(table: list[dict], switches_run) -> list[str]:
     within = [c for c in table if c["verdict"] == "within"]
     traced = [c for c in table if c["verdict"] == "traced"]
     untraced = [c for c in table if c["verdict"] == "untraced"]
-    lines = [f"* {n} cells: **{len(within)} within** the spread, **{len(traced)} traced** to a "
-             f"switch (outside, and within with it), **{len(untraced)} untraced**."]
+    lines = [count_line(n, len(within), len(traced), len(untraced))]
     for flag in sorted({f for f, _, _ in SWITCHES.values()}):
         rows = [c for c in table if flag in c["switched"]]
         if flag not in switches_run:
