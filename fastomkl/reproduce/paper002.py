@@ -543,7 +543,7 @@ def main(argv=None) -> int:
     suffix = "_quick" if args.quick else ""
     plt = figure_backend(args.figures)
     out = output_folder(args.out, "002")
-    run = provenance("002", argv)
+    run = provenance("002", argv)        # before the runs: the code that runs them
     if args.quick:
         print("quick run: tiny budgets, not comparable with the paper", file=sys.stderr)
     from fastomkl.reproduce import figures002 as figures

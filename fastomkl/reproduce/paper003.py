@@ -450,13 +450,13 @@ def main(argv=None) -> int:
     if quick:
         print(f"quick run ({_size(samples, seeds)}): not comparable with the paper entry by entry",
               file=sys.stderr)
+    origin = provenance("003", argv)      # before the run: the code that runs it
     start = time.perf_counter()
     weights, curves = {}, {}
     results = run(datasets, methods, args.modes, seeds, T=samples, bias_mode=args.bias_mode,
                   naval_columns=args.naval_columns, log=note, weights=weights, curves=curves,
                   quiet=args.quiet)
     elapsed = time.perf_counter() - start
-    origin = provenance("003", argv)
     write_text(os.path.join(out, "paper003_table2.md"),
                report(results, datasets, seeds, args.modes, quick, elapsed, samples, weights,
                       origin))
