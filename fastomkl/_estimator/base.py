@@ -114,9 +114,9 @@ class OnlineEstimator:
         raise TypeError(f"{type(self).__name__} does not define a model")
 
     def _winsorises_targets(self, config: dict) -> bool:
-        """Whether the engine winsorises the targets (regression targets: once 30 are seen, one
-        beyond 12 standard deviations of the mean of those before it enters the statistics and
-        the model as mean +- 12 sd, so that a spike washes out; see
+        """Whether the engine winsorises the targets (regression targets: once 10 are seen, one
+        beyond 8 standard deviations of the mean of those before it enters the statistics and
+        the model as mean +- 8 sd, so that a spike washes out; see
         ``fastomkl._core.engine.winsorised_update``).  Classifiers' labels and the one-class
         models' constant targets are not winsorised."""
         return True
