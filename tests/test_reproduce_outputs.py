@@ -139,3 +139,31 @@ def test_figure6_comparator_runs_blas_on_one_thread(monkeypatch):
     rng = np.random.default_rng(0)
     best_kernel_ridge_errors(rng.uniform(size=(40, 3)), rng.uniform(size=40))
     assert len(seen) == 76 and all(threads == {1} for threads in seen)
+
+
+# Every committed full run of a reproduction names the command and the commit of the code that
+# made it, so its numbers can be traced to code (a quick run is compared cell by cell where one
+# is cheap: see the papers' own test files).
+COMMITTED_RUNS = sorted(p for p in RESULTS.glob("paper00*.md"))
+COMMIT = r"at commit `([0-9a-f]{40})`"
+
+
+@pytest.mark.parametrize("path", COMMITTED_RUNS, ids=lambda p: p.name)
+def test_committed_results_record_their_command_and_commit(path):
+    import re
+    text = path.read_text(encoding="utf-8")
+    assert re.search(r"Command: `fastomkl reproduce 00\d[^`]*`", text), path.name
+    found = re.search(COMMIT, text)
+    assert found and "uncommitted changes" not in text[found.end():found.end() + 30], path.name
+
+
+@pytest.mark.skipif(not (RESULTS.parents[1] / ".git").exists(),
+                    reason="needs the git history the results were committed in (an sdist has none)")
+@pytest.mark.parametrize("path", COMMITTED_RUNS, ids=lambda p: p.name)
+def test_committed_results_were_made_by_an_ancestor_of_this_checkout(path):
+    import re
+    import subprocess
+    commit = re.search(COMMIT, path.read_text(encoding="utf-8")).group(1)
+    ancestor = subprocess.run(["git", "-C", str(RESULTS), "merge-base", "--is-ancestor", commit,
+                               "HEAD"], capture_output=True, timeout=10)
+    assert ancestor.returncode == 0, f"{path.name}: {commit} is not an ancestor of HEAD"
