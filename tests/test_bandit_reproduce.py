@@ -217,6 +217,31 @@ def test_hindsight_step_rows_are_the_released_code_at_that_multiplier(algorithm,
         paper001.make_model(algorithm + paper001.HINDSIGHT, loss, n, D, seed=2)
 
 
+@pytest.mark.parametrize("algorithm", ["OKS", "RF-OKS"])
+def test_legacy_unit_rows_are_the_released_code(algorithm):
+    """Absolute loss, the largest target arriving late: the ``--legacy-unit`` row steps as the
+    released code does; the default row (the library's unit s, the largest |y| so far) does not."""
+    from fastomkl.kernels import Gaussian
+    rng = np.random.default_rng(5)
+    n, d, D, sigma = 60, 3, 5, 0.5
+    X = rng.uniform(-1, 1, (n, d))
+    y = 0.3 + 0.2 * np.sin(2 * X[:, 0])
+    y[40] = 1.0
+    for row in (algorithm + paper001.UNIT1, algorithm):
+        model = paper001.make_model(row, "absolute", n, D, seed=2)
+        model.set_params(kernels=[Gaussian(sigma)])
+        got = model.predict_learn(X, y)
+        u = None if algorithm == "OKS" else model.features_.frequencies_[0] * sigma
+        want = released_oks(X, y, sigma, 5.0, "absolute", u)
+        if row == algorithm:
+            assert not np.allclose(got, want, rtol=1e-3)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    assert paper001.SWITCHES[paper001.UNIT1][2] == ("absolute",)
+    with pytest.raises(ValueError, match="raw unit"):
+        paper001.make_model("IOKS" + paper001.UNIT1, "absolute", n, D, seed=2)
+
+
 def test_best_step_is_the_lowest_mean():
     assert paper001.best_step({1.0: [3.0, 3.0], 5.0: [1.0, 2.0], 10.0: [2.0, 1.5]}) == 5.0
     assert paper001.best_step({25.0: [1.0], 10.0: [1.0], 1.0: [2.0]}) == 10.0   # tie: smaller

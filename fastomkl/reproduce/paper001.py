@@ -27,7 +27,10 @@ the absolute and logistic losses, i.e. at half the step's rate); ``--hindsight-s
 RF-OKS with the step multiplier m of lambda = m sqrt(delta / (K T)) chosen in hindsight from the
 paper's grid {1, 5, 10, 25}, the lowest mean over the repetitions, as the paper's section 6 tunes
 them: the released files fix m for one data set only, 25, or 5 for the absolute loss, the default
-rows' value).  Every cell is tested for being within the spread,
+rows' value); ``--legacy-unit`` (absolute-loss OKS and RF-OKS stepping by lambda sign(f - y) / p,
+as the released code does, where the library's regressors step by s lambda sign(f - y) / p in
+their units s = the largest |y| seen so far, below 1 until the largest target has arrived).
+Every cell is tested for being within the spread,
 |ours - paper| <= 2 sqrt(s_paper^2 + s_ours^2); a cell outside whose switched row is within is
 counted as traced to that switch.
 
@@ -115,9 +118,11 @@ PAPER = {
 
 # The switches: row suffix -> (command-line flag, the algorithms whose rows it adds, the losses).
 TEM1, RAKER_CODE, HINDSIGHT = " (tem1)", " (released Raker)", " (step in hindsight)"
+UNIT1 = " (unit 1)"
 SWITCHES = {TEM1: ("--legacy-tem1", ("OKS++", "RF-OKS++"), ("logistic",)),
             RAKER_CODE: ("--legacy-raker", ("Raker",), ("logistic", "squared", "absolute")),
-            HINDSIGHT: ("--hindsight-step", ("OKS", "RF-OKS"), ("logistic", "squared", "absolute"))}
+            HINDSIGHT: ("--hindsight-step", ("OKS", "RF-OKS"), ("logistic", "squared", "absolute")),
+            UNIT1: ("--legacy-unit", ("OKS", "RF-OKS"), ("absolute",))}
 # OKS's step multipliers m, lambda = m sqrt(delta / (K T)): the paper's grid (section 6, "best in
 # hindsight" for the baselines), and the released code's fixed values (its files are set up for
 # one data set, elevators) that the default rows use.
@@ -177,13 +182,47 @@ def raker_code_settings(loss: str) -> tuple[list, float]:
     return [Gaussian(float(s)) for s in sigmas], (1.0 if loss == "squared" else 2.0)
 
 
+class _UnitOne:
+    """OKS / RF-OKS whose experts step in raw units, s = 1, as the released code does.
+
+    The library's regressors run in units of s = the largest |y| seen so far (the module
+    docstring of ``fastomkl.bandit``): for the absolute loss the hypothesis moves by
+    s lambda sign(f - y) / p, the released OKS-absolute.R and RF-OKS-absolute.R by
+    lambda sign(f - y) / p.  A fixed radius makes the experts' unit 1; OKS does not project
+    (``project`` stays False), so the radius bounds nothing.  (For the square loss the move,
+    lambda 2 (f - y) / p, is the same in either unit, and OKS's distribution learns from the raw
+    losses in both.)
+    """
+
+    def _algorithm_config(self, config) -> dict:
+        config = super()._algorithm_config(config)
+        config["radius"] = 1.0
+        return config
+
+
+class _OKSUnitOne(_UnitOne, OKS):
+    pass
+
+
+class _RFOKSUnitOne(_UnitOne, RFOKS):
+    pass
+
+
 def make_model(algorithm: str, loss: str, T: int, size, seed: int, step: float | None = None):
     """The model and settings the paper runs as `algorithm` (the paper's sections 5 and 6, and the
     authors' released code); a name ending in a switch's suffix (``SWITCHES``) runs as the
     released code does: OKS++ with ``legacy_tem1_bug=True``, Raker with ``raker_code_settings``;
     OKS and RF-OKS with the step multiplier ``step`` (None: ``released_step``), which the suffix
-    ``HINDSIGHT`` requires (the caller picks it from ``STEP_GRID``)."""
+    ``HINDSIGHT`` requires (the caller picks it from ``STEP_GRID``); with ``UNIT1`` in raw units
+    (``_UnitOne``)."""
     name, switch = base_name(algorithm)
+    if switch == UNIT1:
+        model = make_model(name, loss, T, size, seed, step)
+        unit_one = {OKS: _OKSUnitOne, RFOKS: _RFOKSUnitOne}.get(type(model))
+        if unit_one is None:
+            raise ValueError(f"{algorithm!r}: the raw unit applies to the OKS and RF-OKS "
+                             "regressors")
+        return unit_one(**model.get_params())
     if switch == HINDSIGHT:
         if step is None:
             raise ValueError(f"{algorithm!r} needs the step multiplier (one of {STEP_GRID})")
@@ -369,6 +408,10 @@ def report(results: dict, run: dict) -> str:
         "(grid {1, 5, 10, 25}); we use the released code's values (25 / 5; Raker 5 / 1).  "
         "`--hindsight-step` adds OKS and RF-OKS rows whose multiplier m is the grid's best in "
         "hindsight (lowest mean over the repetitions; each m's mean is in the row).",
+        "* `--legacy-unit`: the library's regressors step in units of s = the largest |y| seen so "
+        "far, so absolute-loss OKS and RF-OKS move by s λ sign(f − y) / p, s < 1 until the "
+        "largest target has arrived; the released code moves by λ sign(f − y) / p, as these "
+        "rows do (the square loss's move is the same in either unit).",
         "* The B-D values are the paper's, tuned for equal wall time in R; the compiled costs "
         "differ (see bench/results/bandit_bench.md).", ""]
     return "\n".join(lines)
@@ -471,6 +514,10 @@ def main(argv=None) -> int:
                         help="also run the OKS and RF-OKS rows with each step multiplier of the "
                              "paper's grid {1, 5, 10, 25} and keep the one of lowest mean, as "
                              "the paper tunes them (4 times these rows' passes)")
+    parser.add_argument("--legacy-unit", action="store_true",
+                        help="also run the absolute-loss OKS and RF-OKS rows as the released code "
+                             "steps, lambda sign(f - y) / p, instead of in the library's units "
+                             "(s lambda sign(f - y) / p, s the largest |y| seen so far)")
     add_output_arguments(parser, "001")
     args = parser.parse_args(argv)
     check_data_folder(parser, args.data, [n for n in CLASSIFICATION + REGRESSION
@@ -484,7 +531,8 @@ def main(argv=None) -> int:
               "the paper entry by entry", file=sys.stderr)
     switches = [flag for flag, wanted in (("--legacy-tem1", args.legacy_tem1),
                                           ("--legacy-raker", args.legacy_raker),
-                                          ("--hindsight-step", args.hindsight_step)) if wanted]
+                                          ("--hindsight-step", args.hindsight_step),
+                                          ("--legacy-unit", args.legacy_unit)) if wanted]
     jobs = []
     for key, algorithms in PAPER.items():
         table, loss, name = key
