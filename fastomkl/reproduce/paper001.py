@@ -19,8 +19,9 @@ reproduction did before).
   of the tables (random features shared across kernels, scaled per sigma, as the released code).
   Raker: eta = m / sqrt(T) constant, m = 5 (1 for the absolute loss), lam = 0.01 (0.005 logistic).
 
-Switches adding rows run as the released code runs, each beside the row it changes:
-``--legacy-tem1`` (logistic OKS++ / RF-OKS++ with the code's in-place ``tem1`` overwrite) and
+Switches add rows beside the rows they change, run as the released code runs or, for
+``--hindsight-step``, as the paper's text says its baselines were tuned:
+``--legacy-tem1`` (logistic OKS++ / RF-OKS++ with the code's in-place ``tem1`` overwrite),
 ``--legacy-raker`` (Raker dividing its projection by sigma cumulatively, so the kernels have the
 bandwidths 0.25, 0.125, 0.125, 0.25, 1, 8, and its exponential weights on the loss divided by 2 for
 the absolute and logistic losses, i.e. at half the step's rate); ``--hindsight-step`` (OKS and
