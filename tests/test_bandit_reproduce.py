@@ -160,6 +160,119 @@ def test_legacy_raker_is_the_released_code(loss):
     assert not np.allclose(plain.weights_, p, rtol=1e-3)
 
 
+# --- the released OKS / RF-OKS code and the step in hindsight -------------------------------------
+
+def released_oks(X, y, sigma, m, loss, u=None):
+    """What OKS-{square,absolute}.R (``u`` None: the kernel expansion) or RF-OKS-*.R (``u`` the
+    D x d standard draw) of the authors' code computes with one kernel (so p stays 1 and no draw
+    is random), at the step multiplier m: the prediction of each round, before learning."""
+    n = len(y)
+    delta = (1.0 / n) ** (1 / 3)
+    lam = m * np.sqrt(delta) / np.sqrt(n)
+    support, coef, preds = [], [], []
+    w = None if u is None else np.zeros(2 * u.shape[0])
+    for x, target in zip(X, y):
+        if u is None:
+            k = np.exp(-np.sum((np.array(support) - x) ** 2, 1) / (2 * sigma ** 2)) \
+                if support else np.zeros(0)
+            fx = float(np.dot(coef, k))
+        else:
+            tem = u @ x / sigma
+            zx = np.concatenate([np.cos(tem), np.sin(tem)]) / np.sqrt(u.shape[0])
+            fx = float(w @ zx)
+        grad = np.sign(fx - target) if loss == "absolute" else 2 * (fx - target)
+        if u is None:
+            support.append(x)
+            coef.append(-lam * grad)
+        else:
+            w = w - lam * grad * zx
+        preds.append(fx)
+    return np.array(preds)
+
+
+@pytest.mark.parametrize("algorithm", ["OKS", "RF-OKS"])
+@pytest.mark.parametrize("loss", ["absolute", "squared"])
+def test_hindsight_step_rows_are_the_released_code_at_that_multiplier(algorithm, loss):
+    from fastomkl.kernels import Gaussian
+    rng = np.random.default_rng(4)
+    n, d, D, sigma = 60, 3, 5, 0.5
+    X = rng.uniform(-1, 1, (n, d))
+    y = 0.5 + 0.4 * np.sin(2 * X[:, 0])
+    # the largest target first: the library's experts step in units of s = the largest |y| seen
+    # (for the absolute loss the hypothesis moves by s lambda sign), the released code by
+    # lambda sign; they agree once the largest target has been seen
+    y[0] = 1.0
+    for m in paper001.STEP_GRID:
+        model = paper001.make_model(algorithm + paper001.HINDSIGHT, loss, n, D, seed=2, step=m)
+        model.set_params(kernels=[Gaussian(sigma)])
+        got = model.predict_learn(X, y)
+        u = None if algorithm == "OKS" else model.features_.frequencies_[0] * sigma
+        np.testing.assert_allclose(got, released_oks(X, y, sigma, m, loss, u), rtol=1e-9,
+                                   atol=1e-12, err_msg=f"m = {m}")
+    # the default row is the released files' multiplier (5 absolute, 25 square); the switch
+    # needs its multiplier
+    assert paper001.make_model(algorithm, loss, n, D, seed=2).eta == \
+        (5.0 if loss == "absolute" else 25.0)
+    with pytest.raises(ValueError, match="step multiplier"):
+        paper001.make_model(algorithm + paper001.HINDSIGHT, loss, n, D, seed=2)
+
+
+@pytest.mark.parametrize("algorithm", ["OKS", "RF-OKS"])
+def test_legacy_unit_rows_are_the_released_code(algorithm):
+    """Absolute loss, the largest target arriving late: the ``--legacy-unit`` row steps as the
+    released code does; the default row (the library's unit s, the largest |y| so far) does not."""
+    from fastomkl.kernels import Gaussian
+    rng = np.random.default_rng(5)
+    n, d, D, sigma = 60, 3, 5, 0.5
+    X = rng.uniform(-1, 1, (n, d))
+    y = 0.3 + 0.2 * np.sin(2 * X[:, 0])
+    y[40] = 1.0
+    for row in (algorithm + paper001.UNIT1, algorithm):
+        model = paper001.make_model(row, "absolute", n, D, seed=2)
+        model.set_params(kernels=[Gaussian(sigma)])
+        got = model.predict_learn(X, y)
+        u = None if algorithm == "OKS" else model.features_.frequencies_[0] * sigma
+        want = released_oks(X, y, sigma, 5.0, "absolute", u)
+        if row == algorithm:
+            assert not np.allclose(got, want, rtol=1e-3)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    assert paper001.SWITCHES[paper001.UNIT1][2] == ("absolute",)
+    with pytest.raises(ValueError, match="raw unit"):
+        paper001.make_model("IOKS" + paper001.UNIT1, "absolute", n, D, seed=2)
+
+
+def test_best_step_is_the_lowest_mean():
+    assert paper001.best_step({1.0: [3.0, 3.0], 5.0: [1.0, 2.0], 10.0: [2.0, 1.5]}) == 5.0
+    assert paper001.best_step({25.0: [1.0], 10.0: [1.0], 1.0: [2.0]}) == 10.0   # tie: smaller
+
+
+def test_hindsight_step_run_keeps_the_best_multiplier(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-3, 5, (300, 5))
+    np.savez(tmp_path / "elevators.npz", X=X, y=np.cos(X[:, 0]) + 0.1 * X[:, 1])
+    out = tmp_path / "out"
+    assert paper001.main(["--data", str(tmp_path), "--reps", "2", "--samples", "120",
+                          "--tables", "7", "--datasets", "elevators", "--hindsight-step",
+                          "--no-figures", "--quiet", "--out", str(out)]) == 0
+    results, run = paper001.read_results(str(out / "paper001_tables.json"))
+    steps = run["steps"]["7|absolute|elevators|RF-OKS (step in hindsight)"]
+    assert list(steps["means"]) == ["1", "5", "10", "25"]
+    assert steps["chosen"] == float(min(steps["means"], key=steps["means"].get))
+    X, y = paper001.load(str(tmp_path), "elevators")
+    want = []
+    for r in range(2):
+        order = np.random.default_rng(r).permutation(len(y))[:120]
+        want.append(paper001.run_one("RF-OKS", "absolute", X[order], y[order], 530, r,
+                                     steps["chosen"])[0])
+    rows = results[(7, "absolute", "elevators")]
+    np.testing.assert_allclose([v[0] for v in rows["RF-OKS (step in hindsight)"]], want,
+                               rtol=1e-12)
+    assert set(rows) == {"RF-OKS", "RF-OKS (step in hindsight)", "LKMBooks", "Raker", "RF-IOKS"}
+    text = (out / "paper001_tables.md").read_text()
+    assert f"row of `--hindsight-step`, m = {steps['chosen']:g} (means " in text
+
+
 # --- verdicts ------------------------------------------------------------------------------------
 
 def test_spread_test_by_hand():

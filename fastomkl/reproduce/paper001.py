@@ -19,13 +19,21 @@ reproduction did before).
   of the tables (random features shared across kernels, scaled per sigma, as the released code).
   Raker: eta = m / sqrt(T) constant, m = 5 (1 for the absolute loss), lam = 0.01 (0.005 logistic).
 
-Switches adding rows run as the released code runs, each beside the row it changes:
-``--legacy-tem1`` (logistic OKS++ / RF-OKS++ with the code's in-place ``tem1`` overwrite) and
+Switches add rows beside the rows they change, run as the released code runs or, for
+``--hindsight-step``, as the paper's text says its baselines were tuned:
+``--legacy-tem1`` (logistic OKS++ / RF-OKS++ with the code's in-place ``tem1`` overwrite),
 ``--legacy-raker`` (Raker dividing its projection by sigma cumulatively, so the kernels have the
 bandwidths 0.25, 0.125, 0.125, 0.25, 1, 8, and its exponential weights on the loss divided by 2 for
-the absolute and logistic losses, i.e. at half the step's rate).  Every cell is tested for being
-within the spread, |ours - paper| <= 2 sqrt(s_paper^2 + s_ours^2); a cell outside whose switched
-row is within is counted as traced to that switch.
+the absolute and logistic losses, i.e. at half the step's rate); ``--hindsight-step`` (OKS and
+RF-OKS with the step multiplier m of lambda = m sqrt(delta / (K T)) chosen in hindsight from the
+paper's grid {1, 5, 10, 25}, the lowest mean over the repetitions, as the paper's section 6 tunes
+them: the released files fix m for one data set only, 25, or 5 for the absolute loss, the default
+rows' value); ``--legacy-unit`` (absolute-loss OKS and RF-OKS stepping by lambda sign(f - y) / p,
+as the released code does, where the library's regressors step by s lambda sign(f - y) / p in
+their units s = the largest |y| seen so far, below 1 until the largest target has arrived).
+Every cell is tested for being within the spread,
+|ours - paper| <= 2 sqrt(s_paper^2 + s_ours^2); a cell outside whose switched row is within is
+counted as traced to that switch.
 
 The data sets magic04, phishing, a9a, bank32nh, elevators and ailerons ship with the package
 (``fastomkl/data``); ``--data DIR`` (or the environment variable FASTOMKL_DATA) reads the ``.npz``
@@ -111,9 +119,27 @@ PAPER = {
 }
 
 # The switches: row suffix -> (command-line flag, the algorithms whose rows it adds, the losses).
-TEM1, RAKER_CODE = " (tem1)", " (released Raker)"
+TEM1, RAKER_CODE, HINDSIGHT = " (tem1)", " (released Raker)", " (step in hindsight)"
+UNIT1 = " (unit 1)"
 SWITCHES = {TEM1: ("--legacy-tem1", ("OKS++", "RF-OKS++"), ("logistic",)),
-            RAKER_CODE: ("--legacy-raker", ("Raker",), ("logistic", "squared", "absolute"))}
+            RAKER_CODE: ("--legacy-raker", ("Raker",), ("logistic", "squared", "absolute")),
+            HINDSIGHT: ("--hindsight-step", ("OKS", "RF-OKS"), ("logistic", "squared", "absolute")),
+            UNIT1: ("--legacy-unit", ("OKS", "RF-OKS"), ("absolute",))}
+# OKS's step multipliers m, lambda = m sqrt(delta / (K T)): the paper's grid (section 6, "best in
+# hindsight" for the baselines), and the released code's fixed values (its files are set up for
+# one data set, elevators) that the default rows use.
+STEP_GRID = (1.0, 5.0, 10.0, 25.0)
+
+
+def released_step(loss: str) -> float:
+    """The released OKS / RF-OKS code's step multiplier m: 5 for the absolute loss, else 25."""
+    return 5.0 if loss == "absolute" else 25.0
+
+
+def best_step(metrics_by_step: dict) -> float:
+    """The multiplier of the lowest mean metric (AMR or AL) over the repetitions, as the paper
+    picks the baselines' step in hindsight; a tie goes to the smaller multiplier."""
+    return min(sorted(metrics_by_step), key=lambda m: float(np.mean(metrics_by_step[m])))
 LEGACY = TEM1           # the former name of the tem1 suffix
 
 
@@ -158,11 +184,51 @@ def raker_code_settings(loss: str) -> tuple[list, float]:
     return [Gaussian(float(s)) for s in sigmas], (1.0 if loss == "squared" else 2.0)
 
 
-def make_model(algorithm: str, loss: str, T: int, size, seed: int):
+class _UnitOne:
+    """OKS / RF-OKS whose experts step in raw units, s = 1, as the released code does.
+
+    The library's regressors run in units of s = the largest |y| seen so far (the module
+    docstring of ``fastomkl.bandit``): for the absolute loss the hypothesis moves by
+    s lambda sign(f - y) / p, the released OKS-absolute.R and RF-OKS-absolute.R by
+    lambda sign(f - y) / p.  A fixed radius makes the experts' unit 1; OKS does not project
+    (``project`` stays False), so the radius bounds nothing.  (For the square loss the move,
+    lambda 2 (f - y) / p, is the same in either unit, and OKS's distribution learns from the raw
+    losses in both.)
+    """
+
+    def _algorithm_config(self, config) -> dict:
+        config = super()._algorithm_config(config)
+        config["radius"] = 1.0
+        return config
+
+
+class _OKSUnitOne(_UnitOne, OKS):
+    pass
+
+
+class _RFOKSUnitOne(_UnitOne, RFOKS):
+    pass
+
+
+def make_model(algorithm: str, loss: str, T: int, size, seed: int, step: float | None = None):
     """The model and settings the paper runs as `algorithm` (the paper's sections 5 and 6, and the
     authors' released code); a name ending in a switch's suffix (``SWITCHES``) runs as the
-    released code does: OKS++ with ``legacy_tem1_bug=True``, Raker with ``raker_code_settings``."""
+    released code does: OKS++ with ``legacy_tem1_bug=True``, Raker with ``raker_code_settings``;
+    OKS and RF-OKS with the step multiplier ``step`` (None: ``released_step``), which the suffix
+    ``HINDSIGHT`` requires (the caller picks it from ``STEP_GRID``); with ``UNIT1`` in raw units
+    (``_UnitOne``)."""
     name, switch = base_name(algorithm)
+    if switch == UNIT1:
+        model = make_model(name, loss, T, size, seed, step)
+        unit_one = {OKS: _OKSUnitOne, RFOKS: _RFOKSUnitOne}.get(type(model))
+        if unit_one is None:
+            raise ValueError(f"{algorithm!r}: the raw unit applies to the OKS and RF-OKS "
+                             "regressors")
+        return unit_one(**model.get_params())
+    if switch == HINDSIGHT:
+        if step is None:
+            raise ValueError(f"{algorithm!r} needs the step multiplier (one of {STEP_GRID})")
+        return make_model(name, loss, T, size, seed, step)
     if switch == TEM1:
         return make_model(name, loss, T, size, seed).set_params(legacy_tem1_bug=True)
     if switch == RAKER_CODE:
@@ -174,7 +240,7 @@ def make_model(algorithm: str, loss: str, T: int, size, seed: int):
     kernels = paper001_dictionary()
     common = {"kernels": kernels, "loss": loss, "random_state": seed}
     pick = (lambda reg, clf: clf if cls_task else reg)
-    m = 5.0 if loss == "absolute" else 25.0
+    m = released_step(loss) if step is None else float(step)
     if algorithm == "OKS":
         return pick(OKS, OKSClassifier)(T=T, eta=m, ell_max=1.0, budget=None, **common)
     if algorithm == "IOKS":
@@ -199,9 +265,9 @@ def make_model(algorithm: str, loss: str, T: int, size, seed: int):
     raise ValueError(f"unknown algorithm {algorithm!r}")
 
 
-def run_one(algorithm, loss, X, y, size, seed):
+def run_one(algorithm, loss, X, y, size, seed, step=None):
     """(metric, seconds) of one pass over the stream (X, y)."""
-    model = make_model(algorithm, loss, len(y), size, seed)
+    model = make_model(algorithm, loss, len(y), size, seed, step)
     start = time.perf_counter()
     pred = model.predict_learn(X, y)
     elapsed = time.perf_counter() - start
@@ -324,7 +390,7 @@ def report(results: dict, run: dict) -> str:
                                                                 c["traced_by"])}[c["verdict"]]
             lines.append(_row(c, c["algorithm"], c, verdict))
             for flag, s in c["switched"].items():
-                lines.append(_row(c, s["row"], s, f"row of `{flag}`"))
+                lines.append(_row(c, s["row"], s, _switched_note(c, flag, s["row"], run)))
         lines.append("")
     lines += [
         "## Settings", "",
@@ -340,10 +406,32 @@ def report(results: dict, run: dict) -> str:
         "of its exponential weights by lmax = 2 for the absolute and logistic losses (1 for the "
         "square loss); the default rows use the six bandwidths and the step's own rate.",
         "* OKS's step multiplier and Raker's rate were tuned in hindsight by the authors "
-        "(grid {1, 5, 10, 25}); we use the released code's values (25 / 5; Raker 5 / 1).",
+        "(grid {1, 5, 10, 25}); we use the released code's values (25 / 5; Raker 5 / 1).  "
+        "`--hindsight-step` adds OKS and RF-OKS rows whose multiplier m is the grid's best in "
+        "hindsight (lowest mean over the repetitions; each m's mean is in the row).",
+        "* `--legacy-unit`: the library's regressors step in units of s = the largest |y| seen so "
+        "far, so absolute-loss OKS and RF-OKS move by s λ sign(f − y) / p, s < 1 until the "
+        "largest target has arrived; the released code moves by λ sign(f − y) / p, as these "
+        "rows do (the square loss's move is the same in either unit).",
         "* The B-D values are the paper's, tuned for equal wall time in R; the compiled costs "
         "differ (see bench/results/bandit_bench.md).", ""]
     return "\n".join(lines)
+
+
+def step_key(key: tuple, row: str) -> str:
+    """The name of a ``--hindsight-step`` row in ``run["steps"]``: table|loss|dataset|row."""
+    return "|".join(map(str, key)) + "|" + row
+
+
+def _switched_note(c: dict, flag: str, row: str, run: dict) -> str:
+    """The verdict column of a switch's row; a ``--hindsight-step`` row adds its multiplier and
+    every multiplier's mean."""
+    steps = run.get("steps", {}).get(step_key((c["table"], c["loss"], c["dataset"]), row))
+    if not steps:
+        return f"row of `{flag}`"
+    means = ", ".join(_fmt(c, mean) for mean in steps["means"].values())
+    return (f"row of `{flag}`, m = {steps['chosen']:g} (means {means} at m = "
+            + ", ".join(f"{float(m):g}" for m in steps["means"]) + ")")
 
 
 def _row(c: dict, name: str, values: dict, verdict: str) -> str:
@@ -423,6 +511,14 @@ def main(argv=None) -> int:
                         help="also run the Raker rows as the released code does (cumulative "
                              "division by sigma, exponential weights at half the rate for the "
                              "absolute and logistic losses)")
+    parser.add_argument("--hindsight-step", action="store_true",
+                        help="also run the OKS and RF-OKS rows with each step multiplier of the "
+                             "paper's grid {1, 5, 10, 25} and keep the one of lowest mean, as "
+                             "the paper tunes them (4 times these rows' passes)")
+    parser.add_argument("--legacy-unit", action="store_true",
+                        help="also run the absolute-loss OKS and RF-OKS rows as the released code "
+                             "steps, lambda sign(f - y) / p, instead of in the library's units "
+                             "(s lambda sign(f - y) / p, s the largest |y| seen so far)")
     add_output_arguments(parser, "001")
     args = parser.parse_args(argv)
     check_data_folder(parser, args.data, [n for n in CLASSIFICATION + REGRESSION
@@ -435,7 +531,9 @@ def main(argv=None) -> int:
         print(f"quick run ({reps} repetition(s), {samples or 'all'} samples): not comparable with "
               "the paper entry by entry", file=sys.stderr)
     switches = [flag for flag, wanted in (("--legacy-tem1", args.legacy_tem1),
-                                          ("--legacy-raker", args.legacy_raker)) if wanted]
+                                          ("--legacy-raker", args.legacy_raker),
+                                          ("--hindsight-step", args.hindsight_step),
+                                          ("--legacy-unit", args.legacy_unit)) if wanted]
     jobs = []
     for key, algorithms in PAPER.items():
         table, loss, name = key
@@ -448,24 +546,38 @@ def main(argv=None) -> int:
                      in SWITCHES.items()
                      if flag in switches and algorithm in names and loss in losses]
         jobs += [(key, algorithm, size) for algorithm, size in rows]
-    results, cache = {}, {}
-    with progress(len(jobs) * reps, args.quiet, "pass", "Tables 2-10") as bar:
-        for key, algorithm, size in jobs:
+    results, cache, steps = {}, {}, {}
+    grids = [STEP_GRID if base_name(a)[1] == HINDSIGHT else (None,) for _, a, _ in jobs]
+    with progress(sum(map(len, grids)) * reps, args.quiet, "pass", "Tables 2-10") as bar:
+        for (key, algorithm, size), grid in zip(jobs, grids):
             table, loss, name = key
             if name not in cache:
                 cache[name] = load(args.data, name, args.scaling)
             X, y = cache[name]
-            values = []
-            for r in range(reps):
-                order = np.random.default_rng(r).permutation(len(y))[:samples]
-                values.append(run_one(algorithm, loss, X[order], y[order], size, r))
-                bar.update()
+            by_step = {}
+            for step in grid:
+                by_step[step] = []
+                for r in range(reps):
+                    order = np.random.default_rng(r).permutation(len(y))[:samples]
+                    by_step[step].append(run_one(algorithm, loss, X[order], y[order], size, r,
+                                                 step))
+                    bar.update()
+            if grid == STEP_GRID:
+                chosen = best_step({m: [v[0] for v in vs] for m, vs in by_step.items()})
+                steps[step_key(key, algorithm)] = {
+                    "chosen": chosen,
+                    "means": {f"{m:g}": float(np.mean([v[0] for v in vs]))
+                              for m, vs in by_step.items()}}
+                values = by_step[chosen]
+            else:
+                values = by_step[None]
             results.setdefault(key, {})[algorithm] = values
             note(bar, f"table {table} {name} {algorithm}: {np.mean([v[0] for v in values]):.4f}")
     command = "fastomkl reproduce 001 " + " ".join(argv if argv is not None else [])
     label = f" — quick run ({reps} repetition(s), {samples or 'all'} samples)" if quick else ""
     run = {"command": command.strip(), "commit": code_commit(), "scaling": args.scaling,
-           "label": label, "switches": switches, "reps": reps, "samples": samples}
+           "label": label, "switches": switches, "reps": reps, "samples": samples,
+           "steps": steps}
     write_text(os.path.join(out, "paper001_tables.md"), report(results, run))
     save_results(os.path.join(out, "paper001_tables.json"), results, run)
     if plt is not None and results:
