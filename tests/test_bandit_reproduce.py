@@ -321,7 +321,11 @@ def test_verdicts_and_summary_from_hand_computed_cells():
 COMMITTED = Path(__file__).resolve().parents[1] / "bench" / "results"
 
 
-@pytest.mark.parametrize("folder", [".", "paper001_minmax"])
+SWITCH_RUNS = ["paper001_switches/absolute", "paper001_switches/squared",
+               "paper001_switches/classification"]
+
+
+@pytest.mark.parametrize("folder", [".", "paper001_minmax", *SWITCH_RUNS])
 def test_committed_tables_are_the_report_of_their_numbers(folder):
     """bench/results/paper001_tables.md (and the --scaling minmax run beside it) is what
     ``report`` writes from the committed numbers (no hand-written verdicts), and records the
@@ -331,7 +335,7 @@ def test_committed_tables_are_the_report_of_their_numbers(folder):
     assert text.rstrip("\n") == paper001.report(results, run).rstrip("\n")
     assert run["command"].startswith("fastomkl reproduce 001") and run["commit"] != "unknown"
     assert "uncommitted" not in run["commit"] and run["label"] == ""
-    assert run["scaling"] == ("released" if folder == "." else "minmax")
+    assert run["scaling"] == ("minmax" if folder == "paper001_minmax" else "released")
 
 
 REPOSITORY = COMMITTED.parents[1]
@@ -339,7 +343,7 @@ REPOSITORY = COMMITTED.parents[1]
 
 @pytest.mark.skipif(not (REPOSITORY / ".git").exists(),
                     reason="needs the git history the results were committed in (an sdist has none)")
-@pytest.mark.parametrize("folder", [".", "paper001_minmax"])
+@pytest.mark.parametrize("folder", [".", "paper001_minmax", *SWITCH_RUNS])
 def test_committed_tables_were_made_by_an_ancestor_of_this_checkout(folder):
     import subprocess
     _, run = paper001.read_results(str(COMMITTED / folder / "paper001_tables.json"))
