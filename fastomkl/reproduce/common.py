@@ -128,6 +128,21 @@ def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
     return diff, bound, abs(diff) <= bound
 
 
+def verdict(within: bool, switched: dict) -> tuple[str, list]:
+    """(verdict, traced_by) of a cell: "within" the spread; "traced" when outside but the run of
+    a switch (``switched`` maps its flag to whether that run is within) lands it within, naming
+    those switches; "untraced" otherwise."""
+    traced_by = [] if within else [flag for flag, ok in switched.items() if ok]
+    return ("within" if within else "traced" if traced_by else "untraced"), traced_by
+
+
+def count_line(cells: list[dict]) -> str:
+    """The first line of a verdict summary: how many cells, and how many of each verdict."""
+    n = {v: sum(c["verdict"] == v for c in cells) for v in ("within", "traced", "untraced")}
+    return (f"* {len(cells)} cells: **{n['within']} within** the spread, **{n['traced']} traced** "
+            f"to a switch (outside, and within with it), **{n['untraced']} untraced**.")
+
+
 def code_commit() -> str:
     """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
     differ from it), or "unknown" outside a checkout."""

@@ -49,8 +49,9 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
 from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
-                                       code_commit, figure_backend, note, output_folder, progress,
-                                       save_figure, spread_test, write_text)
+                                       code_commit, count_line, figure_backend, note,
+                                       output_folder, progress, save_figure, spread_test, verdict,
+                                       write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
 REGRESSION = ("elevators", "bank32nh", "ailerons")
@@ -243,10 +244,8 @@ def cells(results: dict) -> list[dict]:
                                               "ours_sd": s_std, "seconds": s_secs,
                                               "difference": s_diff, "bound": s_bound,
                                               "within": s_within}
-            cell["traced_by"] = [] if within else [
-                flag for flag, s in cell["switched"].items() if s["within"]]
-            cell["verdict"] = ("within" if within else "traced" if cell["traced_by"]
-                               else "untraced")
+            cell["verdict"], cell["traced_by"] = verdict(
+                within, {flag: s["within"] for flag, s in cell["switched"].items()})
             out.append(cell)
     return out
 
@@ -258,12 +257,9 @@ def _switch_applies(flag: str, algorithm: str, loss: str) -> bool:
 
 def summary_lines(table: list[dict], switches_run) -> list[str]:
     """The counts of ``cells``: within, traced by each switch, untraced (each named)."""
-    n = len(table)
-    within = [c for c in table if c["verdict"] == "within"]
     traced = [c for c in table if c["verdict"] == "traced"]
     untraced = [c for c in table if c["verdict"] == "untraced"]
-    lines = [f"* {n} cells: **{len(within)} within** the spread, **{len(traced)} traced** to a "
-             f"switch (outside, and within with it), **{len(untraced)} untraced**."]
+    lines = [count_line(table)]
     for flag in sorted({f for f, _, _ in SWITCHES.values()}):
         rows = [c for c in table if flag in c["switched"]]
         if flag not in switches_run:
