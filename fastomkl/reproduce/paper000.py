@@ -180,7 +180,7 @@ def _header(title, args, wall):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
     lines = [f"# Paper 000 — {title}" + (f" — quick run ({_size(args)})" if args.partial else ""),
              "", f"Mode: {mode}; {_size(args)}.  "
-             f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`, at commit {code_commit()}.",
+             f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`, at commit {args.commit}.",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
              f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind "
              f"this table: {wall:.1f} s.", ""]
@@ -572,6 +572,7 @@ def main(argv=None) -> int:
     add_output_arguments(parser, "000")
     args = parser.parse_args(argv)
     args.argv = argv
+    args.commit = code_commit()       # before any file is written: the run's own files differ
     tables = sorted(set(args.table or [1, 2]))
     if args.draws is None:
         args.draws = 2 if args.quick else 20
