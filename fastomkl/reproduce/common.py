@@ -144,15 +144,17 @@ def count_line(cells: list[dict]) -> str:
 
 
 def code_commit() -> str:
-    """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
-    differ from it), or "unknown" outside a checkout."""
+    """The git commit of the package's checkout ("+ uncommitted changes" when the package's
+    tracked files differ from it), or "unknown" outside a checkout.  Only the package counts:
+    results files that a run (or an earlier run) rewrites do not change the code that ran."""
     here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(here)
     try:
         head = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", here, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10, check=True).stdout.strip()
+                                "--untracked-files=no", "--", package], capture_output=True,
+                               text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"`{head}`" + (" + uncommitted changes" if dirty else "")

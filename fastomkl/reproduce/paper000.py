@@ -176,7 +176,7 @@ def _size(args) -> str:
                                     if args.n_samples else ", full datasets")
 
 
-def _header(title, args, wall):
+def _header(title, args, wall, table: int):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
     lines = [f"# Paper 000 — {title}" + (f" — quick run ({_size(args)})" if args.partial else ""),
              "", f"Mode: {mode}; {_size(args)}.  "
@@ -185,7 +185,7 @@ def _header(title, args, wall):
              f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind "
              f"this table: {wall:.1f} s.", ""]
     if args.partial:
-        full = f"bench/results/{args.stem}{'_legacy' if args.legacy else ''}.md"
+        full = f"bench/results/paper000_table{table}{'_legacy' if args.legacy else ''}.md"
         lines += [f"A shorter run than the paper's ({_size(args)}): the spread tests below compare "
                   "it with the paper's full-data numbers all the same.  The committed full run "
                   f"is {full}.", ""]
@@ -426,17 +426,15 @@ def _spread_section(table: list[dict], args) -> list[str]:
 
 def report_1_2(args, results, wall, tables, table_cells):
     if 1 in tables:
-        args.stem = "paper000_table1"
         mine = [c for c in table_cells if c["table"] == 1]
-        lines = _header("Table 1: MSE (×10⁻³), M = 10, J = 2", args, wall)
+        lines = _header("Table 1: MSE (×10⁻³), M = 10, J = 2", args, wall, 1)
         lines += _spread_section(mine, args) + cell_rows(mine)
         lines += ["", "ours: mean ± sample standard deviation over the draws (one run for the "
                   "deterministic OMKR, RBF-1, POLY-2); difference: ours − paper.", ""]
         lines += NOTES_1[args.legacy].splitlines()
         write(os.path.join(args.out, f"paper000_table1{_suffix(args)}.md"), lines)
     if 2 in tables:
-        args.stem = "paper000_table2"
-        lines = _header("Table 2: run time (s) of one online pass", args, wall)
+        lines = _header("Table 2: run time (s) of one online pass", args, wall, 2)
         lines += _time_table(results)
         lines += ["", "## Speed-up over Raker measured in this run (mean time ratio)", "",
                   "| algorithm | " + " | ".join(LABELS[d] for d in DATASETS) + " |",
@@ -513,7 +511,6 @@ NOTES_1 = {
 
 
 def report_sweep(args, table, sweeps, table_cells):
-    args.stem = f"paper000_table{table}"
     algorithm, paper = SWEEP_TABLES[table]
     rows, wall = sweeps[table]
     mine = [c for c in table_cells if c["table"] == table]
@@ -522,7 +519,7 @@ def report_sweep(args, table, sweeps, table_cells):
         seconds = rows[c["dataset"]][SWEEP.index(c["M"])][1]
         return [f"{paper[c['dataset']][1][SWEEP.index(c['M'])]:.2f}", _fmt(seconds, 1, 3)]
     lines = _header(f"Table {table}: {algorithm} versus M (MSE ×10⁻³ and run time in s)", args,
-                    wall)
+                    wall, table)
     lines += _spread_section(mine, args)
     lines += cell_rows(mine, ("time: paper", "time: ours"), times) + [""]
     lines += gf_comparison(sweeps)
