@@ -166,12 +166,17 @@ def test_paper000_quick_figures_say_so_on_the_plot(tmp_path, monkeypatch):
         assert "OMKL-GF: paper (full data)" in legends and "OMKL-GF: ours" in legends
 
 
-@pytest.mark.parametrize("path", sorted(RESULTS.glob("paper000_table*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(RESULTS.glob("paper000_table*.md"))
+                         + sorted(RESULTS.glob("figures/paper000_table*_quick.md")),
+                         ids=lambda p: p.relative_to(RESULTS).as_posix())
 def test_committed_paper000_results_record_their_command_and_commit(path):
     """Each committed file says which command and which committed code made it (quick runs are
-    not comparable with them cell by cell, so the record is what ties a file to its code)."""
+    not comparable with them cell by cell, so the record is what ties a file to its code); the
+    full runs are in bench/results, the figures' quick runs beside the figures, labelled so."""
     import re
-    header = path.read_text().splitlines()[2]
+    lines = path.read_text().splitlines()
+    header = lines[2]
     assert re.search(r"Command: `fastomkl reproduce 000 [^`]*`, at commit `[0-9a-f]{40}`\.", header)
-    assert "uncommitted" not in header and "quick run" not in path.read_text().splitlines()[0]
+    assert "uncommitted" not in header
+    assert ("quick run" in lines[0]) == (path.parent.name == "figures")
     assert header.startswith("Mode: released-code switches") == path.stem.endswith("_legacy")
