@@ -70,7 +70,7 @@ def test_legacy_table1_within_two_sigma(dataset):
             (algorithm, mse.mean(), TABLE1[algorithm][j])
 
 
-# --- verdicts and the computed sentences ------------------------------------------------------------
+# --- verdicts and the computed sentences ----------------------------------------------------------
 def test_verdicts_and_summary_from_hand_made_cells():
     ours = {(1, "airfoil", "OMKR", 10): [32.684],                  # exact to the printed digits
             (1, "airfoil", "RBF-1", 10): [33.19],                  # 0.02 off with no spread

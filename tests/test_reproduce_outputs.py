@@ -46,7 +46,7 @@ def test_paper000_quick_writes_tables_and_figures_into_its_folder(tmp_path, comm
         assert png_size(out / f"paper000_fig{n}_quick.png") == (round(w * DPI), round(h * DPI))
     table1 = (out / "paper000_table1_quick.md").read_text()
     assert "quick run (2 draws, first 300 samples per data set)" in table1.splitlines()[0]
-    assert "Deviations (paper-faithful mode)" not in table1     # the full run's discussion
+    assert "* 32 cells:" in table1 and "`--legacy` was not run (add `--with-legacy`)" in table1
     assert "bench/results/paper000_table1.md" in table1
     assert "quick run" in (out / "paper000_table2_quick.md").read_text().splitlines()[0]
 

@@ -76,7 +76,7 @@ def _quick_note(args, what: str) -> str:
     return f"\nquick run ({_subtitle(args)[len('quick run: '):]}); {what}" if args.partial else ""
 
 
-# -- Figures 1-2: the feedback graphs ---------------------------------------------------------------
+# -- Figures 1-2: the feedback graphs --------------------------------------------------------------
 def _node(ax, xy, label, highlight=False, square=False):
     ax.scatter(*xy, s=900, marker="s" if square else "o", zorder=3,
                facecolor="gold" if highlight else "white", edgecolor="black")
@@ -149,7 +149,7 @@ def similarity_graph_figure(plt, path, args) -> None:
     save_figure(fig, path)
 
 
-# -- Figures 3-4: against M -------------------------------------------------------------------------
+# -- Figures 3-4: against M ------------------------------------------------------------------------
 def against_m(plt, path, sweeps, paper, sweep, labels, args, index) -> None:
     """index 0: final MSE (Fig. 3); 1: run time (Fig. 4).  ``sweeps`` is {algorithm: {dataset:
     [(MSE x 1e3 per draw, seconds per draw) for each M]}}."""
@@ -176,7 +176,7 @@ def against_m(plt, path, sweeps, paper, sweep, labels, args, index) -> None:
     save_figure(fig, path)
 
 
-# -- Figures 5-6: over time -------------------------------------------------------------------------
+# -- Figures 5-6: over time ------------------------------------------------------------------------
 def mse_over_time(plt, path, runs, labels, args) -> None:
     fig, axes = _panels(plt, len(args.datasets),
                         "Fig. 5: MSE(t) = mean squared error of the first t predictions, M = 10, "

@@ -29,9 +29,9 @@ row is within is counted as traced to that switch.
 
 The data sets magic04, phishing, a9a, bank32nh, elevators and ailerons ship with the package
 (``fastomkl/data``); ``--data DIR`` (or the environment variable FASTOMKL_DATA) reads the ``.npz``
-files of another folder instead.  SUSY and Hardware are not available.  Writes ``paper001_tables.md`` (and ``.json``, and the figure
-``paper001_tables.png``) into the output folder (``--out DIR``; the committed full run is in
-``bench/results``).
+files of another folder instead.  SUSY and Hardware are not available.  Writes
+``paper001_tables.md`` (and ``.json``, and the figure ``paper001_tables.png``) into the output
+folder (``--out DIR``; the committed full run is in ``bench/results``).
 """
 from __future__ import annotations
 
