@@ -94,6 +94,12 @@ def test_verdicts_and_summary_from_hand_made_cells():
     assert lines[2].startswith("* Untraced: Table 1 Airfoil RBF-1 (ours 33.19 ± 0.00 vs 33.17, "
                                "difference +0.02, bound 0.01; `--legacy` 33.19")
     assert "Table 4 Concrete M = 20 (ours 38.70 ± 0.14 vs 32.59, difference +6.11" in lines[2]
+    assert len(lines) == 3                  # no cell is within through a huge spread
+    scattered = paper000.cells({(3, "bias_correction", "OMKL-GF", 1): [12.0, 300.0, 9.0]})
+    assert scattered[0]["verdict"] == "within"
+    assert paper000.summary_lines(scattered, False, False)[-1].startswith(
+        "* Within only through a spread larger than the paper's value itself (some draws far "
+        "off): Table 3 Bias M = 1 (ours 107.00 ± 167.15 vs 12.56")
     alone = paper000.cells(ours)            # without the legacy run nothing is traced
     assert [c["verdict"] for c in alone] == ["within", "untraced", "untraced", "untraced"]
     assert "`--legacy` was not run" in paper000.summary_lines(alone, False, False)[1]

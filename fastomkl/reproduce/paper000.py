@@ -310,8 +310,9 @@ def _numbers(c: dict) -> str:
 
 
 def summary_lines(table: list[dict], legacy_run: bool, legacy_mode: bool) -> list[str]:
-    """The verdict counts of ``cells``, what ``--legacy`` traces (naming the cells), and every
-    untraced cell with its numbers."""
+    """The verdict counts of ``cells``, what ``--legacy`` traces (naming the cells), every
+    untraced cell with its numbers, and the cells within only because their draws scatter more
+    than the paper's value (the spread test cannot tell those from a reproduction)."""
     lines = [count_line(table)]
     outside = [c for c in table if not c["within"]]
     if legacy_mode:
@@ -332,6 +333,11 @@ def summary_lines(table: list[dict], legacy_run: bool, legacy_mode: bool) -> lis
         lines.append("* Untraced: " + "; ".join(f"{cell_name(c)} ({_numbers(c)}"
                                                 + _legacy_numbers(c) + ")" for c in untraced)
                      + ".")
+    loose = [c for c in table if c["within"] and c["ours_sd"] > c["paper"]]
+    if loose:
+        lines.append("* Within only through a spread larger than the paper's value itself (some "
+                     "draws far off): " + "; ".join(f"{cell_name(c)} ({_numbers(c)})"
+                                                    for c in loose) + ".")
     return lines
 
 
