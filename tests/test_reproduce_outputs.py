@@ -45,8 +45,8 @@ def test_paper000_quick_writes_tables_and_figures_into_its_folder(tmp_path, comm
     for n, (w, h) in sizes.items():
         assert png_size(out / f"paper000_fig{n}_quick.png") == (round(w * DPI), round(h * DPI))
     table1 = (out / "paper000_table1_quick.md").read_text()
-    assert "quick run (2 draws, first 300 samples)" in table1.splitlines()[0]
-    assert "Deviations (paper-faithful mode)" not in table1     # the full run's discussion
+    assert "quick run (2 draws, first 300 samples per data set)" in table1.splitlines()[0]
+    assert "* 32 cells:" in table1 and "`--legacy` was not run (add `--with-legacy`)" in table1
     assert "bench/results/paper000_table1.md" in table1
     assert "quick run" in (out / "paper000_table2_quick.md").read_text().splitlines()[0]
 
@@ -167,3 +167,44 @@ def test_committed_results_were_made_by_an_ancestor_of_this_checkout(path):
     ancestor = subprocess.run(["git", "-C", str(RESULTS), "merge-base", "--is-ancestor", commit,
                                "HEAD"], capture_output=True, timeout=10)
     assert ancestor.returncode == 0, f"{path.name}: {commit} is not an ancestor of HEAD"
+
+
+def test_paper000_quick_figures_say_so_on_the_plot(tmp_path, monkeypatch):
+    """A quick figure is often seen without its table: its title names the run's size, and the
+    paper's points drawn beside it are labelled as the full-data values they are."""
+    from fastomkl.reproduce import figures000
+    drawn = {}
+
+    def record(fig, path):
+        legends = [t.get_text() for ax in fig.axes if ax.get_legend()
+                   for t in ax.get_legend().get_texts()]
+        titles = [fig._suptitle.get_text()] if fig._suptitle else []
+        drawn[os.path.basename(path)] = (titles + [ax.get_title() for ax in fig.axes], legends)
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+    monkeypatch.setattr(figures000, "save_figure", record)
+    assert main(["reproduce", "000", "--table", "3", "--draws", "2", "--n-samples", "80",
+                 "--datasets", "airfoil", "--quiet", "--out", str(tmp_path)]) == 0
+    assert set(drawn) == {f"paper000_fig{n}_quick.png" for n in (1, 2, 3, 4)}
+    for name, (titles, _) in drawn.items():
+        assert any("quick run" in t and "first 80 samples per data set" in t for t in titles), name
+    for n in (3, 4):
+        titles, legends = drawn[f"paper000_fig{n}_quick.png"]
+        assert any("the paper's points are full-data runs" in t for t in titles)
+        assert "OMKL-GF: paper (full data)" in legends and "OMKL-GF: ours" in legends
+
+
+@pytest.mark.parametrize("path", sorted(RESULTS.glob("paper000_table*.md"))
+                         + sorted(RESULTS.glob("figures/paper000_table*_quick.md")),
+                         ids=lambda p: p.relative_to(RESULTS).as_posix())
+def test_committed_paper000_results_record_their_command_and_commit(path):
+    """Each committed file says which command and which committed code made it (quick runs are
+    not comparable with them cell by cell, so the record is what ties a file to its code); the
+    full runs are in bench/results, the figures' quick runs beside the figures, labelled so."""
+    import re
+    lines = path.read_text().splitlines()
+    header = lines[2]
+    assert re.search(r"Command: `fastomkl reproduce 000 [^`]*`, at commit `[0-9a-f]{40}`\.", header)
+    assert "uncommitted" not in header
+    assert ("quick run" in lines[0]) == (path.parent.name == "figures")
+    assert header.startswith("Mode: released-code switches") == path.stem.endswith("_legacy")

@@ -128,16 +128,33 @@ def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
     return diff, bound, abs(diff) <= bound
 
 
+def verdict(within: bool, switched: dict) -> tuple[str, list]:
+    """(verdict, traced_by) of a cell: "within" the spread; "traced" when outside but the run of
+    a switch (``switched`` maps its flag to whether that run is within) lands it within, naming
+    those switches; "untraced" otherwise."""
+    traced_by = [] if within else [flag for flag, ok in switched.items() if ok]
+    return ("within" if within else "traced" if traced_by else "untraced"), traced_by
+
+
+def count_line(cells: list[dict]) -> str:
+    """The first line of a verdict summary: how many cells, and how many of each verdict."""
+    n = {v: sum(c["verdict"] == v for c in cells) for v in ("within", "traced", "untraced")}
+    return (f"* {len(cells)} cells: **{n['within']} within** the spread, **{n['traced']} traced** "
+            f"to a switch (outside, and within with it), **{n['untraced']} untraced**.")
+
+
 def code_commit() -> str:
-    """The git commit of the package's checkout ("+ uncommitted changes" when tracked files
-    differ from it), or "unknown" outside a checkout."""
+    """The git commit of the package's checkout ("+ uncommitted changes" when the package's
+    tracked files differ from it), or "unknown" outside a checkout.  Only the package counts:
+    results files that a run (or an earlier run) rewrites do not change the code that ran."""
     here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(here)
     try:
         head = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", here, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10, check=True).stdout.strip()
+                                "--untracked-files=no", "--", package], capture_output=True,
+                               text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"`{head}`" + (" + uncommitted changes" if dirty else "")
@@ -149,9 +166,3 @@ def provenance(paper: str, argv) -> str:
     command = " ".join(["fastomkl reproduce", paper, *(argv or [])])
     return f"Command: `{command}`, at commit {code_commit()}."
 
-
-def count_line(n: int, within: int, traced: int, untraced: int) -> str:
-    """The summary every results file that compares cells with a paper opens with (one wording,
-    so ``bench/reproductions.py`` can gather the counts of every paper)."""
-    return (f"* {n} cells: **{within} within** the spread, **{traced} traced** to a switch "
-            f"(outside, and within with it), **{untraced} untraced**.")

@@ -9,6 +9,10 @@
   the per-sample squared error of the best batch kernel ridge regression (lambda = 1e-3, fitted on
   the whole stream) among the 76 kernels.  The released code adds the regulariser of the
   prediction to each term; this plots the regret as the paper defines it.
+
+A figure of a quick run (fewer draws or samples) says so on the plot itself, since it is often
+seen without its table: its title names the run's size, and Figures 3-4, which draw the paper's
+full-data numbers beside it, label those as full-data values.
 """
 from __future__ import annotations
 
@@ -33,8 +37,8 @@ def draw_all(plt, args, runs, sweeps) -> None:
 
     def out(number: int) -> str:
         return os.path.join(args.out, f"paper000_fig{number}{_suffix(args)}.png")
-    bipartite_graph(plt, out(1))
-    similarity_graph_figure(plt, out(2))
+    bipartite_graph(plt, out(1), args)
+    similarity_graph_figure(plt, out(2), args)
     if sweeps:
         paper = {alg: tab for alg, tab in (SWEEP_TABLES[t] for t in (3, 4, 5))}
         against_m(plt, out(3), sweeps, paper, SWEEP, LABELS, args, index=0)
@@ -49,23 +53,30 @@ def _suffix(args) -> str:
     return ("_legacy" if args.legacy else "") + ("_quick" if args.partial else "")
 
 
-def _panels(plt, n: int, title: str, args):
+def _panels(plt, n: int, title: str, args, quick_note: str = ""):
+    """``n`` panels under a title that names the run's size, and ``quick_note`` in a quick run."""
     cols = min(n, 2)
     rows = (n + 1) // 2
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.6 * rows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
-    fig.suptitle(f"{title}\n{_subtitle(args)}", fontsize=10)
+    note = f"; {quick_note}" if args.partial and quick_note else ""
+    fig.suptitle(f"{title}\n{_subtitle(args)}{note}", fontsize=10)
     return fig, list(axes.flat[:n])
 
 
 def _subtitle(args) -> str:
-    size = f"{args.draws} draws" + (f", first {args.n_samples} samples" if args.n_samples
-                                    else ", full data sets")
+    size = f"{args.draws} draws" + (f", first {args.n_samples:,} samples per data set"
+                                    if args.n_samples else ", full data sets")
     return ("quick run: " if args.partial else "") + size + (", --legacy" if args.legacy else "")
 
 
-# -- Figures 1-2: the feedback graphs ---------------------------------------------------------------
+def _quick_note(args, what: str) -> str:
+    """The line a quick-mode drawing without panels carries on the plot itself."""
+    return f"\nquick run ({_subtitle(args)[len('quick run: '):]}); {what}" if args.partial else ""
+
+
+# -- Figures 1-2: the feedback graphs --------------------------------------------------------------
 def _node(ax, xy, label, highlight=False, square=False):
     ax.scatter(*xy, s=900, marker="s" if square else "o", zorder=3,
                facecolor="gold" if highlight else "white", edgecolor="black")
@@ -79,7 +90,7 @@ def _arrow(ax, start, end, highlight=False):
                                 connectionstyle="arc3,rad=0.12"))
 
 
-def bipartite_graph(plt, path) -> None:
+def bipartite_graph(plt, path, args) -> None:
     """Figure 1: the bipartite graph B_t of OMKL-GF (Alg. 2) after 100 rounds of Airfoil."""
     from fastomkl.graph_omkl import OMKLGF
     from fastomkl.kernels import paper000_dictionary
@@ -103,12 +114,13 @@ def bipartite_graph(plt, path) -> None:
     ax.set(xlim=(-0.7, n - 0.3), ylim=(-0.45, 1.45), xticks=[], yticks=[])
     ax.set_title(f"Fig. 1: bipartite feedback graph of OMKL-GF (Alg. 2) after 100 rounds of "
                  f"Airfoil\n{n} kernels (every 10th of the 76), J = {J} selective nodes, "
-                 f"M = 3 draws per node\nnode v_s,{J} and its kernels highlighted", fontsize=9)
+                 f"M = 3 draws per node\nnode v_s,{J} and its kernels highlighted"
+                 + _quick_note(args, "this figure is the same in every run"), fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
 
 
-def similarity_graph_figure(plt, path) -> None:
+def similarity_graph_figure(plt, path, args) -> None:
     """Figure 2: Alg. 4's similarity graph on 5 Gaussian kernels (sigma = 10^(i-3)), M = 3."""
     from fastomkl.graph import dominating_set, similarity_graph
     from fastomkl.kernels import Gaussian
@@ -131,27 +143,32 @@ def similarity_graph_figure(plt, path) -> None:
     out = ", ".join(f"v{j + 1}" for j in np.flatnonzero(A[1]))
     axes[1].set_title(f"(b) drawn node v2 and its out-neighbours\n{out}", fontsize=9)
     fig.suptitle("Fig. 2: similarity feedback graph (Alg. 4, exact divergence (27)) on Gaussian "
-                 "kernels σ = 10^(i−3), i = 1..5", fontsize=9)
+                 "kernels σ = 10^(i−3), i = 1..5"
+                 + _quick_note(args, "this figure does not depend on the data"), fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
 
 
-# -- Figures 3-4: against M -------------------------------------------------------------------------
+# -- Figures 3-4: against M ------------------------------------------------------------------------
 def against_m(plt, path, sweeps, paper, sweep, labels, args, index) -> None:
-    """index 0: final MSE (Fig. 3); 1: run time (Fig. 4)."""
-    datasets = [row[0] for row in next(iter(sweeps.values()))]
+    """index 0: final MSE (Fig. 3); 1: run time (Fig. 4).  ``sweeps`` is {algorithm: {dataset:
+    [(MSE x 1e3 per draw, seconds per draw) for each M]}}."""
+    datasets = list(next(iter(sweeps.values())))
     what = "MSE (×10⁻³)" if index == 0 else "run time (s)"
+    paper_label = "paper (full data)" if args.partial else "paper"
     fig, axes = _panels(plt, len(datasets),
                         f"Fig. {3 + index}: {what} against M — ours (mean ± std) solid, the "
-                        "paper's Tables 3-5 dashed", args)
+                        "paper's Tables 3-5 dashed", args,
+                        quick_note="the paper's points are full-data runs")
     for ax, dataset in zip(axes, datasets):
         for algorithm, rows in sweeps.items():
-            row = next(r for r in rows if r[0] == dataset)[1 + index]
-            ours = [values for _, values in row]
-            ax.errorbar(sweep, [v.mean() for v in ours], yerr=[v.std() for v in ours],
-                        color=COLORS[algorithm], marker="o", capsize=3, label=algorithm)
+            ours = [pair[index] for pair in rows[dataset]]
+            ax.errorbar(sweep, [v.mean() for v in ours],
+                        yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in ours],
+                        color=COLORS[algorithm], marker="o", capsize=3,
+                        label=f"{algorithm}: ours")
             ax.plot(sweep, paper[algorithm][dataset][index], color=COLORS[algorithm], ls="--",
-                    marker="x", alpha=0.7)
+                    marker="x", alpha=0.7, label=f"{algorithm}: {paper_label}")
         ax.set(yscale="log", xlabel="M (kernels per round)", ylabel=what, xticks=sweep,
                title=labels[dataset])
         ax.legend(fontsize=7)
@@ -159,7 +176,7 @@ def against_m(plt, path, sweeps, paper, sweep, labels, args, index) -> None:
     save_figure(fig, path)
 
 
-# -- Figures 5-6: over time -------------------------------------------------------------------------
+# -- Figures 5-6: over time ------------------------------------------------------------------------
 def mse_over_time(plt, path, runs, labels, args) -> None:
     fig, axes = _panels(plt, len(args.datasets),
                         "Fig. 5: MSE(t) = mean squared error of the first t predictions, M = 10, "

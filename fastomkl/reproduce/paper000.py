@@ -4,20 +4,31 @@
     fastomkl reproduce 000 --table 2            # their run times (the same runs as Table 1)
     fastomkl reproduce 000 --table 3            # OMKL-GF versus M (4 and 5: SFG, SFG-R)
     fastomkl reproduce 000 --table 1 --legacy   # with the released code's behaviour
+    fastomkl reproduce 000 --table 1 --with-legacy   # both, each cell traced or not to it
     fastomkl reproduce 000 --table 1 --quick    # 2 draws, first 1000 samples (CI)
     fastomkl reproduce 000 --table 1 2 3 4 5 --out DIR   # every table and Figures 1-6 into DIR
 
 Protocol (the paper's experiments): one prequential pass in file order; MSE(T) = mean squared
 error of the predictions made before each label, y scaled into [0, 1] (reported x 1e-3); x divided
-by its largest row norm; Bias: 21 predictors, column means imputed (the 27 missing targets too); Naval: the 15 measurements, target lever
-position.  76 kernels (paper000_dictionary), D = 50, every rate 0.1 / sqrt(t), lambda = 1e-3,
-M = 10, J = 2, 20 draws of the random features (shared by every random-feature model of a draw, as
-in the released code); OMKR, RBF-1 and POLY-2 are deterministic and run once.  The paper's
-experimental settings are used in both modes: the GF graph is frozen after 300 rounds and SFG /
-SFG-R exploit argmax u after 300 rounds (the paper's text).  ``--legacy`` switches to the released
-code's behaviour instead (``fastomkl.graph_omkl.legacy_options``; OMKR with exp(-||d||^2 / a);
-RFOMKR predicting with un-normalised weights; Bias with the 20 columns the released code selects
-and 500 instead of 300 rounds).
+by its largest row norm; Bias: 21 predictors, column means imputed (the 27 missing targets too);
+Naval: the 15 measurements, target lever position.  76 kernels (paper000_dictionary), D = 50,
+every rate 0.1 / sqrt(t), lambda = 1e-3, M = 10, J = 2, 20 draws of the random features (shared
+by every random-feature model of a draw, as in the released code); OMKR, RBF-1 and POLY-2 are
+deterministic and run once.  The paper's experimental settings are used in both modes: the GF
+graph is frozen after 300 rounds and SFG / SFG-R exploit argmax u after 300 rounds (the paper's
+text).  ``--legacy`` switches to the released code's behaviour instead
+(``fastomkl.graph_omkl.legacy_options``; OMKR with exp(-||d||^2 / a); RFOMKR predicting with
+un-normalised weights; Bias with the 20 columns the released code selects, the CSV's two trailing
+summary rows and 500 instead of 300 rounds).
+
+Every MSE cell gets a spread test computed by the run, |ours - paper| <= 2 sqrt(s_paper^2 +
+s_ours^2), and a verdict: within; traced (outside, and within in the released code's behaviour);
+untraced.  ``--with-legacy`` runs both modes in one command, so the paper-faithful report can
+trace its cells: both runs then come from the same code, data, draws and sample count, which a
+report reading another command's saved numbers could not guarantee; the runs take about a minute
+for Tables 1-5 together, so running the released code's behaviour again costs little.  Without
+it, a paper-faithful report counts every cell outside the spread as untraced and says
+``--legacy`` was not run.
 
 Results go to ``DIR/paper000_table{N}[_legacy][_quick].md`` (``--out DIR``; by default a new
 folder in the current directory, the committed full runs are in ``bench/results/``), with the
@@ -28,6 +39,7 @@ against M) from those of Tables 3-5.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import sys
@@ -42,8 +54,9 @@ from fastomkl.kernels import Gaussian, Polynomial
 from fastomkl.omkr import OMKR, RFOMKR, OnlineKernelRegressor, omkr_legacy_dictionary
 from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
-from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, figure_backend,
-                                       note, output_folder, progress, write_text)
+from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, code_commit,
+                                       count_line, figure_backend, note, output_folder, progress,
+                                       spread_test, verdict, write_text)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
 LABELS = {"airfoil": "Airfoil", "bias_correction": "Bias", "concrete": "Concrete",
@@ -78,7 +91,8 @@ SWEEP_TABLES = {  # table -> algorithm, dataset -> (MSE per M, time per M)
         "naval": ((8.15, 6.18, 5.35, 4.85, 4.68), (4.45, 6.22, 9.00, 11.69, 14.09))}),
     5: ("OMKL-SFG-R", {
         "airfoil": ((106.66, 38.03, 33.99, 32.42, 31.21), (2.28, 2.32, 2.81, 2.97, 3.18)),
-        "bias_correction": ((48.81, 14.77, 13.24, 12.78, 12.57), (10.87, 13.98, 17.86, 21.13, 25.13)),
+        "bias_correction": ((48.81, 14.77, 13.24, 12.78, 12.57),
+                            (10.87, 13.98, 17.86, 21.13, 25.13)),
         "concrete": ((110.08, 50.96, 38.58, 34.32, 32.85), (1.91, 2.06, 2.24, 2.51, 2.63)),
         "naval": ((95.37, 14.32, 7.89, 6.03, 5.33), (6.77, 8.55, 11.45, 13.65, 15.84))}),
 }
@@ -90,6 +104,9 @@ def load_paper_dataset(name: str, legacy: bool = False):
     if name == "naval":
         X = X[:, :15]
     if name == "bias_correction":
+        if legacy:       # the CSV ends with the columns' minima and maxima, which it streams too
+            X = np.vstack([X, np.nanmin(X, axis=0), np.nanmax(X, axis=0)])
+            y = np.r_[y, np.nanmin(y), np.nanmax(y)]
         X = impute_column_means(X)
         y = np.where(np.isnan(y), np.nanmean(y), y)       # mean-imputed like every column
         if legacy:
@@ -141,28 +158,38 @@ def run_one(algorithm, dataset, X, y, seed, legacy, M=10):
     return float(np.mean(errors)), elapsed, errors
 
 
+def _std(values) -> float:
+    """The sample standard deviation over the draws (0 for a single run)."""
+    v = np.asarray(values)
+    return float(v.std(ddof=1)) if len(v) > 1 else 0.0
+
+
 def _fmt(values, scale=1.0, digits=2):
     v = np.asarray(values) * scale
     if len(v) == 1:
         return f"{v[0]:.{digits}f}"
-    return f"{v.mean():.{digits}f} ± {v.std():.{digits}f}"
+    return f"{v.mean():.{digits}f} ± {_std(v):.{digits}f}"
 
 
 def _size(args) -> str:
-    return f"{args.draws} draws" + (f", first {args.n_samples} samples" if args.n_samples
-                                    else ", full datasets")
+    return f"{args.draws} draws" + (f", first {args.n_samples:,} samples per data set"
+                                    if args.n_samples else ", full datasets")
 
 
-def _header(title, args, wall):
+def _header(title, args, wall, table: int):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
-    quick = f" — quick run ({_size(args)})" if args.partial else ""
-    return [f"# Paper 000 — {title}{quick}", "",
-            f"Mode: {mode}; {_size(args)}.  "
-            f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`.",
-            f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind this "
-            f"table: "
-            f"{wall:.1f} s.", ""]
+    lines = [f"# Paper 000 — {title}" + (f" — quick run ({_size(args)})" if args.partial else ""),
+             "", f"Mode: {mode}; {_size(args)}.  "
+             f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`, at commit {args.commit}.",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+             f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind "
+             f"this table: {wall:.1f} s.", ""]
+    if args.partial:
+        full = f"bench/results/paper000_table{table}{'_legacy' if args.legacy else ''}.md"
+        lines += [f"A shorter run than the paper's ({_size(args)}): the spread tests below compare "
+                  "it with the paper's full-data numbers all the same.  The committed full run "
+                  f"is {full}.", ""]
+    return lines
 
 
 def stream(dataset, args):
@@ -174,6 +201,7 @@ def stream(dataset, args):
 
 
 def tables_1_2(args):
+    """{algorithm: {dataset: [(MSE, seconds, squared errors) per draw]}} and the wall time."""
     results = {a: {} for a in ALGORITHMS}
     start = time.perf_counter()
     n_runs = sum(1 if a in DETERMINISTIC else args.draws for a in ALGORITHMS) * len(args.datasets)
@@ -193,70 +221,196 @@ def tables_1_2(args):
     return results, time.perf_counter() - start
 
 
-def _table(results, paper, index, scale, digits, per_dataset_note=""):
-    cols = [LABELS[d] for d in DATASETS]
-    last = "diff" if index == 0 else "paper / ours"
-    lines = ["| algorithm | " + " | ".join(f"{c}: paper | {c}: ours | {c}: {last}" for c in cols)
-             + " |", "|---" * (1 + 3 * len(cols)) + "|"]
-    for algorithm in ALGORITHMS:
-        row = [algorithm]
-        for j, dataset in enumerate(DATASETS):
-            p = paper[algorithm][j]
-            runs = results[algorithm].get(dataset)
-            if runs is None:
-                row += [f"{p:g}", "–", "–"]
-                continue
-            ours = np.array([r[index] for r in runs]) * scale
-            diff = f"{ours.mean() - p:+.{digits}f}" if index == 0 else f"{p / ours.mean():.0f}× faster"
-            row += [f"{p:.2f}", _fmt(ours, 1.0, digits), diff]
-        lines.append("| " + " | ".join(row) + " |")
+def sweep_runs(args, table):
+    """{dataset: [(MSE x 1e3 per draw, seconds per draw) for each M of SWEEP]} of the algorithm
+    of Table 3, 4 or 5, and the wall time."""
+    algorithm = SWEEP_TABLES[table][0]
+    start = time.perf_counter()
+    rows = {}
+    with progress(len(args.datasets) * len(SWEEP) * args.draws, args.quiet, "run",
+                  f"Table {table}") as bar:
+        for dataset in args.datasets:
+            X, y = stream(dataset, args)
+            rows[dataset] = []
+            for M in SWEEP:
+                runs = []
+                for seed in range(args.draws):
+                    runs.append(run_one(algorithm, dataset, X, y, seed, args.legacy, M))
+                    bar.update()
+                mse, sec = np.array([r[0] for r in runs]) * 1e3, np.array([r[1] for r in runs])
+                rows[dataset].append((mse, sec))
+                note(bar, f"{LABELS[dataset]:9s} {algorithm} M={M:2d} MSE {_fmt(mse)} time "
+                          f"{_fmt(sec, 1, 3)} s")
+    return rows, time.perf_counter() - start
+
+
+# -- The spread test of every MSE cell -------------------------------------------------------------
+# The paper's tables give no spread, but print two decimals: a value reproduced exactly still
+# differs from the printed one by a rounding error uniform on +-0.005, of standard deviation
+# 0.01 / sqrt(12).  That is the paper's s in the spread test (it only matters for the
+# deterministic baselines, whose own s is 0).
+PAPER_SD = 0.01 / math.sqrt(12)
+LEGACY = "--legacy"
+
+
+def mse_draws(runs, sweeps) -> dict:
+    """{(table, dataset, algorithm, M): MSE x 1e3 per draw} of Table 1's runs (M = 10) and of the
+    sweeps of Tables 3-5 ({table: (rows, wall)})."""
+    out = {}
+    for algorithm, by_dataset in (runs or {}).items():
+        for dataset, draws in by_dataset.items():
+            out[(1, dataset, algorithm, 10)] = np.array([r[0] for r in draws]) * 1e3
+    for table, (rows, _) in sweeps.items():
+        for dataset, row in rows.items():
+            for M, (mse, _) in zip(SWEEP, row):
+                out[(table, dataset, SWEEP_TABLES[table][0], M)] = mse
+    return out
+
+
+def paper_mse(table, dataset, algorithm, M) -> float:
+    if table == 1:
+        return TABLE1[algorithm][DATASETS.index(dataset)]
+    return SWEEP_TABLES[table][1][dataset][0][SWEEP.index(M)]
+
+
+def _spread(paper: float, values) -> dict:
+    mean, std = float(np.mean(values)), _std(values)
+    diff, bound, within = spread_test(paper, PAPER_SD, mean, std)
+    return {"ours": mean, "ours_sd": std, "n": len(values), "difference": diff, "bound": bound,
+            "within": within}
+
+
+def cells(ours: dict, legacy: dict | None = None) -> list[dict]:
+    """One entry per cell of ``ours`` ({(table, dataset, algorithm, M): MSE x 1e3 per draw}):
+    the paper's value, the spread test, the same test of the ``legacy`` run's cell (the
+    released code's behaviour) when given, and the verdict: "traced" (to ``--legacy``) when the
+    cell is outside and the legacy run's is within."""
+    out = []
+    for key, values in ours.items():
+        table, dataset, algorithm, M = key
+        paper = paper_mse(*key)
+        cell = {"table": table, "dataset": dataset, "algorithm": algorithm, "M": M,
+                "paper": paper, **_spread(paper, values), "switched": {}}
+        if legacy is not None and key in legacy:
+            cell["switched"][LEGACY] = _spread(paper, legacy[key])
+        cell["verdict"], cell["traced_by"] = verdict(
+            cell["within"], {flag: s["within"] for flag, s in cell["switched"].items()})
+        out.append(cell)
+    return out
+
+
+def cell_name(c: dict) -> str:
+    return (f"Table {c['table']} {LABELS[c['dataset']]} "
+            + (c["algorithm"] if c["table"] == 1 else f"M = {c['M']}"))
+
+
+def _numbers(c: dict) -> str:
+    return (f"ours {c['ours']:.2f} ± {c['ours_sd']:.2f} vs {c['paper']:.2f}, difference "
+            f"{c['difference']:+.2f}, bound {c['bound']:.2f}")
+
+
+def summary_lines(table: list[dict], legacy_run: bool, legacy_mode: bool) -> list[str]:
+    """The verdict counts of ``cells``, what ``--legacy`` traces (naming the cells), every
+    untraced cell with its numbers, and the cells within only because their draws scatter more
+    than the paper's value (the spread test cannot tell those from a reproduction)."""
+    lines = [count_line(table)]
+    outside = [c for c in table if not c["within"]]
+    if legacy_mode:
+        lines.append("* This is the released code's behaviour (`--legacy`): no further switch, so "
+                     "every cell outside the spread is untraced.")
+    elif legacy_run:
+        traced = [c for c in table if LEGACY in c["traced_by"]]
+        lines.append(f"* `{LEGACY}` (the released code's behaviour, run by the same command): its "
+                     f"cells are within the spread in "
+                     f"{sum(c['switched'][LEGACY]['within'] for c in table)} of {len(table)}; it "
+                     f"traces {len(traced)} cell(s) outside without it"
+                     + (": " + ", ".join(cell_name(c) for c in traced) if traced else "") + ".")
+    else:
+        lines.append(f"* `{LEGACY}` was not run (add `--with-legacy`): the {len(outside)} cell(s) "
+                     "outside the spread are counted untraced.")
+    untraced = [c for c in table if c["verdict"] == "untraced"]
+    if untraced:
+        lines.append("* Untraced: " + "; ".join(f"{cell_name(c)} ({_numbers(c)}"
+                                                + _legacy_numbers(c) + ")" for c in untraced)
+                     + ".")
+    loose = [c for c in table if c["within"] and c["ours_sd"] > c["paper"]]
+    if loose:
+        lines.append("* Within only through a spread larger than the paper's value itself (some "
+                     "draws far off): " + "; ".join(f"{cell_name(c)} ({_numbers(c)})"
+                                                    for c in loose) + ".")
     return lines
 
 
-NOTES_1 = {
-    False: """## Deviations (paper-faithful mode)
-
-* **OMKR, RBF-1, POLY-2, Raker and OMKL-GF reproduce the paper** (differences of 0.00-0.05 for the
-  deterministic baselines, within one standard deviation of the 20 draws for Raker and GF).  GF's
-  legacy details (off-by-one kernel draw, q clipped at 0.05) do not move its MSE at M = 10.
-  The residual -0.03 to -0.05 on Bias for the deterministic baselines is the data: the released
-  code also streams two trailing non-observation rows of the CSV (7,752 rows), which the shipped
-  data set (the 7,750 observations) does not contain.
-* **RFOMKR** is far below the published 200-400 because we predict with the normalised weights,
-  as the algorithm is defined; the published errors come from the released code's un-normalised
-  weights, which shrink the predictions towards 0 (spec §8.5).  `--legacy` reproduces them to
-  within 0.1 (paper000_table1_legacy.md).
-* **OMKL-SFG and OMKL-SFG-R** differ beyond the spread (Airfoil +7.7 / +5.0, Naval +1.2 / -1.5,
-  Concrete -2.0 / -3.2, Bias +0.4 / -1.5).  The published numbers were produced with a different
-  graph: the released divergence function has no return statement, so every score is NaN and the
-  graph joins every node to the nine narrowest Gaussian kernels (a = 0.01-0.05), and after 300
-  rounds the released SFG uses node 0 for ever, i.e. a fixed ensemble of the ten narrowest
-  Gaussians (spec §8.2, §8.4).  With those switches (`--legacy`) our SFG and SFG-R land within
-  0.5 of every published number.  The exact divergence of eq. (27) (used here, with the data's
-  dimension) instead makes a hub graph: every node points to the same nine extreme kernels, the
-  narrowest and widest Laplacians (spec §8.3), so nine of the ten evaluated kernels are fixed and
-  poor, and the good mid-width kernels are only observed when drawn themselves (q = p_i).  That
-  is worse on Airfoil and Naval, better on Concrete and for SFG-R on Bias: the paper's graph
-  rule, implemented as printed, is not what produced its Table 1.
-* Run times are those of one compiled online pass (graph construction included for SFG/SFG-R,
-  feature draws excluded, as in the paper); the paper's are pure Python/NumPy on a laptop.
-""",
-    True: """## Deviations (released-code mode)
-
-* Every switch of spec §10.1b is on (off-by-one samplers, NaN divergence, the code's dominating
-  set, node 0 after 300 rounds (500 on Bias) for SFG, frozen refinement for SFG-R, q/p clips,
-  regulariser after the update, un-normalised RFOMKR, OMKR with exp(-||d||^2/a), Bias with the
-  20 columns the released code selects).  Every entry is then within one standard deviation of
-  the 20 draws, or within 0.05 for the deterministic baselines, of the published number.
-* Bias: the released code keeps two trailing non-observation rows of the CSV (7,752 rows); the
-  shipped data has the 7,750 observations only (the -0.03 to -0.05 of the deterministic rows).
-* The released notebooks draw the features and the per-round randomness from one global NumPy
-  stream; ours come from separate seeded streams, so single draws differ and only the
-  distribution over the 20 draws is comparable.
-""",
-}
+def _legacy_numbers(c: dict) -> str:
+    s = c["switched"].get(LEGACY)
+    return "" if s is None else (f"; `{LEGACY}` {s['ours']:.2f} ± {s['ours_sd']:.2f}, difference "
+                                 f"{s['difference']:+.2f}, bound {s['bound']:.2f}")
 
 
+def cell_rows(table: list[dict], extra_head=(), extra=lambda c: ()) -> list[str]:
+    """The Markdown table of ``cells``: the paper's value, ours (mean ± sample std), the spread
+    test, the ``--legacy`` run's cell when there is one, the verdict, and ``extra`` columns."""
+    sweep = table[0]["table"] != 1
+    switched = any(c["switched"] for c in table)
+    head = (["data set", "M" if sweep else "algorithm", "paper", "ours", "difference", "bound",
+             "within"] + ([f"`{LEGACY}`: ours", f"`{LEGACY}`: within"] if switched else [])
+            + ["verdict", *extra_head])
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for c in table:
+        verdict_text = {"within": "within", "untraced": "outside, untraced",
+                        "traced": "outside; traced: " + ", ".join(f"`{f}`" for f in
+                                                                   c["traced_by"])}[c["verdict"]]
+        row = [LABELS[c["dataset"]], str(c["M"]) if sweep else c["algorithm"],
+               f"{c['paper']:.2f}", _pm(c), f"{c['difference']:+.2f}", f"{c['bound']:.2f}",
+               "yes" if c["within"] else "no"]
+        if switched:
+            s = c["switched"].get(LEGACY)
+            row += ["–", "–"] if s is None else [_pm(s), "yes" if s["within"] else "no"]
+        lines.append("| " + " | ".join(row + [verdict_text, *extra(c)]) + " |")
+    return lines
+
+
+def _pm(c: dict) -> str:
+    return f"{c['ours']:.2f}" if c["n"] == 1 else f"{c['ours']:.2f} ± {c['ours_sd']:.2f}"
+
+
+# -- OMKL-GF against OMKL-SFG and OMKL-SFG-R (Fig. 3) ----------------------------------------------
+def gf_below(means: dict, source: str) -> str:
+    """The sentence saying where OMKL-GF's MSE is below OMKL-SFG's and OMKL-SFG-R's, with its
+    exceptions named.  ``means`` is {algorithm: {dataset: [mean MSE x 1e3 per M of SWEEP]}}."""
+    gf = means["OMKL-GF"]
+    phrases = []
+    for rival in ("OMKL-SFG", "OMKL-SFG-R"):
+        if rival not in means:
+            continue
+        pairs = [(d, M, g, r) for d in gf if d in means[rival]
+                 for M, g, r in zip(SWEEP, gf[d], means[rival][d])]
+        exceptions = [p for p in pairs if not p[2] < p[3]]
+        phrase = f"below {rival}'s in {len(pairs) - len(exceptions)} of {len(pairs)} (data set, M)"
+        if exceptions:
+            phrase += " pairs, not on " + ", ".join(
+                f"{LABELS[d]} at M = {M} ({g:.2f} against {r:.2f})" for d, M, g, r in exceptions)
+        else:
+            phrase += " pairs, every one"
+        phrases.append(phrase)
+    return f"{source}, OMKL-GF's mean MSE (×10⁻³) is " + "; and ".join(phrases) + "."
+
+
+def gf_comparison(sweeps: dict) -> list[str]:
+    """The section comparing GF with SFG and SFG-R, in the paper's Tables 3-5 and in this run;
+    empty unless Table 3 and Table 4 or 5 were run."""
+    if 3 not in sweeps or not {4, 5} & set(sweeps):
+        return []
+    paper, ours = {}, {}
+    for table, (rows, _) in sweeps.items():
+        algorithm, published = SWEEP_TABLES[table]
+        ours[algorithm] = {d: [mse.mean() for mse, _ in row] for d, row in rows.items()}
+        paper[algorithm] = {d: list(published[d][0]) for d in rows}
+    return ["## OMKL-GF against OMKL-SFG and OMKL-SFG-R (Fig. 3)", "",
+            gf_below(paper, "In the paper's Tables 3-5"), "", gf_below(ours, "In this run"), ""]
+
+
+# -- Reports ---------------------------------------------------------------------------------------
 def write(path, lines):
     write_text(path, "\n".join(lines))
 
@@ -265,28 +419,29 @@ def _suffix(args):
     return ("_legacy" if args.legacy else "") + ("_quick" if args.partial else "")
 
 
-def deviations(notes: str, args, table: str) -> str:
-    """The full run's discussion of deviations, or, for a quick run, a pointer to it: its numbers
-    are about 20 draws on the whole data sets, which a quick run does not have."""
-    if not args.partial:
-        return notes
-    full = f"bench/results/{table}{'_legacy' if args.legacy else ''}.md"
-    return ("## Deviations\n\nThis is a quick run (" + _size(args) + "): its entries are not "
-            "comparable with the paper's one by one.  The deviations of the full run (20 draws, "
-            f"full data sets) are discussed in {full}.\n")
+def _spread_section(table: list[dict], args) -> list[str]:
+    return (["## Summary", "",
+             "Spread test: within when |ours − paper| ≤ bound = 2·√(s_paper² + s_ours²), with "
+             "s_ours the sample standard deviation over the draws (0 for a deterministic "
+             "baseline) and s_paper = 0.01/√12 = 0.0029, the rounding error of the paper's two "
+             "printed decimals (its tables give no spread).  A cell outside is traced to "
+             f"`{LEGACY}` when the released code's behaviour lands it within.", ""]
+            + summary_lines(table, any(c["switched"] for c in table) or args.with_legacy,
+                            args.legacy) + [""])
 
 
-def report_1_2(args, results, wall, tables):
+def report_1_2(args, results, wall, tables, table_cells):
     if 1 in tables:
-        lines = _header("Table 1: MSE (×10⁻³), M = 10, J = 2", args, wall)
-        lines += _table(results, TABLE1, 0, 1e3, 2)
-        lines += ["", "ours: mean ± standard deviation over the draws (one run for the "
-                  "deterministic OMKR, RBF-1, POLY-2); diff: ours − paper.", ""]
-        lines += deviations(NOTES_1[args.legacy], args, "paper000_table1").splitlines()
+        mine = [c for c in table_cells if c["table"] == 1]
+        lines = _header("Table 1: MSE (×10⁻³), M = 10, J = 2", args, wall, 1)
+        lines += _spread_section(mine, args) + cell_rows(mine)
+        lines += ["", "ours: mean ± sample standard deviation over the draws (one run for the "
+                  "deterministic OMKR, RBF-1, POLY-2); difference: ours − paper.", ""]
+        lines += NOTES_1[args.legacy].splitlines()
         write(os.path.join(args.out, f"paper000_table1{_suffix(args)}.md"), lines)
     if 2 in tables:
-        lines = _header("Table 2: run time (s) of one online pass", args, wall)
-        lines += _table(results, TABLE2, 1, 1.0, 3)
+        lines = _header("Table 2: run time (s) of one online pass", args, wall, 2)
+        lines += _time_table(results)
         lines += ["", "## Speed-up over Raker measured in this run (mean time ratio)", "",
                   "| algorithm | " + " | ".join(LABELS[d] for d in DATASETS) + " |",
                   "|---" * (1 + len(DATASETS)) + "|"]
@@ -304,70 +459,97 @@ def report_1_2(args, results, wall, tables):
         lines += ["", "Times: wall-clock of `predict_learn` over the whole stream (one compiled "
                   "call), graph construction included for SFG/SFG-R (the cache is cleared before "
                   "each run), frequency draws excluded as in the paper; the paper's times are "
-                  "pure Python/NumPy on an i7-10510U.  The ratios, measured in the same run, are "
-                  "the comparable quantity; short streams make the graph construction of SFG and "
-                  "SFG-R (a 76×76 closed-form divergence matrix in Python) a visible share."]
+                  "pure Python/NumPy on an i7-10510U, so no spread test compares them.  The "
+                  "ratios, measured in the same run, are the comparable quantity; short streams "
+                  "make the graph construction of SFG and SFG-R (a 76×76 closed-form divergence "
+                  "matrix in Python) a visible share."]
         write(os.path.join(args.out, f"paper000_table2{_suffix(args)}.md"), lines)
 
 
-def sweep_table(args, table):
+def _time_table(results):
+    cols = [LABELS[d] for d in DATASETS]
+    lines = ["| algorithm | " + " | ".join(f"{c}: paper | {c}: ours | {c}: paper / ours"
+                                          for c in cols) + " |", "|---" * (1 + 3 * len(cols)) + "|"]
+    for algorithm in ALGORITHMS:
+        row = [algorithm]
+        for j, dataset in enumerate(DATASETS):
+            p = TABLE2[algorithm][j]
+            runs = results[algorithm].get(dataset)
+            if runs is None:
+                row += [f"{p:.2f}", "–", "–"]
+                continue
+            ours = np.array([r[1] for r in runs])
+            row += [f"{p:.2f}", _fmt(ours, 1.0, 3), f"{p / ours.mean():.0f}× faster"]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+NOTES_1 = {
+    False: """## Causes (code behaviour)
+
+* **RFOMKR** predicts here with the normalised weights, as the algorithm is defined; the released
+  code predicts with un-normalised weights, which shrink the predictions towards 0 (spec §8.5).
+* **OMKL-SFG and OMKL-SFG-R** build their graph here from the exact divergence of eq. (27), with
+  the data's dimension.  The released divergence function has no return statement, so every
+  score is NaN and its graph joins every node to the nine narrowest Gaussian kernels, and after
+  300 rounds the released SFG uses node 0 for ever, i.e. a fixed ensemble of the ten narrowest
+  Gaussians (spec §8.2, §8.4).  The exact divergence instead makes a hub graph: every node points
+  to the same nine extreme kernels, the narrowest and widest Laplacians (spec §8.3), so nine of
+  the ten evaluated kernels are fixed, and the mid-width kernels are only observed when drawn
+  themselves (q = p_i).
+* **Bias**: the released code streams the whole CSV, whose last two rows are not observations but
+  the columns' minima and maxima (7,752 rows; `--legacy` appends them); the shipped data set has
+  the 7,750 observations.
+* Run times are those of one compiled online pass (see paper000_table2.md).
+""",
+    True: """## Settings (code behaviour)
+
+* Every switch of spec §10.1b is on (off-by-one samplers, NaN divergence, the code's dominating
+  set, node 0 after 300 rounds (500 on Bias) for SFG, frozen refinement for SFG-R, q/p clips,
+  regulariser after the update, un-normalised RFOMKR, OMKR with exp(-||d||^2/a), Bias with the
+  20 columns the released code selects and with the CSV's two trailing summary rows, the
+  columns' minima and maxima, streamed after the 7,750 observations).
+* The released notebooks draw the features and the per-round randomness from one global NumPy
+  stream; ours come from separate seeded streams, so single draws differ and only the
+  distribution over the draws is comparable.
+""",
+}
+
+
+def report_sweep(args, table, sweeps, table_cells):
     algorithm, paper = SWEEP_TABLES[table]
-    start = time.perf_counter()
-    rows = []
-    n_runs = len(args.datasets) * len(SWEEP) * args.draws
-    with progress(n_runs, args.quiet, "run", f"Table {table}") as bar:
-        for dataset in args.datasets:
-            X, y = stream(dataset, args)
-            mse_row, time_row = [], []
-            for k, M in enumerate(SWEEP):
-                runs = []
-                for seed in range(args.draws):
-                    runs.append(run_one(algorithm, dataset, X, y, seed, args.legacy, M))
-                    bar.update()
-                mse = np.array([r[0] for r in runs]) * 1e3
-                sec = np.array([r[1] for r in runs])
-                mse_row.append((paper[dataset][0][k], mse))
-                time_row.append((paper[dataset][1][k], sec))
-                note(bar, f"{LABELS[dataset]:9s} {algorithm} M={M:2d} MSE {_fmt(mse)} time "
-                          f"{_fmt(sec, 1, 3)} s")
-            rows.append((dataset, mse_row, time_row))
-    wall = time.perf_counter() - start
+    rows, wall = sweeps[table]
+    mine = [c for c in table_cells if c["table"] == table]
+
+    def times(c):
+        seconds = rows[c["dataset"]][SWEEP.index(c["M"])][1]
+        return [f"{paper[c['dataset']][1][SWEEP.index(c['M'])]:.2f}", _fmt(seconds, 1, 3)]
     lines = _header(f"Table {table}: {algorithm} versus M (MSE ×10⁻³ and run time in s)", args,
-                    wall)
-    lines += ["| dataset | M | MSE: paper | MSE: ours | MSE: diff | time: paper | time: ours |",
-              "|---|---|---|---|---|---|---|"]
-    for dataset, mse_row, time_row in rows:
-        for k, M in enumerate(SWEEP):
-            (pm, om), (pt, ot) = mse_row[k], time_row[k]
-            lines.append(f"| {LABELS[dataset]} | {M} | {pm:.2f} | {_fmt(om)} | "
-                         f"{om.mean() - pm:+.2f} | {pt:.2f} | {_fmt(ot, 1, 3)} |")
-    lines += [""] + deviations(SWEEP_NOTES[args.legacy], args, f"paper000_table{table}").splitlines()
+                    wall, table)
+    lines += _spread_section(mine, args)
+    lines += cell_rows(mine, ("time: paper", "time: ours"), times) + [""]
+    lines += gf_comparison(sweeps)
+    lines += SWEEP_NOTES[args.legacy].splitlines()
     write(os.path.join(args.out, f"paper000_table{table}{_suffix(args)}.md"), lines)
-    return rows
 
 
 SWEEP_NOTES = {
-    False: """## Deviations (paper-faithful mode)
+    False: """## Causes (code behaviour)
 
-* **M = 1** diverges in some draws (huge means and standard deviations): with one kernel per
-  round the observation probabilities are tiny (q >= eta_e^2 / (N J) for GF, xi / |D| for SFG)
-  and the paper's updates divide by q with no clip, so an early step of size eta / q throws
-  theta far away; the losses are not bounded as assumption (as2) requires (spec §9.17).  The
-  released code clips 1/q at 20 (GF) or 10 (SFG, SFG-R), which is what the published M = 1
-  numbers reflect (`--legacy` reproduces them).  Set `q_floor` for a bounded variant.
-* **OMKL-GF at M >= 5** reproduces the paper within the spread on every data set.
+* **M = 1**: with one kernel per round the observation probabilities are tiny
+  (q >= eta_e^2 / (N J) for GF, xi / |D| for SFG) and the paper's updates divide by q with no
+  clip, so an early step of size eta / q can throw theta far away in some draws, and the losses
+  are then not bounded as assumption (as2) requires (spec §9.17).  The released code clips 1/q at
+  20 (GF) or 10 (SFG, SFG-R) (`--legacy`); set `q_floor` for a bounded variant.
 * **OMKL-SFG and OMKL-SFG-R** use the graph of the exact divergence, not the released code's
-  NaN-divergence graph: see paper000_table1.md.  The gap to the published numbers grows as M
-  shrinks (the fixed hub kernels take a larger share of a small subset).  On Concrete the exact
-  graph is better than the published numbers up to M = 15 and worse at M = 20 (38.7 against
-  32.6); we have not analysed that case further.  `--legacy` reproduces the published sweep.
+  NaN-divergence graph: see paper000_table1.md.
 """,
-    True: """## Deviations (released-code mode)
+    True: """## Settings (code behaviour)
 
-Every switch of spec §10.1b on (see paper000_table1_legacy.md).  All entries are within about one
-standard deviation of the published ones, except OMKL-SFG at M = 1 on Bias (15.3 against 12.35),
-which we have not explained: with M = 1 the released graph has self-loops only, every node is in
-the dominating set, and after 500 rounds the released SFG uses kernel 0 alone.""",
+Every switch of spec §10.1b on (see paper000_table1_legacy.md).  With M = 1 the released graph
+has self-loops only, every node is in the dominating set, and after 300 rounds (500 on Bias) the
+released SFG uses kernel 0 alone.
+""",
 }
 
 
@@ -377,7 +559,11 @@ def main(argv=None) -> int:
                                      formatter_class=HelpFormatter)
     parser.add_argument("--table", type=int, nargs="+", action="extend", choices=[1, 2, 3, 4, 5],
                         help="tables to reproduce (default: 1 2, which come from the same runs)")
-    parser.add_argument("--legacy", action="store_true", help="the released code's behaviour")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--legacy", action="store_true", help="the released code's behaviour")
+    mode.add_argument("--with-legacy", action="store_true",
+                      help="run both modes; the paper-faithful report traces its cells outside "
+                           "the spread to the released code's behaviour")
     parser.add_argument("--quick", action="store_true",
                         help="a short run: 2 draws and the first 1000 samples of each data set")
     parser.add_argument("--draws", type=int, default=None,
@@ -389,6 +575,7 @@ def main(argv=None) -> int:
     add_output_arguments(parser, "000")
     args = parser.parse_args(argv)
     args.argv = argv
+    args.commit = code_commit()       # before any file is written: the run's own files differ
     tables = sorted(set(args.table or [1, 2]))
     if args.draws is None:
         args.draws = 2 if args.quick else 20
@@ -402,17 +589,33 @@ def main(argv=None) -> int:
     if args.partial:
         print(f"quick run ({_size(args)}): not comparable with the paper entry by entry",
               file=sys.stderr)
-    runs, sweeps = None, {}
-    if 1 in tables or 2 in tables:
-        runs, wall = tables_1_2(args)
-        report_1_2(args, runs, wall, tables)
-    for table in (3, 4, 5):
-        if table in tables:
-            sweeps[SWEEP_TABLES[table][0]] = sweep_table(args, table)
-    if plt is not None:
-        figures.draw_all(plt, args, runs, sweeps)
+    modes = (False, True) if args.with_legacy else (args.legacy,)
+    runs = {legacy: measure(argparse.Namespace(**{**vars(args), "legacy": legacy}), tables)
+            for legacy in modes}
+    for legacy in modes:
+        mode_args = argparse.Namespace(**{**vars(args), "legacy": legacy})
+        results, wall, sweeps = runs[legacy]
+        other = runs[True] if args.with_legacy and not legacy else None
+        table_cells = cells(mse_draws(results, sweeps),
+                            None if other is None else mse_draws(other[0], other[2]))
+        if results is not None:
+            report_1_2(mode_args, results, wall, tables, table_cells)
+        for table in sweeps:
+            report_sweep(mode_args, table, sweeps, table_cells)
+        if plt is not None:
+            figures.draw_all(plt, mode_args, results,
+                             {SWEEP_TABLES[t][0]: rows for t, (rows, _) in sweeps.items()})
     print(f"results in {args.out}", file=sys.stderr)
     return 0
+
+
+def measure(args, tables):
+    """(Tables 1-2's runs or None, their wall time, {table: (sweep rows, wall time)}) of one
+    mode."""
+    results = wall = None
+    if 1 in tables or 2 in tables:
+        results, wall = tables_1_2(args)
+    return results, wall, {t: sweep_runs(args, t) for t in (3, 4, 5) if t in tables}
 
 
 if __name__ == "__main__":

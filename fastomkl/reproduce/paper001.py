@@ -37,9 +37,9 @@ counted as traced to that switch.
 
 The data sets magic04, phishing, a9a, bank32nh, elevators and ailerons ship with the package
 (``fastomkl/data``); ``--data DIR`` (or the environment variable FASTOMKL_DATA) reads the ``.npz``
-files of another folder instead.  SUSY and Hardware are not available.  Writes ``paper001_tables.md`` (and ``.json``, and the figure
-``paper001_tables.png``) into the output folder (``--out DIR``; the committed full run is in
-``bench/results``).
+files of another folder instead.  SUSY and Hardware are not available.  Writes
+``paper001_tables.md`` (and ``.json``, and the figure ``paper001_tables.png``) into the output
+folder (``--out DIR``; the committed full run is in ``bench/results``).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        code_commit, count_line, figure_backend, note,
-                                       output_folder, progress, save_figure, spread_test,
+                                       output_folder, progress, save_figure, spread_test, verdict,
                                        write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
@@ -310,10 +310,8 @@ def cells(results: dict) -> list[dict]:
                                               "ours_sd": s_std, "seconds": s_secs,
                                               "difference": s_diff, "bound": s_bound,
                                               "within": s_within}
-            cell["traced_by"] = [] if within else [
-                flag for flag, s in cell["switched"].items() if s["within"]]
-            cell["verdict"] = ("within" if within else "traced" if cell["traced_by"]
-                               else "untraced")
+            cell["verdict"], cell["traced_by"] = verdict(
+                within, {flag: s["within"] for flag, s in cell["switched"].items()})
             out.append(cell)
     return out
 
@@ -325,11 +323,9 @@ def _switch_applies(flag: str, algorithm: str, loss: str) -> bool:
 
 def summary_lines(table: list[dict], switches_run) -> list[str]:
     """The counts of ``cells``: within, traced by each switch, untraced (each named)."""
-    n = len(table)
-    within = [c for c in table if c["verdict"] == "within"]
     traced = [c for c in table if c["verdict"] == "traced"]
     untraced = [c for c in table if c["verdict"] == "untraced"]
-    lines = [count_line(n, len(within), len(traced), len(untraced))]
+    lines = [count_line(table)]
     for flag in sorted({f for f, _, _ in SWITCHES.values()}):
         rows = [c for c in table if flag in c["switched"]]
         if flag not in switches_run:

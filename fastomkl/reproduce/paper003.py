@@ -38,7 +38,7 @@ from fastomkl.kernels import paper003_dictionary
 from fastomkl.reproduce import figures003 as figures
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, count_line,
                                        figure_backend, note, output_folder, progress,
-                                       provenance, spread_test, write_text)
+                                       provenance, spread_test, verdict, write_text)
 
 DATASETS = ("AR(4)", "Airfoil", "Bias", "Concrete", "Naval")
 METHODS = ("Raker", "OMKL-GF", "VAW²", "VAW²(trunc)", "VAW-Aggr", "VAW-EWA", "VAW-BOA",
@@ -301,7 +301,7 @@ def cells(results, datasets) -> list[dict]:
             diff, bound, within = spread_test(PAPER[method][j], 0.0, float(ours.mean()), sd)
             out.append({"dataset": name, "method": method, "paper": PAPER[method][j],
                         "ours": float(ours.mean()), "difference": diff, "bound": bound,
-                        "within": within})
+                        "within": within, "verdict": verdict(within, {})[0]})
     return out
 
 
@@ -343,7 +343,7 @@ def report(results, datasets, seeds, modes, quick: bool, elapsed: float, T=None,
     if table:
         outside = [c for c in table if not c["within"]]
         lines += ["## Summary", "",
-                  count_line(len(table), len(table) - len(outside), 0, len(outside)),
+                  count_line(table),
                   "* Spread test of a cell: |ours (ridge mode) − paper| <= 2 · s_ours, s_ours the "
                   "sample std over the seeds (the paper gives no spread)."]
         lines += [f"* Outside: {c['dataset']} {c['method']} (ours {c['ours']:.3f} vs "
