@@ -517,10 +517,10 @@ class _Composed:
                  "combiner": GraphFeedback(M=2), "random_state": 0},
                 {"features": TaylorFeatures([Gaussian(1.0), Gaussian(2.0)], degree=2),
                  "experts": OGD(eta=0.1), "combiner": SecondLevelVAW(), "random_state": 0},
-                {"features": RandomFeatures(kernels, 4), "experts": VAWExperts(forget=0.97),
-                 "combiner": SecondLevelVAW(forget=0.97), "random_state": 0},
                 {"features": RandomFeatures(kernels, 4), "experts": OGD(eta=0.5),
-                 "combiner": SimilarityGraph(M=2), "random_state": 0}]
+                 "combiner": SimilarityGraph(M=2), "random_state": 0},
+                {"features": RandomFeatures(kernels, 4), "experts": VAWExperts(forget=0.97),
+                 "combiner": SecondLevelVAW(forget=0.97), "random_state": 0}]
 
     def _parts(self):
         return (RandomFeatures() if self.features is None else self.features,

@@ -14,9 +14,10 @@ from fastomkl._core.combiners.meta import VAWCombiner
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._core.features.rff import RFFBank, transform_many
-from fastomkl.compose import OnlineMKL, RandomFeatures, SecondLevelVAW
+from fastomkl.compose import OnlineMKL, Part, RandomFeatures, SecondLevelVAW
 from fastomkl.compose import VAWExperts as VAWExpertsPart
 from load_mutations import read, write
+import test_common as common
 
 DATA = Path(__file__).parent / "data"
 OLD_FILES = ["vaw_ridge_refresh", "vaw2_auto", "vaw2_fixed", "vawmeta_vaw", "taylor_awv",
@@ -267,3 +268,33 @@ def test_a_file_with_a_tampered_age_is_refused():
     arrays["combiner.age"] = np.full_like(arrays["combiner.age"], 10 ** 6)
     with pytest.raises(ValueError, match="age"):
         fastomkl.load(io.BytesIO(write(header, arrays)))
+
+
+# -- the common contract, on the last test parameters of every model that can forget ------------
+def _forgets(params) -> bool:
+    parts = [params] + [value.get_params() for value in params.values() if isinstance(value, Part)]
+    return any(part.get("forget", 1.0) < 1.0 for part in parts)
+
+
+FORGETTING = [cls for cls in common.ESTIMATORS if _forgets(cls._unit_test_params()[-1])]
+
+
+def test_every_model_with_forget_declares_a_test_setting_that_forgets():
+    having = [cls for cls in common.ESTIMATORS if "forget" in cls._param_names()]
+    assert having and set(having) <= set(FORGETTING)
+    assert {fastomkl.OnlineMKL, fastomkl.VAW2, fastomkl.TaylorAWV} <= set(FORGETTING)
+
+
+COMMON_CHECKS = ["test_save_and_load_continue_bit_identically",
+                 "test_threads_see_only_round_boundaries_and_save_loadable_files",
+                 "test_threads_starting_on_a_fresh_model_lose_no_update"]
+
+
+@pytest.mark.parametrize("check", COMMON_CHECKS)
+@pytest.mark.parametrize("cls", FORGETTING, ids=lambda cls: cls.__name__)
+def test_the_common_contract_holds_while_forgetting(cls, check, monkeypatch):
+    """The common suite's persistence and thread checks, run on the setting that forgets (the
+    suite itself builds every model from its first setting)."""
+    params = cls._unit_test_params()[-1]
+    monkeypatch.setattr(common, "build", lambda cls, **extra: cls(**{**params, **extra}))
+    getattr(common, check)(cls)

@@ -24,7 +24,7 @@ from fastomkl._core.base cimport FullInformation, Round
 from fastomkl._core.numeric cimport saturate, softmax_in_place
 from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe, VAW_MODE_VAW,
                                     VAW_MODE_RIDGE, fastomkl_spr, fastomkl_spd_inverse, scale,
-                                    discount_period)
+                                    add_diagonal, discount_period)
 from fastomkl._core.checks import require, require_packed_spd
 from fastomkl._core.packed import pack, unpack
 from libc.math cimport exp, log, sqrt, ceil, log2, pow, fabs, isfinite, INFINITY
@@ -411,8 +411,7 @@ cdef class VAWCombiner(MetaLearner):
         or not finite in floating point."""
         cdef int n = self.n_experts, i, size = self.G.shape[0]
         memcpy(&self._shifted[0], &self.G[0], size * sizeof(double))
-        for i in range(n):
-            self._shifted[i * (i + 1) // 2 + i] += reg
+        add_diagonal(n, reg, &self._shifted[0])
         if fastomkl_spd_inverse(n, &self._shifted[0], &self._work[0], &self._inverse[0]) != 0:
             return False
         for i in range(size):
