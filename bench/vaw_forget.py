@@ -71,7 +71,7 @@ def main() -> None:
              f"`{command}`, at commit {code_commit()}: the first {args.rows} rows of each data set "
              f"in their recorded order (natural) or a seeded random sample of {args.rows} rows "
              f"(shuffled), x scaled to the unit ball, y to [0, 1]; prequential MSE at forget = 1 "
-             f"and its ratio to that at each forget < 1 (below 1: forgetting helps).  VAW2 and "
+             f"and MSE(forget) / MSE(1) at each forget < 1 (below 1: forgetting helps).  VAW2 and "
              f"VAW at their defaults (VAW2: 76 kernels, m = 50, lam = 0.01, lam_meta auto; VAW: "
              f"Gaussian(1), m = 50, lam = 1), center=True.", "",
              "| data set | rows | order | model | MSE, forget = 1 | "

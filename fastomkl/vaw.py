@@ -179,16 +179,17 @@ _COMMON_DOC = """
         100-dimensional expert.
     forget : float in (0, 1], default 1.0
         Forgetting factor gamma for streams that drift: discounted least squares, in which a
-        round seen `age` updates ago weighs gamma^age (half-life ln 2 / -ln gamma rounds: 693 for
-        0.999, 69 for 0.99) while the ridge lam keeps its full weight (see
-        ``fastomkl._core.linalg``: the inverse is recomputed from the kept Gram matrix every
-        ``max(D, ln 0.99 / ln gamma)`` updates or so, D the expert's dimension, so the ridge stays
-        within [gamma^R lam, lam], R that period).  It lets the model follow a change of the
-        data's law, at the price of forgetting: on an exchangeable stream it only adds variance.
-        Costs S's memory (as ``refresh_every``) and up to about twice the time per round.  1 (the
-        papers' setting) weighs all the past equally, with no extra work.  A second-level VAW
+        round seen `age` updates ago weighs gamma^age (half-life ln 2 / -ln gamma rounds: 6931
+        for 0.9999, 693 for 0.999, 69 for 0.99) while the ridge lam keeps its full weight: the
+        inverse is recomputed from the kept Gram matrix every max(D, ln 0.99 / ln gamma)
+        updates or so (D the expert's dimension, see ``fastomkl/_core/linalg.pxd``), and in
+        between the ridge stays within [gamma^R lam, lam], R that period.  It lets the model
+        follow a change in the data's law at the price of a shorter memory: on an exchangeable
+        stream it only adds variance (``bench/results/vaw_forget.md``).  A second-level VAW
         (``VAW2``, ``VAWMeta`` with meta="vaw") forgets at the same rate; the other meta-learners
-        do not forget.
+        do not.  Costs S's memory and about three times the time per round at D = 100, nearly
+        all of it the recomputation (as ``refresh_every`` at that period).  1, the papers'
+        setting, weighs all the past equally, with no extra work.
     rng_protocol : {"default", "legacy"}, default "default"
         "legacy" draws the frequencies exactly as the paper's notebooks
         (``fastomkl.features.legacy_frequencies``; these models draw nothing per round);
