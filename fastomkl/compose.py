@@ -49,6 +49,7 @@ from fastomkl._rff_models import (AUTO_RATE, CLASSIFICATION_LOSSES, MAX_COMPONEN
 from fastomkl.features import RandomFourierFeatures, feature_bank
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 from fastomkl.kernels import Gaussian, Laplacian, paper000_dictionary
+from fastomkl.vaw import FORGET
 
 __all__ = ["OnlineMKL", "OnlineMKLClassifier", "RandomFeatures", "TaylorFeatures", "OGD",
            "VAWExperts", "Hedge", "DiscountedHedge", "GraphFeedback", "SimilarityGraph",
@@ -221,28 +222,35 @@ class VAWExperts(Part):
         The VAW forecaster or online ridge regression (see ``fastomkl.VAW``).
     center : bool, default True
         Learn the labels minus their running mean (a data-adaptive intercept).
+    forget : float in (0, 1], default 1.0
+        Forgetting factor gamma for streams that drift: an update seen `age` updates of that
+        expert ago weighs gamma^age (half-life ln 2 / -ln gamma), the ridge keeps its weight
+        (see ``fastomkl.VAW``).  1 forgets nothing.
     """
 
     role = "experts"
     _parameter_constraints = {"lam": [Interval("real", 1e-8, 1e8)],
-                              "mode": [Options("vaw", "ridge")], "center": [Boolean()]}
+                              "mode": [Options("vaw", "ridge")], "center": [Boolean()],
+                              "forget": FORGET}
 
-    def __init__(self, lam=1.0, mode="vaw", center=True):
+    def __init__(self, lam=1.0, mode="vaw", center=True, forget=1.0):
         self.lam = lam
         self.mode = mode
         self.center = center
+        self.forget = forget
 
     def steps(self, loss: int) -> dict:
         return {"eta": AUTO_RATE, "standardize": False}
 
     def size(self, n_kernels: int, dim: int) -> int:
-        return n_kernels * dim * (dim + 1) // 2
+        return n_kernels * dim * (dim + 1) // 2 * (2 if self.forget < 1 else 1)
 
     def build(self, n_kernels: int, dim: int, loss: int):
         if loss not in (LOSSES["squared"],):
             raise ValueError("VAW experts learn the square loss: use loss='squared' (a classifier "
                              "of VAW experts regresses the -1/+1 labels)")
-        return _VAWExperts(n_kernels, dim, float(self.lam), self.mode, 0, bool(self.center))
+        return _VAWExperts(n_kernels, dim, float(self.lam), self.mode, 0, bool(self.center),
+                           float(self.forget))
 
 
 # -- combiners -----------------------------------------------------------------------------------
@@ -367,18 +375,24 @@ class SecondLevelVAW(_Combiner):
     mode : {"vaw", "ridge"}, default "vaw"
     label_range : (lo, hi) or None, default None
         Clip the expert predictions to [lo, hi] first (None: as they are).
+    forget : float in (0, 1], default 1.0
+        Forgetting factor gamma: a round seen `age` rounds ago weighs gamma^age, the ridge keeps
+        its weight (see ``fastomkl.VAW2``).  1 forgets nothing.
     """
 
     _parameter_constraints = {"lam": [Interval("real", 1e-8, 1e8)],
-                              "mode": [Options("vaw", "ridge")], "label_range": [None, Range()]}
+                              "mode": [Options("vaw", "ridge")], "label_range": [None, Range()],
+                              "forget": FORGET}
 
-    def __init__(self, lam=1.0, mode="vaw", label_range=None):
+    def __init__(self, lam=1.0, mode="vaw", label_range=None, forget=1.0):
         self.lam = lam
         self.mode = mode
         self.label_range = label_range
+        self.forget = forget
 
     def build(self, context):
-        return VAWCombiner(context["n_kernels"], float(self.lam), self.mode, self.label_range)
+        return VAWCombiner(context["n_kernels"], float(self.lam), self.mode, self.label_range,
+                           forget=float(self.forget))
 
 
 class _ClippedMeta(_Combiner):
@@ -504,7 +518,9 @@ class _Composed:
                 {"features": TaylorFeatures([Gaussian(1.0), Gaussian(2.0)], degree=2),
                  "experts": OGD(eta=0.1), "combiner": SecondLevelVAW(), "random_state": 0},
                 {"features": RandomFeatures(kernels, 4), "experts": OGD(eta=0.5),
-                 "combiner": SimilarityGraph(M=2), "random_state": 0}]
+                 "combiner": SimilarityGraph(M=2), "random_state": 0},
+                {"features": RandomFeatures(kernels, 4), "experts": VAWExperts(forget=0.97),
+                 "combiner": SecondLevelVAW(forget=0.97), "random_state": 0}]
 
     def _parts(self):
         return (RandomFeatures() if self.features is None else self.features,

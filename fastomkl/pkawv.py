@@ -56,6 +56,7 @@ from fastomkl._validation import (MAX_ABS_INPUT, check_float, check_int, check_m
                                   check_sample, check_targets)
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
+from fastomkl.vaw import FORGET
 
 KORS_WEIGHTS = ("sqrt", "inverse")
 
@@ -111,25 +112,29 @@ class _OneKernel:
 
 class _TaylorAWVBase(_OneKernel):
     _parameter_constraints = {**_AWV_PARAMETERS, "degree": [Interval("int", 0, 32)],
-                              "refresh_every": [Interval("int", 0, 2 ** 62)]}
+                              "refresh_every": [Interval("int", 0, 2 ** 62)], "forget": FORGET}
     _renamed_parameters = _SIGMA
 
-    def __init__(self, kernel=None, degree=2, lam=1.0, mode="vaw", refresh_every=0, **renamed):
+    def __init__(self, kernel=None, degree=2, lam=1.0, mode="vaw", refresh_every=0, forget=1.0,
+                 **renamed):
         self.kernel = kernel
         self.degree = degree
         self.lam = lam
         self.mode = mode
         self.refresh_every = refresh_every
+        self.forget = forget
         take_renamed(self, renamed)
 
     @classmethod
     def _unit_test_params(cls):
         return [{"kernel": Gaussian(1.0)}, {"kernel": Gaussian(0.5), "degree": 3, "mode": "ridge",
-                                            "refresh_every": 4}]
+                                            "refresh_every": 4},
+                {"kernel": Gaussian(0.5), "forget": 0.97}]
 
     def _check_params(self) -> dict:
         return {"sigma": self._sigma, "degree": self.degree, "lam": float(self.lam),
-                "mode": self.mode, "refresh_every": self.refresh_every}
+                "mode": self.mode, "refresh_every": self.refresh_every,
+                "forget": float(self.forget)}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         r = n_taylor_features(n_features, config["degree"])
@@ -143,14 +148,15 @@ class _TaylorAWVBase(_OneKernel):
                           RuntimeWarning, stacklevel=4)
         bank = TaylorBank(n_features, config["degree"], [config["sigma"]])
         experts = VAWExperts(1, bank.n_outputs, config["lam"], config["mode"],
-                             config["refresh_every"])
+                             config["refresh_every"], forget=config["forget"])
         return Engine(bank, experts, Single(1), round_bit_generator)
 
     def _implied_state_size(self, n_features: int) -> int:
-        """Doubles the engine allocates when it is built: the packed r x r inverse and r-vectors
-        (checked by ``load`` before building)."""
+        """Doubles the engine allocates when it is built: the packed r x r inverse (and as much
+        for S when it is kept) and r-vectors (checked by ``load`` before building)."""
         r = math.comb(check_int(self.degree, "degree", 0, 32) + n_features, n_features)
-        return r * (r + 1) // 2 + 4 * r
+        keeps_gram = self.refresh_every or self.forget < 1
+        return r * (r + 1) // 2 * (2 if keeps_gram else 1) + 4 * r
 
     @property
     def n_taylor_features_(self) -> int:
@@ -197,6 +203,10 @@ _TAYLOR_DOC = """
     refresh_every : int, default 0
         When > 0, recompute the inverse from a Cholesky factorisation every that many rounds
         (see ``fastomkl.VAW``).
+    forget : float in (0, 1], default 1.0
+        Forgetting factor gamma for streams that drift: discounted least squares, a round seen
+        `age` rounds ago weighs gamma^age (half-life ln 2 / -ln gamma rounds) while the ridge
+        keeps its weight (see ``fastomkl.VAW``).  1 (the paper's setting) forgets nothing.
 
     Attributes
     ----------

@@ -84,6 +84,8 @@ def m_for_T(T: int, R_over_Y: float = 1.0, lam: float = 1.0) -> int:
 # Ridge parameters: the inverse 1 / lam of a VAW forecaster's Gram matrix, and the features'
 # unit norm, keep every state finite and every saved file loadable within these bounds.
 RIDGE = [Interval("real", 1e-8, 1e8)]
+# Forgetting factor gamma of discounted least squares (1: none, the papers' forecasters).
+FORGET = [Interval("real", 0.0, 1.0, closed="right")]
 _VAW_PARAMETERS = {
     **{name: RFF_PARAMETERS[name] for name in ("n_components", "rng_protocol", "random_state",
                                                "dtype")},
@@ -91,6 +93,7 @@ _VAW_PARAMETERS = {
     "mode": [Options(*MODES)],
     "center": [Boolean()],
     "refresh_every": [Interval("int", 0, 2 ** 62)],
+    "forget": FORGET,
 }
 _DICTIONARY = {"kernels": [None, Kernels()]}
 
@@ -125,13 +128,15 @@ class _VAWFamily(RFFModelMixin):
     def _unit_test_params(cls):
         return [{"kernels": _unit_kernels(), "n_components": 4, "random_state": 0},
                 {"kernels": _unit_kernels(), "n_components": 4, "mode": "ridge", "center": False,
-                 "refresh_every": 3, "random_state": 0}]
+                 "refresh_every": 3, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "forget": 0.97, "random_state": 0}]
 
     def _implied_state_size(self, n_features: int) -> int:
         """The random features, and one packed inverse per expert: (2m)^2 / 2 each (of the
         concatenated N * 2m features for ConcatVAW), with S as much again when it is kept."""
         dims = self._expert_dims()
-        inverses = sum(d * (d + 1) // 2 for d in dims) * (2 if self.refresh_every else 1)
+        keeps_gram = self.refresh_every or self.forget < 1
+        inverses = sum(d * (d + 1) // 2 for d in dims) * (2 if keeps_gram else 1)
         return super()._implied_state_size(n_features) + inverses + len(dims) ** 2
 
     def _expert_dims(self) -> list:
@@ -143,11 +148,12 @@ class _VAWFamily(RFFModelMixin):
         config["mode"] = self.mode
         config["refresh_every"] = self.refresh_every
         config["center"] = bool(self.center)
+        config["forget"] = float(self.forget)
         return config
 
     def _expert_bank(self, config, n_experts, dim) -> VAWExperts:
         return VAWExperts(n_experts, dim, config["lam"], config["mode"], config["refresh_every"],
-                          config["center"])
+                          config["center"], config["forget"])
 
 
 _COMMON_DOC = """
@@ -171,6 +177,19 @@ _COMMON_DOC = """
         updates alone, which store one triangle only so the inverse stays exactly symmetric; drift
         from a direct inverse is about 5e-13 relative (3e-11 on the weights) after 1e5 updates of a
         100-dimensional expert.
+    forget : float in (0, 1], default 1.0
+        Forgetting factor gamma for streams that drift: discounted least squares, in which a
+        round seen `age` updates ago weighs gamma^age (half-life ln 2 / -ln gamma rounds: 6931
+        for 0.9999, 693 for 0.999, 69 for 0.99) while the ridge lam keeps its full weight: the
+        inverse is recomputed from the kept Gram matrix every max(D, ln 0.99 / ln gamma)
+        updates or so (D the expert's dimension, see ``fastomkl/_core/linalg.pxd``), and in
+        between the ridge stays within [gamma^R lam, lam], R that period.  It lets the model
+        follow a change in the data's law at the price of a shorter memory: on an exchangeable
+        stream it only adds variance (``bench/results/vaw_forget.md``).  A second-level VAW
+        (``VAW2``, ``VAWMeta`` with meta="vaw") forgets at the same rate; the other meta-learners
+        do not.  Costs S's memory and about three times the time per round at D = 100, nearly
+        all of it the recomputation (as ``refresh_every`` at that period).  1, the papers'
+        setting, weighs all the past equally, with no extra work.
     rng_protocol : {"default", "legacy"}, default "default"
         "legacy" draws the frequencies exactly as the paper's notebooks
         (``fastomkl.features.legacy_frequencies``; these models draw nothing per round);
@@ -216,14 +235,15 @@ class _OneKernelVAW(_VAWModel):
     _renamed_parameters = {"kernels": ("kernel", _one_kernel)}
 
     def __init__(self, kernel=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64",
-                 **renamed):
+                 refresh_every=0, forget=1.0, rng_protocol="default", random_state=None,
+                 dtype="float64", **renamed):
         self.kernel = kernel
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
         self.center = center
         self.refresh_every = refresh_every
+        self.forget = forget
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
@@ -238,7 +258,8 @@ class _OneKernelVAW(_VAWModel):
     def _unit_test_params(cls):
         return [{"kernel": Gaussian(0.5), "n_components": 4, "random_state": 0},
                 {"kernel": Laplacian(1.0), "n_components": 4, "mode": "ridge", "center": False,
-                 "refresh_every": 3, "random_state": 0}]
+                 "refresh_every": 3, "random_state": 0},
+                {"kernel": Gaussian(0.5), "n_components": 4, "forget": 0.97, "random_state": 0}]
 
 
 class _ConcatVAWModel(_VAWModel):
@@ -248,13 +269,15 @@ class _ConcatVAWModel(_VAWModel):
     _parameter_constraints = {**_DICTIONARY, **_VAW_PARAMETERS}
 
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 refresh_every=0, rng_protocol="default", random_state=None, dtype="float64"):
+                 refresh_every=0, forget=1.0, rng_protocol="default", random_state=None,
+                 dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
         self.mode = mode
         self.center = center
         self.refresh_every = refresh_every
+        self.forget = forget
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
@@ -355,8 +378,8 @@ class _VAW2Model(_VAWFamily):
                               "truncate": [None, Range()]}
 
     def __init__(self, kernels=None, n_components=50, lam=0.01, mode="vaw", center=True,
-                 lam_meta="auto", truncate=None, refresh_every=0, rng_protocol="default",
-                 random_state=None, dtype="float64"):
+                 lam_meta="auto", truncate=None, refresh_every=0, forget=1.0,
+                 rng_protocol="default", random_state=None, dtype="float64"):
         self.kernels = kernels
         self.n_components = n_components
         self.lam = lam
@@ -365,6 +388,7 @@ class _VAW2Model(_VAWFamily):
         self.lam_meta = lam_meta
         self.truncate = truncate
         self.refresh_every = refresh_every
+        self.forget = forget
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
@@ -381,10 +405,11 @@ class _VAW2Model(_VAWFamily):
         experts = self._expert_bank(config, n, bank.n_outputs)
         if config["lam_meta"] == "auto":
             combiner = VAWCombiner(n, config["lam"], config["mode"], config["truncate"],
-                                   scale_lam=True, center=config["center"])
+                                   scale_lam=True, center=config["center"],
+                                   forget=config["forget"])
         else:
             combiner = VAWCombiner(n, config["lam_meta"], config["mode"], config["truncate"],
-                                   center=config["center"])
+                                   center=config["center"], forget=config["forget"])
         return Engine(bank, experts, combiner, round_bit_generator)
 
     @property
@@ -474,8 +499,8 @@ class _VAWMetaModel(_VAWFamily):
     _renamed_parameters = {"eta": "eta_combiner"}
 
     def __init__(self, kernels=None, meta="ewa", n_components=50, lam=1.0, mode="vaw", center=True,
-                 label_range=None, eta_combiner="auto", refresh_every=0, rng_protocol="default",
-                 random_state=None, dtype="float64", **renamed):
+                 label_range=None, eta_combiner="auto", refresh_every=0, forget=1.0,
+                 rng_protocol="default", random_state=None, dtype="float64", **renamed):
         self.kernels = kernels
         self.meta = meta
         self.n_components = n_components
@@ -485,6 +510,7 @@ class _VAWMetaModel(_VAWFamily):
         self.label_range = label_range
         self.eta_combiner = eta_combiner
         self.refresh_every = refresh_every
+        self.forget = forget
         self.rng_protocol = rng_protocol
         self.random_state = random_state
         self.dtype = dtype
@@ -523,7 +549,7 @@ class _VAWMetaModel(_VAWFamily):
         elif meta == "vaw":
             combiner = VAWCombiner(n, config["lam"], config["mode"], clip,
                                    scale_lam=config["label_range"] is None,
-                                   center=config["center"])
+                                   center=config["center"], forget=config["forget"])
         elif meta == "hedge":
             combiner = Hedge(n, eta, SCHEDULES["inv_sqrt"])
         else:
@@ -622,10 +648,11 @@ class _EWAPreset:
                               in _VAWMetaModel._parameter_constraints.items() if name != "meta"}
 
     def __init__(self, kernels=None, n_components=50, lam=1.0, mode="vaw", center=True,
-                 label_range=None, eta_combiner="auto", refresh_every=0, rng_protocol="default",
-                 random_state=None, dtype="float64", **renamed):
+                 label_range=None, eta_combiner="auto", refresh_every=0, forget=1.0,
+                 rng_protocol="default", random_state=None, dtype="float64", **renamed):
         _VAWMetaModel.__init__(self, kernels, "ewa", n_components, lam, mode, center, label_range,
-                               eta_combiner, refresh_every, rng_protocol, random_state, dtype,
+                               eta_combiner, refresh_every, forget, rng_protocol, random_state,
+                               dtype,
                                **renamed)
 
 

@@ -22,6 +22,28 @@
 # src_c/fastomkl_linalg.c: OpenBLAS's threaded packed dpptrf/dpptri took 50x longer here), which
 # resets any accumulated rounding error.
 #
+# Forgetting (discounted least squares, forget = gamma < 1): an old round weighs gamma^age,
+#
+#   S_t = lam_t I + sum_{s<=t} gamma^{t-s} w_s z_s z_s^T,  b_t = sum_{s<=t} gamma^{t-s} w_s y_s z_s,
+#
+# with the ridge lam_t kept near lam.  Exactly, S_t = gamma S_{t-1} + w z z^T + (1 - gamma) lam I,
+# and the last term has full rank: no rank-one update keeps it.  The update is instead the
+# discounted Sherman-Morrison step of gamma S_{t-1} + w z z^T,
+#
+#   P <- (P - w u u^T / (gamma + w q)) / gamma,   b <- gamma b + w y z,
+#
+# under which the ridge decays as lam gamma^k, k the updates since P was last recomputed from S
+# (S kept exactly, ridge included).  Recomputing it every R = discount_period(gamma, D) updates
+# keeps lam_t in [gamma^R lam, lam] with gamma^R >= min(gamma, 1/2) (>= 0.99 for gamma near 1),
+# so P's eigenvalues stay below 1 / (gamma^R lam): no wind-up in directions the data stop
+# exciting, which plain forgetting (S_t = gamma S_{t-1} + z z^T, lam_t = gamma^t lam) suffers.
+# In mode VAW the prediction uses gamma S_{t-1} + z z^T, with b discounted once:
+# y_hat = r / (1 + q / gamma).  Why not lam_t = lam at every round: that needs the inverse of
+# lam I plus a matrix whose data part shrinks every round, which no O(D^2) update gives; the
+# recomputation costs about D^3 flops, so R >= D keeps it within D^2 a round.  VAWExperts keeps
+# each round's 1 / gamma in a per-expert scale of P (and S times that scale) rather than
+# rescaling P, a pass over P per round; the second level (order N, small) rescales P itself.
+#
 # VAWExperts (experts/vaw.pxd) buffers the rank-one terms: the inverse is P + sum of up to three pending
 # a_j u_j u_j^T, which a prediction applies to u in O(D) each, and every fourth update writes all
 # four into P in one pass (spr4).  A round then reads P once instead of reading it twice and writing
@@ -43,7 +65,7 @@ cdef extern from "fastomkl_linalg.h" nogil:
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
 
-from libc.math cimport hypot, isfinite
+from libc.math cimport floor, hypot, isfinite, log
 from scipy.linalg.cython_blas cimport ddot, drot, dtrsv
 
 from fastomkl._core.numeric cimport saturate
@@ -57,14 +79,15 @@ cdef enum:
 
 
 cdef inline double vaw_predict(int D, double* P, const double* b, const double* z, double* u,
-                               double* q_out, int mode) noexcept nogil:
-    """u = P z; *q_out = z.u; returns the prediction of `mode`.  Writes only u and *q_out."""
+                               double* q_out, int mode, double gamma) noexcept nogil:
+    """u = P z; *q_out = z.u; returns the prediction of `mode` (forget factor gamma, 1: none).
+    Writes only u and *q_out."""
     fastomkl_spmv(D, P, z, u)
     cdef double q = fastomkl_dot(z, u, D)
     cdef double r = fastomkl_dot(b, u, D)
     q_out[0] = q
     if mode == VAW_MODE_VAW:
-        return saturate(r / (1.0 + q))
+        return saturate(r / (1.0 + q / gamma))
     return saturate(r)
 
 
@@ -79,13 +102,15 @@ cdef inline bint sherman_morrison_ok(double denom) noexcept nogil:
 
 
 cdef inline bint vaw_update_safe(int D, const double* b, const double* z, double q, double y,
-                                 double w) noexcept nogil:
-    """Whether adding w z z^T to S and w y z to b keeps the state finite and P positive definite:
-    the Sherman-Morrison denominator 1 + w q passes ``sherman_morrison_ok`` (q finite also means
-    u = P z is) and every b_i + w y z_i is finite.  Changes nothing."""
+                                 double w, double gamma) noexcept nogil:
+    """Whether adding w z z^T to S and w y z to b (after discounting both by gamma <= 1) keeps the
+    state finite and P positive definite: the discounted step leaves gamma / (gamma + w q) of
+    every diagonal entry, so 1 + w q / gamma must pass ``sherman_morrison_ok`` (q finite also
+    means u = P z is), and every b_i + w y z_i must be finite (then so is gamma b_i + w y z_i).
+    Changes nothing."""
     cdef double wy = w * y
     cdef int i
-    if not sherman_morrison_ok(1.0 + w * q):
+    if not sherman_morrison_ok(1.0 + w * q / gamma):
         return False
     for i in range(D):
         if not isfinite(b[i] + wy * z[i]):
@@ -93,19 +118,50 @@ cdef inline bint vaw_update_safe(int D, const double* b, const double* z, double
     return True
 
 
+cdef inline void scale(int n, double c, double* v) noexcept nogil:
+    """v <- c v (n values: a vector, or a packed matrix of n entries)."""
+    cdef int i
+    for i in range(n):
+        v[i] *= c
+
+
+cdef inline void add_diagonal(int D, double c, double* A) noexcept nogil:
+    """A <- A + c I for A packed (order D)."""
+    cdef int i
+    for i in range(D):
+        A[i * (i + 1) // 2 + i] += c
+
+
 cdef inline bint vaw_update(int D, double* P, double* b, const double* z, double* u, double q,
-                            double y, double w) noexcept nogil:
+                            double y, double w, double gamma) noexcept nogil:
     """Adds w z z^T to S (P by Sherman-Morrison, with u = P z and q = z.u from vaw_predict) and
-    w y z to b; refuses (returns False, changes nothing) when the state would not stay finite."""
-    if not vaw_update_safe(D, b, z, q, y, w):
+    w y z to b, after discounting both by gamma (1: none; see above); refuses (returns False,
+    changes nothing) when the state would not stay finite."""
+    if not vaw_update_safe(D, b, z, q, y, w, gamma):
         return False
-    cdef double alpha = -w / (1.0 + w * q)
+    cdef double alpha = -w / (gamma * (gamma + w * q))
     cdef double wy = w * y
     cdef int i
+    if gamma != 1.0:
+        scale(D * (D + 1) // 2, 1.0 / gamma, P)
+        scale(D, gamma, b)
     fastomkl_spr(D, alpha, u, P)
     for i in range(D):
         b[i] += wy * z[i]
     return True
+
+
+cdef inline long discount_period(double gamma, int D) noexcept nogil:
+    """Updates R between two recomputations of a discounted forecaster's inverse (gamma < 1): the
+    most that keep the ridge above 0.99 lam (gamma^R >= 0.99), but at least D, whose
+    recomputation (about D^3 flops) then costs at most D^2 a round, unless the ridge would fall
+    below lam / 2 (gamma^R >= 1/2, or R = 1 when gamma < 1/2)."""
+    cdef double small = floor(log(0.99) / log(gamma))
+    cdef double half = floor(log(0.5) / log(gamma))
+    cdef double R = half if half < D else D
+    if small > R:
+        R = small
+    return <long>R if R >= 1.0 else 1
 
 
 # -- triangular factors (row-major upper R is column-major lower R^T) ------------------------------

@@ -44,19 +44,23 @@ cdef class VAWCombiner(MetaLearner):
     cdef readonly double lam
     cdef readonly bint scale_lam            # regularise with lam * (largest |y - m| seen)^2
     cdef readonly bint center               # regress y - m on x - m, m the mean label so far
+    cdef readonly double forget             # gamma in (0, 1]: an old round weighs gamma^age
+    cdef readonly long period               # forget < 1: P recomputed from G every that many rounds
     cdef double[::1] label_sums             # (2,): sum of the labels, their count (center only)
-    cdef double[::1] P                      # packed inverse (see vaw.pxd)
+    cdef double[::1] P                      # packed inverse (see linalg.pxd)
     cdef double[::1] b
-    cdef double[::1] G                      # packed Gram matrix sum x x^T (scale_lam only)
+    cdef double[::1] G                      # packed Gram matrix sum x x^T (scale_lam or forget < 1)
     cdef double[::1] y_scale                # (1,) largest |y| seen (scale_lam only)
-    cdef double[::1] _work                  # scratch of the re-inversion (scale_lam only)
-    cdef double[::1] _shifted               # scratch: lam s^2 I + G, packed (scale_lam only)
+    cdef long[::1] age                      # (1,) rounds since P was recomputed (forget < 1 only)
+    cdef double[::1] _work                  # scratch of the re-inversion (when G is kept)
+    cdef double[::1] _shifted               # scratch: ridge I + G, packed (when G is kept)
     cdef double[::1] _inverse               # scratch: its inverse before it replaces P
     cdef double[::1] u
     cdef double q
     cdef bint reinvert(self, double reg) noexcept nogil
     cdef double offset(self) noexcept nogil
     cdef bint gram_stays_finite(self) noexcept nogil
+    cdef double ridge(self) noexcept nogil
 
 
 cdef class ExpWeights(MetaLearner):

@@ -22,8 +22,9 @@ import numpy as np
 
 from fastomkl._core.base cimport FullInformation, Round
 from fastomkl._core.numeric cimport saturate, softmax_in_place
-from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe,
-                                 VAW_MODE_VAW, VAW_MODE_RIDGE, fastomkl_spr, fastomkl_spd_inverse)
+from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe, VAW_MODE_VAW,
+                                    VAW_MODE_RIDGE, fastomkl_spr, fastomkl_spd_inverse, scale,
+                                    add_diagonal, discount_period)
 from fastomkl._core.checks import require, require_packed_spd
 from fastomkl._core.packed import pack, unpack
 from libc.math cimport exp, log, sqrt, ceil, log2, pow, fabs, isfinite, INFINITY
@@ -244,18 +245,31 @@ cdef class VAWCombiner(MetaLearner):
     and re-inverts (Cholesky, O(N^3)) whenever s grows, which happens O(log T) times on an
     exchangeable stream.  On labels in [0, 1] that reach 1 this is the fixed lam.
 
+    ``forget`` = gamma < 1 discounts the past (see linalg.pxd): a round t - s rounds old weighs
+    gamma^(t - s) in the Gram matrix, in b and in the label mean (half-life ln 2 / -ln gamma
+    rounds), alpha_t = (lam_t I + sum_s gamma^(t-s) x_s x_s^T)^{-1} sum_s gamma^(t-s) y_s x_s, and
+    mode "vaw" predicts alpha . x / (1 + x.Px / gamma) with P the inverse before x_t.  The
+    discounted Gram matrix G is kept and P recomputed from it with the ridge (lam, or lam s^2)
+    every ``period`` = discount_period(gamma, n_experts) rounds; in between the ridge decays as
+    lam gamma^k, so lam_t stays in [gamma^period lam, lam] with gamma^period >= min(gamma, 1/2).
+    forget = 1 is the undiscounted level, with no extra work.
+
     An update whose Sherman-Morrison denominator is not finite and positive, or that would overflow
     b, is refused and counted in ``n_rejected``.
     """
 
     def __init__(self, int n_experts, double lam=1.0, mode="vaw", clip_range=None,
-                 bint scale_lam=False, bint center=False):
+                 bint scale_lam=False, bint center=False, double forget=1.0):
         MetaLearner.__init__(self, n_experts, clip_range)
         if not (lam > 0.0 and np.isfinite(lam)):
             raise ValueError(f"lam must be > 0 and finite, got {lam}")
         if mode not in ("vaw", "ridge"):
             raise ValueError(f"mode must be 'vaw' or 'ridge', got {mode!r}")
+        if not 0.0 < forget <= 1.0:
+            raise ValueError(f"forget must be in (0, 1], got {forget}")
         self.lam = lam
+        self.forget = forget
+        self.period = discount_period(forget, n_experts) if forget < 1.0 else 0
         self.mode = VAW_MODE_VAW if mode == "vaw" else VAW_MODE_RIDGE
         self.scale_lam = scale_lam
         self.center = center
@@ -264,10 +278,12 @@ cdef class VAWCombiner(MetaLearner):
         self.b = np.zeros(n_experts)
         self.u = np.zeros(n_experts)
         self.q = 0.0
-        size = n_experts * (n_experts + 1) // 2 if scale_lam else 0
+        keeps_gram = scale_lam or forget < 1.0
+        size = n_experts * (n_experts + 1) // 2 if keeps_gram else 0
         self.G = np.zeros(size)
         self.y_scale = np.zeros(1 if scale_lam else 0)
-        self._work = np.zeros(n_experts * n_experts if scale_lam else 0)
+        self.age = np.zeros(1 if forget < 1.0 else 0, dtype=np.int_)
+        self._work = np.zeros(n_experts * n_experts if keeps_gram else 0)
         self._shifted = np.zeros(size)
         self._inverse = np.zeros(size)
 
@@ -282,8 +298,12 @@ cdef class VAWCombiner(MetaLearner):
     def _state_arrays(self):
         state = MetaLearner._state_arrays(self)
         state.update(P=self.P, b=self.b)
+        if self.G.shape[0] > 0:
+            state["G"] = self.G
         if self.scale_lam:
-            state.update(G=self.G, y_scale=self.y_scale)
+            state["y_scale"] = self.y_scale
+        if self.forget < 1.0:
+            state["age"] = self.age
         if self.center:
             state["label_sums"] = self.label_sums
         return state
@@ -297,9 +317,13 @@ cdef class VAWCombiner(MetaLearner):
     def _check_values(self, state):
         name = type(self).__name__
         require_packed_spd(name, "P", state["P"], self.n_experts)
-        if self.scale_lam:
+        if self.G.shape[0] > 0:
             require_packed_spd(name, "G", state["G"], self.n_experts, strict=False)
+        if self.scale_lam:
             require(state["y_scale"][0] >= 0.0, name, "'y_scale' must be >= 0")
+        if self.forget < 1.0:
+            require(0 <= state["age"][0] < self.period, name,
+                    f"'age' must be in [0, {self.period - 1}]")
         if self.center:
             require(state["label_sums"][1] >= 0.0, name, "'label_sums' must count >= 0 labels")
 
@@ -317,11 +341,11 @@ cdef class VAWCombiner(MetaLearner):
         self.inputs(active, n_active, preds)
         if not self.center:
             return vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0],
-                               &self.q, self.mode)
+                               &self.q, self.mode, self.forget)
         for k in range(self.n_experts):
             self.xbar[k] -= m
         return saturate(m + vaw_predict(self.n_experts, &self.P[0], &self.b[0], &self.xbar[0],
-                                        &self.u[0], &self.q, self.mode))
+                                        &self.u[0], &self.q, self.mode, self.forget))
 
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
                     const double* losses) noexcept nogil:
@@ -331,26 +355,47 @@ cdef class VAWCombiner(MetaLearner):
         cdef int n = self.n_experts, i
         cdef double m = self.offset()
         cdef double target = y - m      # m = 0 without centring
-        cdef double s = fabs(target), reg = self.lam * s * s
-        if not (vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, target, 1.0)
-                and (not self.scale_lam or self.gram_stays_finite())
+        cdef double s = fabs(target), reg = self.lam * s * s, g = self.forget
+        cdef bint keeps_gram = self.G.shape[0] > 0
+        if not (vaw_update_safe(n, &self.b[0], &self.xbar[0], self.q, target, 1.0, g)
+                and (not keeps_gram or self.gram_stays_finite())
                 and (not self.center or isfinite(self.label_sums[0] + y))):
             self.n_rejected += 1
         else:
             if self.center:
+                if g < 1.0:
+                    scale(2, g, &self.label_sums[0])
                 self.label_sums[0] += y
                 self.label_sums[1] += 1.0
-            if self.scale_lam:
+            if keeps_gram:
+                if g < 1.0:
+                    scale(self.G.shape[0], g, &self.G[0])
                 fastomkl_spr(n, 1.0, &self.xbar[0], &self.G[0])
             if (self.scale_lam and s > self.y_scale[0] and isfinite(reg) and reg > 0.0
                     and self.reinvert(reg)):
                 self.y_scale[0] = s
+                if g < 1.0:
+                    scale(n, g, &self.b[0])
+                    self.age[0] = 0
                 for i in range(n):
                     self.b[i] += target * self.xbar[i]
             else:
                 vaw_update(n, &self.P[0], &self.b[0], &self.xbar[0], &self.u[0], self.q, target,
-                           1.0)
+                           1.0, g)
+                if g < 1.0:
+                    # the ridge has decayed by gamma^age: restore it from G every period rounds
+                    self.age[0] += 1
+                    if self.age[0] == self.period:
+                        self.reinvert(self.ridge())
+                        self.age[0] = 0
         self.observe(y)
+
+    cdef double ridge(self) noexcept nogil:
+        """The ridge P is recomputed with: lam s^2 for scale_lam once a deviation s > 0 has set
+        it, lam otherwise."""
+        if self.scale_lam and self.y_scale[0] > 0.0:
+            return self.lam * self.y_scale[0] * self.y_scale[0]
+        return self.lam
 
     cdef bint gram_stays_finite(self) noexcept nogil:
         """Whether G + x x^T is finite: its diagonal is enough, since |G_ij| <= sqrt(G_ii G_jj)
@@ -366,8 +411,7 @@ cdef class VAWCombiner(MetaLearner):
         or not finite in floating point."""
         cdef int n = self.n_experts, i, size = self.G.shape[0]
         memcpy(&self._shifted[0], &self.G[0], size * sizeof(double))
-        for i in range(n):
-            self._shifted[i * (i + 1) // 2 + i] += reg
+        add_diagonal(n, reg, &self._shifted[0])
         if fastomkl_spd_inverse(n, &self._shifted[0], &self._work[0], &self._inverse[0]) != 0:
             return False
         for i in range(size):

@@ -7,11 +7,17 @@ cdef class VAWExperts(ExpertBank):
     cdef readonly int mode
     cdef readonly double lam
     cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
+    cdef readonly double forget             # gamma in (0, 1]: an old update weighs gamma^age
+    cdef readonly long period               # P recomputed from S every that many updates (0: never)
     cdef readonly bint center               # learn y minus the running mean of the labels
     cdef double[:, ::1] label_sums          # (n_experts, 2): sum w y, sum w (center; else (0, 2))
     cdef double[:, ::1] P                   # (n_experts, dim (dim + 1) / 2), packed (see above)
     cdef double[:, ::1] b                   # (n_experts, dim)
-    cdef double[:, ::1] S                   # like P when refresh_every > 0, else (0, 0)
+    cdef double[:, ::1] S                   # like P when period > 0, else (0, 0); times scale
+    # forget < 1: the inverse is scale[k] times (P_k + the pending terms), and S_k / scale[k] is
+    # the Gram matrix: a round divides scale by gamma instead of rescaling P, and a
+    # recomputation resets it to 1 (n_experts,); (0,) when forget = 1
+    cdef double[::1] scale
     cdef long[::1] n_updates                # updates per expert (drives the refresh)
     cdef double[:, ::1] u                   # scratch: P_k z_k of the last predict of expert k
     cdef double[::1] q                      # scratch: z_k . P_k z_k of the last predict
