@@ -53,6 +53,12 @@ def test_the_verdicts_within_traced_and_untraced():
     assert "outside and untraced (with --eta 4 16.50" in paper004.verdict_sentence(untraced)
     assert "no switch run" in paper004.verdict_sentence(
         paper004.cell("c", 15.3, 0.0, (17.0, 0.2), {}))
+    # a row after more passes than the paper's one measures the gap and cannot trace the cell
+    measured = paper004.cell("c", 15.3, 0.0, (16.2, 0.2), {"--passes 3": (15.4, 0.2)},
+                             tracing=set())
+    assert measured["switched"]["--passes 3"]["within"]
+    assert measured["verdict"] == "untraced" and measured["traced_by"] == []
+    assert "traces nothing" in "\n".join(paper004.comparison_lines([measured]))
 
 
 def table_rows(text: str, heading: str) -> list:
