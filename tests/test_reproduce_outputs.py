@@ -152,7 +152,8 @@ COMMIT = r"at commit `([0-9a-f]{40})`"
 def test_committed_results_record_their_command_and_commit(path):
     import re
     text = path.read_text(encoding="utf-8")
-    assert re.search(r"Command: `fastomkl reproduce 00\d[^`]*`", text), path.name
+    assert re.search(r"Command: `(fastomkl reproduce 00\d|python bench/paper00\d\w*\.py)[^`]*`",
+                     text), path.name
     found = re.search(COMMIT, text)
     assert found and "uncommitted changes" not in text[found.end():found.end() + 30], path.name
 
