@@ -52,10 +52,10 @@ from fastomkl._core.inputs import BudgetWarning
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
-from fastomkl._core.linalg cimport blas_dot, cholupdate, solve_upper_transposed
+from fastomkl._core.linalg cimport (blas_dot, cholupdate, fastomkl_dot,
+                                    solve_upper_transposed)
 from libc.math cimport sqrt
 from libc.string cimport memcpy
-from scipy.linalg.cython_blas cimport dgemv
 
 MODES = {"vaw": 0, "ridge": 1}
 KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
@@ -339,29 +339,35 @@ cdef class NystromExperts(ExpertBank):
     cdef void insert(self, const double* x, double y, double p) noexcept nogil:
         """Adds x (the sample of the round just stored) to the dictionary with KORS probability p;
         self.v holds R_KORS^{-T} S a from the KORS step."""
-        cdef int m = self.info[1], ld = self.R.shape[0], ldk = self.K.shape[1], j, i, one = 1
+        cdef int m = self.info[1], ld = self.R.shape[0], j, i
         cdef int n = self.info[0], d = self.n_features, s
-        cdef char no = b'N'
-        cdef double sq, diff, dd, rho2, lam = self.lam, unit = 1.0
+        cdef double sq, diff, dd, rho2, lam = self.lam, weight
+        cdef double* row
+        cdef double* c
         cdef double scale = 0.5 / (self.sigma * self.sigma)
         # col[s] = k(x_s, x) over every stored sample (the last one is x itself)
         gaussian_row(&self.X[0, 0], n, self.X.shape[1], d, x, scale, &self.col[0])
-        # c = K_{t,I}^T col + lam a  (K row-major (n, ldk) is column-major (ldk, n))
+        # c = K_{t,I}^T col + lam a, row by row of K (n, ldk), and the dot products over the n
+        # stored samples below, on one core: OpenBLAS spreads dgemv and ddot of this length over
+        # its threads, which made a pass 2x slower on a loaded two-core machine (casp, paper 002's
+        # settings; see the linalg.pxd note on threaded level-2 BLAS)
         for j in range(m):
-            self.c[j] = self.a[j]
+            self.c[j] = lam * self.a[j]
         if m > 0:
             if self.cache_kernel:
-                dgemv(&no, &m, &n, &unit, &self.K[0, 0], &ldk, &self.col[0], &one, &lam,
-                      &self.c[0], &one)
+                c = &self.c[0]
+                for s in range(n):
+                    row = &self.K[s, 0]
+                    weight = self.col[s]
+                    for j in range(m):
+                        c[j] += weight * row[j]
             else:                   # the rows k_I(x_s) again, into the scratch w
-                for j in range(m):
-                    self.c[j] *= lam
                 for s in range(n):
                     self.kernel_row(&self.X[s, 0], &self.w[0])
                     for j in range(m):
                         self.c[j] += self.col[s] * self.w[j]
             solve_upper_transposed(m, &self.R[0, 0], ld, &self.c[0])
-        dd = blas_dot(n, &self.col[0], &self.col[0]) + lam
+        dd = fastomkl_dot(&self.col[0], &self.col[0], n) + lam
         rho2 = dd - blas_dot(m, &self.c[0], &self.c[0])
         if not rho2 > DEPENDENT * dd:
             self.n_refused += 1
@@ -374,7 +380,7 @@ cdef class NystromExperts(ExpertBank):
         if self.cache_kernel:
             for j in range(n):
                 self.K[j, m] = self.col[j]
-        self.h[m] = blas_dot(n, &self.col[0], &self.Y[0])
+        self.h[m] = fastomkl_dot(&self.col[0], &self.Y[0], n)
         memcpy(&self.centres[m, 0], x, d * sizeof(double))
         self.index[m] = n - 1
         self.info[1] = m + 1
