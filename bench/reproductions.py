@@ -56,9 +56,9 @@ def table() -> str:
              f"`python bench/reproductions.py --out bench/results/reproductions.md`, at commit "
              f"{code_commit()}: the counts each committed results file computed (a cell is within "
              "when |ours − paper| ≤ 2·√(s_paper² + s_ours²); traced when it is outside and the "
-             "switch that runs as the authors' code does lands it within).  Paper 000's Table 2 holds "
-             "run times, which are not compared; paper 002's figures carry no numbers, and its "
-             "results files check the paper's qualitative claims instead.",
+             "switch that runs as the authors' code does lands it within).  Paper 000's Table 2 "
+             "holds run times, which are not compared; paper 002's figures carry no numbers, and "
+             "its results files check the paper's qualitative claims instead.",
              "", "| paper | results | cells | within | traced | untraced | made at commit |",
              "|---|---|---|---|---|---|---|"]
     for paper, files in FILES.items():

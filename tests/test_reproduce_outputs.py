@@ -161,7 +161,8 @@ def test_committed_results_record_their_command_and_commit(path):
 
 
 @pytest.mark.skipif(not (RESULTS.parents[1] / ".git").exists(),
-                    reason="needs the git history the results were committed in (an sdist has none)")
+                    reason="needs the git history the results were committed in (an sdist has "
+                           "none)")
 @pytest.mark.parametrize("path", COMMITTED_RUNS, ids=lambda p: p.relative_to(RESULTS).as_posix())
 def test_committed_results_were_made_by_an_ancestor_of_this_checkout(path):
     import re

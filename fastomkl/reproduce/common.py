@@ -128,6 +128,14 @@ def spread_test(paper: float, paper_sd: float, ours: float, ours_sd: float):
     return diff, bound, abs(diff) <= bound
 
 
+def spread_row(paper: float, paper_sd: float, ours: float, ours_sd: float) -> dict:
+    """A row of a comparison: ours (mean and std) with ``spread_test``'s difference, bound and
+    whether it is within, under the names every report reads."""
+    diff, bound, within = spread_test(paper, paper_sd, ours, ours_sd)
+    return {"ours": ours, "ours_sd": ours_sd, "difference": diff, "bound": bound,
+            "within": within}
+
+
 def verdict(within: bool, switched: dict) -> tuple[str, list]:
     """(verdict, traced_by) of a cell: "within" the spread; "traced" when outside but the run of
     a switch (``switched`` maps its flag to whether that run is within) lands it within, naming

@@ -56,7 +56,7 @@ from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, code_commit,
                                        count_line, figure_backend, note, output_folder, progress,
-                                       spread_test, verdict, write_text)
+                                       spread_row, verdict, write_text)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
 LABELS = {"airfoil": "Airfoil", "bias_correction": "Bias", "concrete": "Concrete",
@@ -274,10 +274,8 @@ def paper_mse(table, dataset, algorithm, M) -> float:
 
 
 def _spread(paper: float, values) -> dict:
-    mean, std = float(np.mean(values)), _std(values)
-    diff, bound, within = spread_test(paper, PAPER_SD, mean, std)
-    return {"ours": mean, "ours_sd": std, "n": len(values), "difference": diff, "bound": bound,
-            "within": within}
+    return {**spread_row(paper, PAPER_SD, float(np.mean(values)), _std(values)),
+            "n": len(values)}
 
 
 def cells(ours: dict, legacy: dict | None = None) -> list[dict]:

@@ -58,7 +58,7 @@ from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        code_commit, count_line, figure_backend, note,
-                                       output_folder, progress, save_figure, spread_test, verdict,
+                                       output_folder, progress, save_figure, spread_row, verdict,
                                        write_text)
 
 CLASSIFICATION = ("phishing", "a9a", "magic04")
@@ -297,21 +297,17 @@ def cells(results: dict) -> list[dict]:
                 continue
             paper, paper_sd, size = PAPER[key][algorithm]
             mean, std, secs = _summary(values)
-            diff, bound, within = spread_test(paper, paper_sd, mean, std)
             cell = {"table": table, "loss": loss, "dataset": name, "algorithm": algorithm,
-                    "size": size, "paper": paper, "paper_sd": paper_sd, "ours": mean,
-                    "ours_sd": std, "n": len(values), "seconds": secs, "difference": diff,
-                    "bound": bound, "within": within, "switched": {}}
+                    "size": size, "paper": paper, "paper_sd": paper_sd,
+                    **spread_row(paper, paper_sd, mean, std), "n": len(values),
+                    "seconds": secs, "switched": {}}
             for suffix, (flag, _, _) in SWITCHES.items():
                 if algorithm + suffix in results[key]:
                     s_mean, s_std, s_secs = _summary(results[key][algorithm + suffix])
-                    s_diff, s_bound, s_within = spread_test(paper, paper_sd, s_mean, s_std)
-                    cell["switched"][flag] = {"row": algorithm + suffix, "ours": s_mean,
-                                              "ours_sd": s_std, "seconds": s_secs,
-                                              "difference": s_diff, "bound": s_bound,
-                                              "within": s_within}
+                    cell["switched"][flag] = {"row": algorithm + suffix, "seconds": s_secs,
+                                              **spread_row(paper, paper_sd, s_mean, s_std)}
             cell["verdict"], cell["traced_by"] = verdict(
-                within, {flag: s["within"] for flag, s in cell["switched"].items()})
+                cell["within"], {flag: s["within"] for flag, s in cell["switched"].items()})
             out.append(cell)
     return out
 

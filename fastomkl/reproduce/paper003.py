@@ -38,7 +38,7 @@ from fastomkl.kernels import paper003_dictionary
 from fastomkl.reproduce import figures003 as figures
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, count_line,
                                        figure_backend, note, output_folder, progress,
-                                       provenance, spread_test, verdict, write_text)
+                                       provenance, spread_row, verdict, write_text)
 
 DATASETS = ("AR(4)", "Airfoil", "Bias", "Concrete", "Naval")
 METHODS = ("Raker", "OMKL-GF", "VAW²", "VAW²(trunc)", "VAW-Aggr", "VAW-EWA", "VAW-BOA",
@@ -298,10 +298,9 @@ def cells(results, datasets) -> list[dict]:
                 continue
             ours = ridge * 1e3
             sd = float(ours.std(ddof=1)) if len(ours) > 1 else 0.0
-            diff, bound, within = spread_test(PAPER[method][j], 0.0, float(ours.mean()), sd)
-            out.append({"dataset": name, "method": method, "paper": PAPER[method][j],
-                        "ours": float(ours.mean()), "difference": diff, "bound": bound,
-                        "within": within, "verdict": verdict(within, {})[0]})
+            row = spread_row(PAPER[method][j], 0.0, float(ours.mean()), sd)
+            out.append({"dataset": name, "method": method, "paper": PAPER[method][j], **row,
+                        "verdict": verdict(row["within"], {})[0]})
     return out
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        code_commit, count_line, figure_backend, note,
-                                       output_folder, progress, save_figure, spread_test, verdict,
+                                       output_folder, progress, save_figure, spread_row, verdict,
                                        write_text)
 
 PAPER_ADULT_ERROR = 15.3
@@ -116,19 +116,14 @@ def cell(name: str, paper: float, paper_sd: float, ours: tuple, switched: dict,
     adds, ``tracing`` names the switches whose rows can trace the cell (None: all).  The verdict
     is "within" the spread, "traced" (outside, but a tracing switch's row is within;
     ``traced_by`` names those switches) or "untraced"."""
-    diff, bound, within = spread_test(paper, paper_sd, ours[0], ours[1])
-    rows = {}
-    for flag, (mean, std) in switched.items():
-        s_diff, s_bound, s_within = spread_test(paper, paper_sd, mean, std)
-        rows[flag] = {"ours": mean, "ours_sd": std, "diff": s_diff, "bound": s_bound,
-                      "within": s_within}
-    for flag, row in rows.items():
-        row["traces"] = tracing is None or flag in tracing
-    outcome, traced_by = verdict(within, {flag: row["within"] for flag, row in rows.items()
-                                          if row["traces"]})
-    return {"name": name, "paper": paper, "paper_sd": paper_sd, "ours": ours[0],
-            "ours_sd": ours[1], "diff": diff, "bound": bound, "within": within,
-            "switched": rows, "traced_by": traced_by, "verdict": outcome}
+    main = spread_row(paper, paper_sd, *ours)
+    rows = {flag: {**spread_row(paper, paper_sd, mean, std),
+                   "traces": tracing is None or flag in tracing}
+            for flag, (mean, std) in switched.items()}
+    outcome, traced_by = verdict(main["within"], {flag: row["within"]
+                                                  for flag, row in rows.items() if row["traces"]})
+    return {"name": name, "paper": paper, "paper_sd": paper_sd, **main, "switched": rows,
+            "traced_by": traced_by, "verdict": outcome}
 
 
 def mean_std(values) -> tuple[float, float]:
@@ -401,21 +396,21 @@ def comparison_lines(cells: list[dict]) -> list[str]:
 
 def _comparison_row(name: str, c: dict, row: dict, verdict: str) -> str:
     return (f"| {name} | {c['paper']:.2f} ± {c['paper_sd']:.2f} | {row['ours']:.2f} ± "
-            f"{row['ours_sd']:.2f} | {row['diff']:+.2f} | {row['bound']:.2f} | "
+            f"{row['ours_sd']:.2f} | {row['difference']:+.2f} | {row['bound']:.2f} | "
             f"{'yes' if row['within'] else 'no'} | {verdict} |")
 
 
 def verdict_sentence(c: dict) -> str:
     """A cell's verdict in words, from its numbers."""
     head = (f"{c['name']}: ours {c['ours']:.2f} ± {c['ours_sd']:.2f} against the paper's "
-            f"{c['paper']:.2f} (difference {c['diff']:+.2f}, bound {c['bound']:.2f})")
+            f"{c['paper']:.2f} (difference {c['difference']:+.2f}, bound {c['bound']:.2f})")
     if c["verdict"] == "within":
         return head + ", within the spread."
     if c["verdict"] == "traced":
         rows = "; ".join(f"with {flag} {c['switched'][flag]['ours']:.2f} ± "
                          f"{c['switched'][flag]['ours_sd']:.2f}" for flag in c["traced_by"])
         return head + f", outside; traced: {rows}, within the spread."
-    tried = "; ".join(f"with {flag} {row['ours']:.2f} (difference {row['diff']:+.2f}, bound "
+    tried = "; ".join(f"with {flag} {row['ours']:.2f} (difference {row['difference']:+.2f}, bound "
                       f"{row['bound']:.2f})" for flag, row in c["switched"].items())
     return head + ", outside and untraced" + (f" ({tried})." if tried else " (no switch run).")
 
