@@ -55,9 +55,12 @@ SYNTHETIC = (("friedman_global_abrupt", "regression"), ("friedman_local_abrupt",
              ("hyperplane_drift", "classification"))
 SYNTHETIC_TASK = dict(SYNTHETIC)
 ORDERS = ("natural", "shuffled")
-# Other step rules a family may be judged with beside its default (--candidates); a family whose
-# parameters refuse one is skipped for it.
-CANDIDATES = {"adagrad": {"eta": "adagrad"}, "ensemble": {"eta": "ensemble"}}
+# Other step rules a family may be judged with beside its default (--candidates): keyword
+# arguments of the family's own model (a family whose parameters refuse one is skipped for it), or
+# another model judged beside one family, (family, regressor, classifier).
+CANDIDATES = {"adagrad": {"eta": "adagrad"}, "ensemble": {"eta": "ensemble"},
+              "adaraker": ("Raker", lambda: fo.AdaRaker(n_components=50, random_state=0),
+                           lambda: fo.AdaRakerClassifier(n_components=50, random_state=0))}
 GRID = [(eta, schedule) for eta in (0.01, 0.1, 0.5, 1.0, 2.0) for schedule in ("constant", "inv_sqrt")]
 SWEEP = np.logspace(-4, 4, 9)
 D = 50                      # random features per kernel
@@ -235,12 +238,18 @@ def baseline(y, classify: bool) -> float:
     return float(np.mean((seen / counts - y) ** 2))
 
 
-def _candidate_models(make, candidates):
-    """{name: model} of the candidate step rules the family accepts."""
+def _candidate_models(family, make, candidates, classify):
+    """{name: model} of the candidates judged beside `family`: the step rules it accepts and the
+    other models named for it."""
     models = {}
     for name in candidates:
+        candidate = CANDIDATES[name]
+        if isinstance(candidate, tuple):
+            if candidate[0] == family:
+                models[name] = candidate[2 if classify else 1]()
+            continue
         try:
-            model = make(**CANDIDATES[name])
+            model = make(**candidate)
             model._check_params()            # a family that refuses the rule is skipped for it
         except (ValueError, TypeError, AttributeError):
             continue
@@ -268,7 +277,7 @@ def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, c
     if best_constant is not None and points:
         result["recovery"]["best constant"] = [recovery_time(grid_errors[best_constant], p, window)
                                                for p in points]
-    for name, model in _candidate_models(make, candidates).items():
+    for name, model in _candidate_models(family, make, candidates, classify).items():
         e = prequential_errors(model, X, y, classify)
         result["candidates"][name] = float(np.mean(e))
         if points:
@@ -308,11 +317,15 @@ def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
     rule, learning the same rows (casp, shuffled), interleaved and the best of `repeats` runs, so
     their ratio is measured in one run on one machine."""
     X, y, _ = load("casp", rows, seed, False, "shuffled")
-    makes = {"default": {}, **{c: CANDIDATES[c] for c in candidates}}
+    makes = {"default": lambda: fo.Raker(n_components=D, random_state=0)}
+    for c in candidates:
+        candidate = CANDIDATES[c]
+        makes[c] = candidate[1] if isinstance(candidate, tuple) else \
+            (lambda kwargs=candidate: fo.Raker(n_components=D, random_state=0, **kwargs))
     best = {name: np.inf for name in makes}
     for _ in range(repeats):
-        for name, kwargs in makes.items():
-            model = fo.Raker(n_components=D, random_state=0, **kwargs)
+        for name, make in makes.items():
+            model = make()
             model.learn_one(X[0], y[0])                      # build outside the timing
             start = time.perf_counter()
             _quietly(model.predict_learn, X[1:], y[1:])

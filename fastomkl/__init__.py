@@ -25,6 +25,7 @@ _LAZY = {
     "load_dataset": "fastomkl.datasets",
     "OnlineMKL": "fastomkl.compose", "OnlineMKLClassifier": "fastomkl.compose",
     "Raker": "fastomkl.raker", "RakerClassifier": "fastomkl.raker",
+    "AdaRaker": "fastomkl.adaraker", "AdaRakerClassifier": "fastomkl.adaraker",
     "OMKLGF": "fastomkl.graph_omkl", "OMKLGFClassifier": "fastomkl.graph_omkl",
     "OMKLSFG": "fastomkl.graph_omkl", "OMKLSFGClassifier": "fastomkl.graph_omkl",
     "OMKLSFGR": "fastomkl.graph_omkl", "OMKLSFGRClassifier": "fastomkl.graph_omkl",
@@ -54,7 +55,7 @@ _LAZY = {
 __all__ = [
     "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "MAX_ABS_INPUT", "NotFittedError",
     "NumericalWarning", "BudgetWarning", "RandomFourierFeatures",
-    "Raker", "RakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
+    "Raker", "RakerClassifier", "AdaRaker", "AdaRakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
     "RFOMKRClassifier", "load", "load_dataset", "median_dictionary", "paper000_dictionary",
     "OnlineMKL", "OnlineMKLClassifier",

@@ -20,3 +20,9 @@ cdef class OGDStepEnsemble(OGDExperts):
     # per_kernel members per kernel, member i of kernel k is expert k * per_kernel + i, with the
     # constant step steps[i] (truncated, proximal regulariser).
     cdef readonly double[::1] steps
+
+
+cdef class OGDRestarts(OGDStepEnsemble):
+    # An ensemble whose member i restarts from theta = 0 after every periods[i] rounds (0: never):
+    # the instances of AdaRaker, one per interval length.
+    cdef readonly long[::1] periods

@@ -159,3 +159,30 @@ cdef class OGDStepEnsemble(OGDExperts):
         proximal_update(step, d, self.lam, &shrink, &g)
         commit_step(self, k, z, shrink, g, zz, &loss)
         return loss
+
+
+cdef class OGDRestarts(OGDStepEnsemble):
+    """The step ensemble with restarts: member i of every kernel learns as in ``OGDStepEnsemble``
+    with the step steps[i], and after each round t with t % periods[i] == 0 its model returns to
+    theta = 0 (periods[i] == 0: never), so from round t + 1 it learns afresh on the next interval
+    of periods[i] rounds.  AdaRaker's instances (Shen, Chen & Giannakis 2019): the instance of an
+    interval of length L runs only on that interval."""
+
+    def __init__(self, int n_kernels, steps, periods, int dim, int loss, double lam,
+                 bint regularizer_after_update=False):
+        OGDStepEnsemble.__init__(self, n_kernels, steps, dim, loss, lam, regularizer_after_update)
+        periods = np.ascontiguousarray(periods, dtype=np.int64)
+        if periods.shape != (self.per_kernel,) or (periods < 0).any():
+            raise ValueError("periods must give one restart period >= 0 (0: never) per step")
+        self.periods = periods
+
+    cdef double learn(self, int k, const double* x, const double* z, double f,
+                      Round* ctx) noexcept nogil:
+        cdef double loss = OGDStepEnsemble.learn(self, k, x, z, f, ctx)
+        cdef long period = self.periods[k % self.per_kernel]
+        cdef int j
+        if period > 0 and ctx.t % period == 0:
+            for j in range(self.rows.shape[1]):
+                self.rows[k, j] = 0.0
+            self.sqnorm[k] = 0.0
+        return loss
