@@ -25,7 +25,7 @@ class NumpyAdaRaker:
     """Instance i (of m) keeps, per kernel k, a linear model theta[k, i] on z_k(x) and weights
     w[k, i] over its kernels; its prediction is g_i = sum_k w_bar[k, i] theta[k, i] . z_k, the
     model's sum_i h_bar[i] g_i.  Learning round t: every theta[k, i] takes the truncated step
-    s = min(steps[i], loss / (d^2 ||z_k||^2)), regulariser proximal,
+    s = min(steps[i], r loss / (d^2 ||z_k||^2)) (r = 2 for the squared loss), regulariser proximal,
     theta <- (theta - s d z_k) / (1 + 2 s lam); log w[k, i] -= rates[i] (loss + lam ||theta||^2,
     theta before the step); log h[i] -= meta_rate loss(g_i, y); then every instance with
     t % periods[i] == 0 (periods[i] > 0) restarts: theta[:, i] = 0, w[:, i] uniform.  Regression
@@ -70,7 +70,8 @@ class NumpyAdaRaker:
         d, loss = loss_derivative(self.loss, f, y), loss_value(self.loss, f, y)
         zz = np.einsum("kj,kj->k", z, z)[:, None]
         moves = (d != 0) & (zz > 0)
-        limit = np.divide(loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
+        reach = 2.0 if self.loss == "squared" else 1.0     # onto y, never past it
+        limit = np.divide(reach * loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
         s = np.minimum(self.steps[None, :], limit)
         norm_before = np.einsum("kij,kij->ki", self.theta, self.theta)
         self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (

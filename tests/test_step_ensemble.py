@@ -19,8 +19,8 @@ KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
 class NumpyStepEnsemble:
     """Per kernel k and step eta_i a linear model theta_{k,i} on z_k(x); every round each takes the
-    truncated step s = min(eta_i, loss / (d^2 ||z_k||^2)) with the regulariser taken proximally,
-    theta <- (theta - s d z_k) / (1 + 2 s lam); exponential weights over all (k, i) at `rate` on
+    truncated step s = min(eta_i, r loss / (d^2 ||z_k||^2)) (r = 2 for the squared loss: onto y,
+    else 1) with the regulariser taken proximally, theta <- (theta - s d z_k) / (1 + 2 s lam); exponential weights over all (k, i) at `rate` on
     the losses loss + lam ||theta||^2 (theta before the step); regression targets winsorised
     (reference.winsorised) and standardised with the mean and standard deviation of the targets
     seen (this one included when learning)."""
@@ -63,7 +63,8 @@ class NumpyStepEnsemble:
         d, loss = loss_derivative(self.loss, f, y), loss_value(self.loss, f, y)
         zz = np.einsum("kj,kj->k", z, z)[:, None]
         moves = (d != 0) & (zz > 0)
-        limit = np.divide(loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
+        reach = 2.0 if self.loss == "squared" else 1.0     # onto y, never past it
+        limit = np.divide(reach * loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
         s = np.minimum(self.steps[None, :], limit)
         norm_before = np.einsum("kij,kij->ki", self.theta, self.theta)
         self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (

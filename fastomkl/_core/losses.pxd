@@ -56,6 +56,15 @@ cdef inline double unit_scale(int kind, double unit) noexcept nogil:
     return 1.0
 
 
+cdef inline double reach_factor(int kind) noexcept nogil:
+    """How far along a step the minimiser of a loss lies, in units of the zero of its tangent: 2
+    for the squared loss (the tangent's zero is half-way to y), 1 for the absolute and hinge losses
+    (their kink is the tangent's zero) and for the logistic loss (whose minimiser is at infinity:
+    the tangent's zero stays the limit).  Multiplies the loss in ``steps.truncated_step`` so that
+    a step may take the example's prediction onto its target, never past it."""
+    return 2.0 if kind == LOSS_SQUARED else 1.0
+
+
 # exp(f) of the KL loss is taken at min(f, KL_EXP_LIMIT): beyond it the gradient overflows anyway
 # (and the update is refused), without an infinity in the arithmetic.
 cdef enum: KL_EXP_LIMIT = 800
