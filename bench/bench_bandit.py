@@ -70,7 +70,8 @@ def part1(n: int, n_raker600: int, repeats: int) -> dict:
             "RF-OKS++": lambda: fo.RFOKSPlusPlus(ks, n_components=D, U=1.0, random_state=0),
             "RF-IOKS": lambda: fo.RFIOKS(ks, n_components=D, U=1.0, ell_max=1.0, T=n,
                                         random_state=0),
-            "Raker": lambda: fo.Raker(ks, n_components=D, shared_draw=True, random_state=0),
+            "Raker": lambda: fo.Raker(ks, n_components=D, shared_draw=True, eta="adagrad",
+                                               random_state=0),
         }
         m = n_raker600 if K == 600 else n
         data = {"RF-OKS++": (X, y), "RF-IOKS": (X, y), "Raker": (X[:m], y[:m])}

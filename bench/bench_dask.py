@@ -35,7 +35,8 @@ def main() -> None:
     X = rng.uniform(-1, 1, (5000, 15))
     y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2
     models = {"Raker, 76 kernels, D = 50": fastomkl.Raker(fastomkl.paper000_dictionary(),
-                                                          n_components=50, random_state=0),
+                                                          n_components=50, eta="adagrad",
+                                                          random_state=0),
               "DoublySGDRegressor, 64 blocks of 64": fastomkl.DoublySGDRegressor(
                   kernel=fastomkl.Gaussian(1.0), batch_size=78, block_size=64,
                   n_features_max=None, random_state=0)}

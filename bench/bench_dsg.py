@@ -81,7 +81,7 @@ def main() -> None:
         dsg = DoublySGDRegressor(random_state=0)
         dsg_medians.append(statistics.median(per_call(dsg, X, y)))
         features = dsg.n_features_ + dsg.block_size
-        raker = Raker([Gaussian(1.0)], n_components=features // 2, random_state=0)
+        raker = Raker([Gaussian(1.0)], n_components=features // 2, eta="adagrad", random_state=0)
         raker_medians.append(statistics.median(per_call(raker, X, y)))
     dsg_us, raker_us = 1e6 * statistics.median(dsg_medians), 1e6 * statistics.median(raker_medians)
     growth = []

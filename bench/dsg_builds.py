@@ -68,7 +68,7 @@ def worker() -> dict:
     out["dsg_features"] = None if fitted is None else int(fitted)
     block = dsg.block_size
     features = (int(fitted) + block) if fitted is not None else 2048
-    raker = Raker([Gaussian(1.0)], n_components=features // 2, random_state=0)
+    raker = Raker([Gaussian(1.0)], n_components=features // 2, eta="adagrad", random_state=0)
     out["raker"] = summary(*timed_calls(raker.predict_learn_one, X, y))
     out["raker_features"] = 2 * (features // 2)
     # Like for like: the same batches in both versions (predict 32 rows, then partial_fit on them:
@@ -82,7 +82,8 @@ def worker() -> dict:
     out["dsg_batched"] = {"mean_wall": (time.perf_counter() - w0) / N * 1e6,
                           "mean_cpu": (time.process_time() - c0) / N * 1e6}
     out["dsg_batched_features"] = int(getattr(batched, "n_features_", -1))
-    fixed = Raker([Gaussian(1.0)], n_components=1024, random_state=0)   # one yardstick for both
+    fixed = Raker([Gaussian(1.0)], n_components=1024, eta="adagrad",   # one yardstick
+                  random_state=0)
     out["raker2048"] = summary(*timed_calls(fixed.predict_learn_one, X, y))
     return out
 

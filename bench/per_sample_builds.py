@@ -87,7 +87,8 @@ def models(new: bool) -> dict:
 
     for cls_name, kind in (("Raker", "reg"), ("RakerClassifier", "bin")):
         add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}), kind)
-    add("Raker-2048", lambda: f.Raker([Gaussian(1.0)], n_components=1024, random_state=0))
+    add("Raker-2048", lambda: f.Raker([Gaussian(1.0)], n_components=1024, eta="adagrad",
+                                                random_state=0))
     for cls_name, kind in (("OMKLGF", "reg"), ("OMKLGFClassifier", "bin")):
         add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2, J=2),
             kind)

@@ -144,7 +144,7 @@ class RiverRegressor(_RiverWrapper, base.Regressor):
     >>> stream = [({"a": 0.1 * (t % 10), "b": 1.0}, 0.2 * (t % 10)) for t in range(100)]
     >>> model = RiverRegressor(Raker([Gaussian(1.0)], n_components=8, random_state=0))
     >>> evaluate.progressive_val_score(stream, model, metrics.MAE())
-    MAE: 0.2...
+    MAE: 0.13...
     """
 
     _prediction_before_learning = 0.0

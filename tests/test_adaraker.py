@@ -199,7 +199,7 @@ def test_parts_refuse_inconsistent_levels():
 
 def test_tracks_a_change_that_adagrad_does_not():
     """A target that flips sign at round 3000: over the 1000 rounds after the change AdaRaker's
-    error is well below that of Raker's AdaGrad-norm default (whose steps have shrunk).  Without
+    error is well below that of Raker's AdaGrad-norm rule (whose steps have shrunk).  Without
     the fixed share the second layer stays on the never-restarting instance, whose record of 3000
     rounds no other level can catch up with, and AdaRaker does worse than Raker."""
     X, y = drifting_stream(4000, seed=1, change=3000)
@@ -209,7 +209,7 @@ def test_tracks_a_change_that_adagrad_does_not():
     def error_after_change(model):
         return np.mean((model.predict_learn(X, y) - y)[after] ** 2)
 
-    raker = error_after_change(Raker(kernels, n_components=20, random_state=0))
+    raker = error_after_change(Raker(kernels, n_components=20, eta="adagrad", random_state=0))
     assert error_after_change(AdaRaker(kernels, n_components=20, random_state=0)) < 0.7 * raker
     plain = AdaRaker(kernels, n_components=20, share=0.0, random_state=0)
     assert error_after_change(plain) > raker

@@ -20,7 +20,7 @@ WEIGHTS_MODULES = {"fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr"}
 # test_every_public_module_runs_its_examples); the optional extras are skipped without them.
 DOCTEST_MODULES = ["fastomkl._estimator.base", "fastomkl._estimator.classifiers", "fastomkl._validation", "fastomkl._core.inputs", "fastomkl.kernels",
                    "fastomkl.features", "fastomkl.persistence", "fastomkl.datasets", "fastomkl.compose",
-                   "fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr", "fastomkl.vaw",
+                   "fastomkl.raker", "fastomkl.adaraker", "fastomkl.graph_omkl", "fastomkl.omkr", "fastomkl.vaw",
                    "fastomkl.bandit", "fastomkl.pkawv", "fastomkl.dsg", "fastomkl.graph",
                    "fastomkl.river", "fastomkl.dask"]
 OPTIONAL_DEPENDENCY = {"fastomkl.river": "river", "fastomkl.dask": "dask"}

@@ -208,7 +208,8 @@ def naval(n=400):
 def test_float32_raker_against_the_numpy_step_on_its_frequencies():
     X, y = naval(300)
     kernels = [Gaussian(s) for s in (0.3, 1.0, 3.0)] + [Laplacian(1.0)]
-    model = fastomkl.Raker(kernels, n_components=30, random_state=0, dtype="float32")
+    model = fastomkl.Raker(kernels, n_components=30, eta="auto", random_state=0,
+                           dtype="float32")
     model.learn_one(X[0], y[0])
     ref = NumpyRaker(model.features_.frequencies_, eta="auto")
     ref.predict_learn_one(X[0], y[0])

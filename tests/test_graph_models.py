@@ -37,7 +37,7 @@ CLASSIFIERS = [fo.OMKLGFClassifier, fo.OMKLSFGClassifier, fo.OMKLSFGRClassifier,
 
 # The paper's step, and the default (whose exponential weights take the rate of Raker's default).
 COMPLETE_GRAPH_SETTINGS = [(dict(eta=0.1), dict(eta=0.1)),
-                           (dict(eta_combiner=1.0, eta_schedule="constant"), {})]
+                           (dict(eta_combiner=1.0, eta_schedule="constant"), dict(eta="auto"))]
 
 
 @pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)

@@ -72,7 +72,7 @@ def test_auto_regressor_matches_numpy_in_raw_units(stream, loss):
     """eta="auto": AdaGrad-norm steps and online standardised targets, on targets far from [0, 1]."""
     X, y = stream
     y = 120.0 + 40.0 * y
-    model = Raker(KERNELS, n_components=20, loss=loss, random_state=3)
+    model = Raker(KERNELS, n_components=20, eta="auto", loss=loss, random_state=3)
     got = model.predict_learn(X, y)
     ref = NumpyRaker(model.features_.frequencies_, eta="auto", loss=loss)
     want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
@@ -85,7 +85,8 @@ def test_auto_regressor_matches_numpy_in_raw_units(stream, loss):
 @pytest.mark.parametrize("loss", ["logistic", "hinge"])
 def test_auto_classifier_matches_numpy(labelled_stream, loss):
     X, y = labelled_stream
-    model = RakerClassifier(KERNELS, n_components=16, loss=loss, random_state=9)
+    model = RakerClassifier(KERNELS, n_components=16, eta="auto", loss=loss,
+                            random_state=9)
     scores = model.partial_fit(X, y).decision_function(X)
     ref = NumpyRaker(model.features_.frequencies_, eta="auto", loss=loss)
     for x, t in zip(X, y):

@@ -11,7 +11,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
-from fastomkl._core.steps import ENSEMBLE_STEPS
+from fastomkl._core.steps import ENSEMBLE_STEPS, FORMER_ENSEMBLE_STEPS
 from reference import NumpyRaker, loss_derivative, loss_value, rff, winsorised
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
@@ -167,9 +167,12 @@ def test_ensemble_models_save_load_and_continue_bit_identically(tmp_path):
     assert loaded.weights_.shape == (len(KERNELS),)
 
 
-def test_adagrad_is_todays_auto(stream):
+def test_the_default_is_the_ensemble_and_adagrad_is_auto(stream):
     X, y = stream
-    a = Raker(KERNELS, n_components=10, random_state=1).predict_learn(X, y)
+    default = Raker(KERNELS, n_components=10, random_state=1).predict_learn(X, y)
+    ensemble = Raker(KERNELS, n_components=10, eta="ensemble", random_state=1).predict_learn(X, y)
+    np.testing.assert_array_equal(default, ensemble)
+    a = Raker(KERNELS, n_components=10, eta="auto", random_state=1).predict_learn(X, y)
     b = Raker(KERNELS, n_components=10, eta="adagrad", random_state=1).predict_learn(X, y)
     np.testing.assert_array_equal(a, b)
 
@@ -245,3 +248,19 @@ def test_fixed_share_moves_the_weight_to_the_kernel_that_became_best():
     shared, plain = switch_round(0.01), switch_round(0.0)
     assert shared <= 100
     assert shared < plain
+
+
+def test_a_file_of_the_former_four_step_grid_loads_and_learns_on_with_it(stream, tmp_path):
+    """Files written when eta="ensemble" had four steps per kernel (2^-5 ... 2) keep that grid:
+    their models are of it.  (Such a file is made here by building the former grid directly.)"""
+    X, y = stream
+    old = Raker(KERNELS, n_components=8, eta="ensemble", random_state=0)
+    old._file_steps = FORMER_ENSEMBLE_STEPS
+    old.partial_fit(X[:100], y[:100])
+    assert old._engine.experts.per_kernel == 4
+    old.save(tmp_path / "four.fokl")
+    loaded = fo.load(tmp_path / "four.fokl")
+    assert loaded._engine.experts.per_kernel == 4
+    np.testing.assert_array_equal(loaded.predict_learn(X[100:], y[100:]),
+                                  old.predict_learn(X[100:], y[100:]))
+    assert loaded.fit(X[:50], y[:50])._engine.experts.per_kernel == len(ENSEMBLE_STEPS) == 3

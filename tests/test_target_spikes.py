@@ -71,7 +71,7 @@ def test_standardised_targets_match_numpy_through_spikes():
     X /= np.linalg.norm(X, axis=1).max()
     y = 120.0 + 40.0 * y
     y[[15, 40, 41, 90]] = [1e140, -1e140, 1e12, -5e3]
-    model = Raker(KERNELS, n_components=10, random_state=3)
+    model = Raker(KERNELS, n_components=10, eta="auto", random_state=3)
     got = model.predict_learn(X, y)
     ref = NumpyRaker(model.features_.frequencies_, eta="auto")
     want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
