@@ -103,7 +103,8 @@ FAMILIES = [
      lambda **kw: fo.OMKRClassifier(SMALL_DICTIONARY, **kw), GRID, 1000, _sweep_step),
     ("VAW-EWA", lambda **kw: fo.VAWEWA(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      lambda **kw: fo.VAWEWAClassifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
-     _points("eta", (0.01, 0.1, 0.5, 1.0, 2.0)), None, lambda eta: {"eta": eta}),
+     _points("eta_combiner", (0.01, 0.1, 0.5, 1.0, 2.0)), None,
+     lambda eta: {"eta_combiner": eta}),
     ("VAW2", lambda **kw: fo.VAW2(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      lambda **kw: fo.VAW2Classifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      _points("lam", (0.01, 0.1, 1.0, 10.0)), None, lambda lam: {"lam": lam}),
@@ -250,7 +251,7 @@ def _candidate_models(family, make, candidates, classify):
             continue
         try:
             model = make(**candidate)
-            model._check_params()            # a family that refuses the rule is skipped for it
+            model._check_all_params()        # a family that refuses the rule is skipped for it
         except (ValueError, TypeError, AttributeError):
             continue
         models[name] = model
@@ -312,16 +313,11 @@ def run(rows: int, seed: int, raw: bool, families, datasets, orders=ORDERS, cand
     return results
 
 
-def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
-    """Seconds per sample of Raker (76 kernels, D = 50) with its default and with each candidate
-    rule, learning the same rows (casp, shuffled), interleaved and the best of `repeats` runs, so
-    their ratio is measured in one run on one machine."""
+def time_per_sample(makes, rows=2000, seed=0, repeats=3):
+    """{name: seconds per sample} of each model make() builds, learning the same rows (casp,
+    shuffled), interleaved and the best of `repeats` runs, so their ratios are measured in one run
+    on one machine."""
     X, y, _ = load("casp", rows, seed, False, "shuffled")
-    makes = {"default": lambda: fo.Raker(n_components=D, random_state=0)}
-    for c in candidates:
-        candidate = CANDIDATES[c]
-        makes[c] = candidate[1] if isinstance(candidate, tuple) else \
-            (lambda kwargs=candidate: fo.Raker(n_components=D, random_state=0, **kwargs))
     best = {name: np.inf for name in makes}
     for _ in range(repeats):
         for name, make in makes.items():
@@ -331,6 +327,17 @@ def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
             _quietly(model.predict_learn, X[1:], y[1:])
             best[name] = min(best[name], (time.perf_counter() - start) / (len(y) - 1))
     return best
+
+
+def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
+    """Seconds per sample of Raker (76 kernels, D = 50) with its default and with each candidate
+    rule (``time_per_sample``)."""
+    makes = {"default": lambda: fo.Raker(n_components=D, random_state=0)}
+    for c in candidates:
+        candidate = CANDIDATES[c]
+        makes[c] = candidate[1] if isinstance(candidate, tuple) else \
+            (lambda kwargs=candidate: fo.Raker(n_components=D, random_state=0, **kwargs))
+    return time_per_sample(makes, rows, seed, repeats)
 
 
 def _ratio(value, best, rows=None):

@@ -42,8 +42,8 @@ _PARAMS_DOC = """
         now.  On 13 shipped data sets and 7 drifting streams, in their recorded order and
         shuffled, it is within 1.13x of the best point of a step grid in every cell, where
         "auto" is 3.82x in recorded order (elevators); three linear models per kernel share its
-        features, at 1.7x the cost per sample of "auto" for the 76-kernel dictionary
-        (bench/results/defaults_orders.md).  "auto" (the same as "adagrad"; the default before
+        features, at 1.4-1.8x the cost per sample of "auto" for the 76-kernel dictionary
+        (bench/results/defaults_orders.md, step_rule_costs.md).  "auto" (the same as "adagrad"; the default before
         the ensemble) is AdaGrad-norm: one step per kernel that only shrinks, truncated at the
         zero of its loss's tangent, targets standardised online, exponential weights at rate 1:
         as good on shuffled data, slower after a change, cheaper.  A number is the paper's step,

@@ -64,6 +64,48 @@ def winsorised_stream(y) -> np.ndarray:
     return np.array(out)
 
 
+class StandardisedTargets:
+    """Online standardisation of regression targets: the mean and standard deviation (NumPy's
+    population std; 1 until it is positive) of the winsorised targets seen so far, or the
+    identity when `on` is False (classification labels)."""
+
+    def __init__(self, on: bool):
+        self.on, self.targets = on, []
+
+    def units(self) -> tuple[float, float]:
+        """(center, scale) of the targets seen so far."""
+        if not self.on or not self.targets:
+            return 0.0, 1.0
+        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
+        return float(np.mean(self.targets)), std if std > 0 else 1.0
+
+    def learn(self, y: float) -> float:
+        """y winsorised and taken into the statistics, in the units they then give."""
+        if not self.on:
+            return y
+        self.targets.append(winsorised(self.targets, y))
+        center, scale = self.units()
+        return (self.targets[-1] - center) / scale
+
+
+def ensemble_step(theta, z, f, y, steps, lam: float, loss: str):
+    """One round of a step ensemble's members theta[k, i] (linear models on kernel k's features
+    z[k] with the constant step steps[i]), f[k, i] their predictions: the step truncated at the
+    minimiser of the loss along it, s = min(steps[i], r loss / (d^2 ||z_k||^2)) (r = 2 for the
+    squared loss: onto y; 1 for the others), the regulariser taken proximally,
+    theta <- (theta - s d z_k) / (1 + 2 s lam).  Returns the new theta and the members' losses
+    loss + lam ||theta||^2 (theta before the step)."""
+    d, value = loss_derivative(loss, f, y), loss_value(loss, f, y)
+    zz = np.einsum("kj,kj->k", z, z)[:, None]
+    moves = (d != 0) & (zz > 0)
+    reach = 2.0 if loss == "squared" else 1.0
+    limit = np.divide(reach * value, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
+    s = np.minimum(np.asarray(steps)[None, :], limit)
+    norm_before = np.einsum("kij,kij->ki", theta, theta)
+    theta = (theta - (s * d)[:, :, None] * z[:, None, :]) / (1.0 + 2.0 * s * lam)[:, :, None]
+    return theta, value + lam * norm_before
+
+
 def step_size(eta: float, schedule: str, t: int) -> float:
     return eta / np.sqrt(t) if schedule == "inv_sqrt" else eta
 
@@ -94,37 +136,25 @@ class NumpyRaker:
         self.eta_hedge = eta if eta_hedge is None else eta_hedge
         self.after = regularizer_after_update
         self.grad_sq = np.zeros(n)
-        self.targets: list[float] = []
-        self.standardize = self.auto and loss in ("squared", "absolute")
+        self.targets = StandardisedTargets(self.auto and loss in ("squared", "absolute"))
         self.t = 0
 
     def weights(self) -> np.ndarray:
         w = np.exp(self.log_w - self.log_w.max())
         return w / w.sum()
 
-    def _units(self) -> tuple[float, float]:
-        """(mean, standard deviation) of the targets seen so far; (0, 1) until defined."""
-        if not self.standardize or not self.targets:
-            return 0.0, 1.0
-        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
-        return float(np.mean(self.targets)), std if std > 0 else 1.0
-
     def predict_one(self, x) -> float:
         f = np.einsum("kj,kj->k", self.theta, rff(self.frequencies, x))
-        center, scale = self._units()
+        center, scale = self.targets.units()
         return center + scale * float(self.weights() @ f)
 
     def predict_learn_one(self, x, y) -> float:
         self.t += 1
         z = rff(self.frequencies, x)
         f = np.einsum("kj,kj->k", self.theta, z)
-        center, scale = self._units()
+        center, scale = self.targets.units()
         y_hat = center + scale * float(self.weights() @ f)
-        if self.standardize:
-            y = winsorised(self.targets, y)
-            self.targets.append(y)
-            center, scale = self._units()
-            y = (y - center) / scale
+        y = self.targets.learn(y)
         d = loss_derivative(self.loss, f, y)
         if self.auto:
             zz = np.einsum("kj,kj->k", z, z)

@@ -11,7 +11,7 @@ from fastomkl._core.experts.ogd import OGDRestarts, OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
 from fastomkl.adaraker import interval_levels
-from reference import loss_derivative, loss_value, rff, winsorised
+from reference import StandardisedTargets, ensemble_step, loss_value, rff
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
@@ -24,12 +24,12 @@ def softmax(v, axis=0):
 class NumpyAdaRaker:
     """Instance i (of m) keeps, per kernel k, a linear model theta[k, i] on z_k(x) and weights
     w[k, i] over its kernels; its prediction is g_i = sum_k w_bar[k, i] theta[k, i] . z_k, the
-    model's sum_i h_bar[i] g_i.  Learning round t: every theta[k, i] takes the truncated step
-    s = min(steps[i], r loss / (d^2 ||z_k||^2)) (r = 2 for the squared loss), regulariser proximal,
-    theta <- (theta - s d z_k) / (1 + 2 s lam); log w[k, i] -= rates[i] (loss + lam ||theta||^2,
-    theta before the step); log h[i] -= meta_rate loss(g_i, y); then every instance with
-    t % periods[i] == 0 (periods[i] > 0) restarts: theta[:, i] = 0, w[:, i] uniform.  Regression
-    targets winsorised and standardised by the mean and standard deviation of those seen."""
+    model's sum_i h_bar[i] g_i.  Learning round t: every theta[k, i] takes the truncated proximal
+    step of ``reference.ensemble_step`` with the step steps[i]; log w[k, i] -= rates[i] (loss +
+    lam ||theta||^2, theta before the step); log h[i] -= meta_rate loss(g_i, y), then
+    h_bar <- (1 - share) h_bar + share / m; then every instance with t % periods[i] == 0
+    (periods[i] > 0) restarts: theta[:, i] = 0, w[:, i] uniform.  Regression targets winsorised
+    and standardised online (``reference.StandardisedTargets``)."""
 
     def __init__(self, frequencies, steps, rates, periods, meta_rate, lam, loss, standardize,
                  share=0.0):
@@ -38,14 +38,8 @@ class NumpyAdaRaker:
         n, m = self.frequencies.shape[0], len(steps)
         self.theta = np.zeros((n, m, 2 * self.frequencies.shape[1]))
         self.log_w, self.log_h = np.zeros((n, m)), np.zeros(m)
-        self.meta_rate, self.lam, self.loss, self.standardize = meta_rate, lam, loss, standardize
-        self.targets, self.t, self.share = [], 0, share
-
-    def _units(self):
-        if not self.standardize or not self.targets:
-            return 0.0, 1.0
-        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
-        return float(np.mean(self.targets)), std if std > 0 else 1.0
+        self.meta_rate, self.lam, self.loss = meta_rate, lam, loss
+        self.targets, self.t, self.share = StandardisedTargets(standardize), 0, share
 
     def _instances(self, z):
         f = np.einsum("kij,kj->ki", self.theta, z)                 # (n, m)
@@ -53,33 +47,21 @@ class NumpyAdaRaker:
 
     def predict_one(self, x):
         _, g = self._instances(rff(self.frequencies, x))
-        center, scale = self._units()
+        center, scale = self.targets.units()
         return center + scale * float(softmax(self.log_h) @ g)
 
     def predict_learn_one(self, x, y):
         self.t += 1
         z = rff(self.frequencies, x)
         f, g = self._instances(z)
-        center, scale = self._units()
+        center, scale = self.targets.units()
         y_hat = center + scale * float(softmax(self.log_h) @ g)
-        if self.standardize:
-            y = winsorised(self.targets, y)
-            self.targets.append(y)
-            center, scale = self._units()
-            y = (y - center) / scale
-        d, loss = loss_derivative(self.loss, f, y), loss_value(self.loss, f, y)
-        zz = np.einsum("kj,kj->k", z, z)[:, None]
-        moves = (d != 0) & (zz > 0)
-        reach = 2.0 if self.loss == "squared" else 1.0     # onto y, never past it
-        limit = np.divide(reach * loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
-        s = np.minimum(self.steps[None, :], limit)
-        norm_before = np.einsum("kij,kij->ki", self.theta, self.theta)
-        self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (
-            1.0 + 2.0 * s * self.lam)[:, :, None]
+        y = self.targets.learn(y)
+        self.theta, losses = ensemble_step(self.theta, z, f, y, self.steps, self.lam, self.loss)
         self.log_h -= self.meta_rate * loss_value(self.loss, g, y)
         if self.share > 0:          # fixed share: (1 - share) h_bar + share / m
             self.log_h = np.log((1 - self.share) * softmax(self.log_h) + self.share / len(g))
-        self.log_w -= self.rates[None, :] * (loss + self.lam * norm_before)
+        self.log_w -= self.rates[None, :] * losses
         restart = (self.periods > 0) & (self.t % np.maximum(self.periods, 1) == 0)
         self.theta[:, restart] = 0.0
         self.log_w[:, restart] = 0.0

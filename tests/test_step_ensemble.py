@@ -12,18 +12,17 @@ from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.steps import ENSEMBLE_STEPS, FORMER_ENSEMBLE_STEPS
-from reference import NumpyRaker, loss_derivative, loss_value, rff, winsorised
+from reference import NumpyRaker, StandardisedTargets, ensemble_step, rff
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
 
 class NumpyStepEnsemble:
-    """Per kernel k and step eta_i a linear model theta_{k,i} on z_k(x); every round each takes the
-    truncated step s = min(eta_i, r loss / (d^2 ||z_k||^2)) (r = 2 for the squared loss: onto y,
-    else 1) with the regulariser taken proximally, theta <- (theta - s d z_k) / (1 + 2 s lam); exponential weights over all (k, i) at `rate` on
-    the losses loss + lam ||theta||^2 (theta before the step); regression targets winsorised
-    (reference.winsorised) and standardised with the mean and standard deviation of the targets
-    seen (this one included when learning)."""
+    """Per kernel k and step eta_i a linear model theta_{k,i} on z_k(x), each taking the truncated
+    proximal step of ``reference.ensemble_step`` every round; exponential weights over all (k, i)
+    at `rate` on the losses loss + lam ||theta||^2 (theta before the step), with an optional fixed
+    share; regression targets winsorised and standardised online
+    (``reference.StandardisedTargets``, this one included when learning)."""
 
     def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0):
         self.frequencies = np.asarray(frequencies, dtype=np.float64)
@@ -31,45 +30,27 @@ class NumpyStepEnsemble:
         n, m = self.frequencies.shape[0], len(steps)
         self.theta = np.zeros((n, m, 2 * self.frequencies.shape[1]))
         self.log_w = np.zeros((n, m))
-        self.lam, self.loss, self.rate, self.standardize = lam, loss, rate, standardize
-        self.targets = []
+        self.lam, self.loss, self.rate = lam, loss, rate
+        self.targets = StandardisedTargets(standardize)
         self.share = share
 
     def weights(self):
         w = np.exp(self.log_w - self.log_w.max())
         return w / w.sum()
 
-    def _units(self):
-        if not self.standardize or not self.targets:
-            return 0.0, 1.0
-        std = float(np.std(self.targets)) if len(self.targets) > 1 else 0.0
-        return float(np.mean(self.targets)), std if std > 0 else 1.0
-
     def predict_one(self, x):
         f = np.einsum("kij,kj->ki", self.theta, rff(self.frequencies, x))
-        center, scale = self._units()
+        center, scale = self.targets.units()
         return center + scale * float((self.weights() * f).sum())
 
     def predict_learn_one(self, x, y):
         z = rff(self.frequencies, x)                               # (n, 2D)
         f = np.einsum("kij,kj->ki", self.theta, z)                 # (n, m)
-        center, scale = self._units()
+        center, scale = self.targets.units()
         y_hat = center + scale * float((self.weights() * f).sum())
-        if self.standardize:
-            y = winsorised(self.targets, y)
-            self.targets.append(y)
-            center, scale = self._units()
-            y = (y - center) / scale
-        d, loss = loss_derivative(self.loss, f, y), loss_value(self.loss, f, y)
-        zz = np.einsum("kj,kj->k", z, z)[:, None]
-        moves = (d != 0) & (zz > 0)
-        reach = 2.0 if self.loss == "squared" else 1.0     # onto y, never past it
-        limit = np.divide(reach * loss, d ** 2 * zz, out=np.full_like(f, np.inf), where=moves)
-        s = np.minimum(self.steps[None, :], limit)
-        norm_before = np.einsum("kij,kij->ki", self.theta, self.theta)
-        self.theta = (self.theta - (s * d)[:, :, None] * z[:, None, :]) / (
-            1.0 + 2.0 * s * self.lam)[:, :, None]
-        self.log_w -= self.rate * (loss + self.lam * norm_before)
+        self.theta, losses = ensemble_step(self.theta, z, f, self.targets.learn(y), self.steps,
+                                           self.lam, self.loss)
+        self.log_w -= self.rate * losses
         if self.share > 0:          # fixed share: (1 - share) w_bar + share / N
             self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
         return y_hat
@@ -264,3 +245,18 @@ def test_a_file_of_the_former_four_step_grid_loads_and_learns_on_with_it(stream,
     np.testing.assert_array_equal(loaded.predict_learn(X[100:], y[100:]),
                                   old.predict_learn(X[100:], y[100:]))
     assert loaded.fit(X[:50], y[:50])._engine.experts.per_kernel == len(ENSEMBLE_STEPS) == 3
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_rfomkr_ensemble_matches_numpy(loss):
+    """RFOMKR's default: the same members under its discounted weights w <- w beta^L (no
+    regulariser), which is exponential weights at the rate ln(1 / beta)."""
+    X, y = noisy_stream(seed=13)
+    y = 40.0 + 8.0 * y
+    model = fo.RFOMKR(KERNELS, n_components=10, beta=0.7, loss=loss, random_state=6)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 0.0, loss,
+                            np.log(1 / 0.7), True)
+    want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)

@@ -15,8 +15,8 @@ ENSEMBLE = SCHEDULE_ENSEMBLE
 # onto the target on unit-norm features (a squared-loss step lands on y from 1 / (2 ||z||^2) = 1/2
 # on); the members reach from there down to the small steps that stationary data want late in the
 # stream.  Three members did as well as four (2^-5 ... 2) on the 40 cells of bench/defaults.py
-# (worst ratio to the best grid point 1.13 for both, in either order) at 1.7x instead of 2.0x the
-# cost per sample of AdaGrad-norm for 76 kernels (bench/results/defaults_orders.md).
+# (worst ratio to the best grid point 1.13 for both, in either order) at 1.4-1.8x instead of 2.0x
+# the cost per sample of AdaGrad-norm for 76 kernels (bench/results/step_rule_costs.md).
 ENSEMBLE_STEPS = 2.0 ** np.arange(-4, 1, 2)
 # The grid of eta="ensemble" before it had three members: files written with it keep it.
 FORMER_ENSEMBLE_STEPS = 2.0 ** np.arange(-5, 2, 2)
