@@ -140,8 +140,8 @@ cdef class OGDStepEnsemble(OGDExperts):
     losses, the tangent's zero for the logistic loss), and the regulariser is taken proximally
     (``proximal_update``), so the largest steps of the grid stay stable.  (Truncated at the
     tangent's zero, half-way to y, the squared loss's large steps all became the same half-step:
-    on airfoil and elevators in their recorded order that cost 14% and 11% of MSE,
-    bench/results/defaults_orders.md.)  Every member
+    on airfoil and elevators in their recorded order that cost 14% and 11% of MSE in
+    bench/defaults.py, run before and after the change.)  Every member
     learns every round from the same features, and the combiner weighs all kernel x step experts:
     a step that suits the data now gains weight however long another suited them before, which a
     step rule that only ever shrinks (AdaGrad-norm) cannot do after a change.
