@@ -1,6 +1,6 @@
 # Numeric guards and small numeric building blocks shared by the components.
 from libc.float cimport DBL_MAX
-from libc.math cimport exp, isfinite
+from libc.math cimport exp, isfinite, log
 
 # Bound on the norm of any learnt state: an update that would exceed it is refused (and counted in
 # the component's n_rejected) instead of drifting to inf and NaN.  Predictions stay below
@@ -29,6 +29,49 @@ cdef inline double softmax_in_place(double* v, int n) noexcept nogil:
     for k in range(n):
         v[k] /= total
     return top
+
+
+# Log-weights of exponential weights are kept above this floor: exp of it is 0 in double
+# precision, so the weights do not change, and a log-weight stays finite however long its expert
+# keeps losing.
+cdef extern from *:
+    """
+    #define FASTOMKL_LOG_WEIGHT_FLOOR (-1e300)
+    """
+    double LOG_WEIGHT_FLOOR "FASTOMKL_LOG_WEIGHT_FLOOR"
+
+
+cdef inline void normalise_log_weights(double* log_w, double* w_bar, int n,
+                                       int stride) noexcept nogil:
+    """Exponential weights from log-weights, over the n entries k * stride: w_bar = exp(log_w -
+    max) / sum, then log_w shifted to maximum 0 (and floored at LOG_WEIGHT_FLOOR), so it never
+    under- or overflows (the arithmetic of softmax_in_place)."""
+    cdef double top = log_w[0], total = 0.0
+    cdef int k
+    for k in range(1, n):
+        if log_w[k * stride] > top:
+            top = log_w[k * stride]
+    for k in range(n):
+        w_bar[k * stride] = exp(log_w[k * stride] - top)
+        total += w_bar[k * stride]
+    for k in range(n):
+        w_bar[k * stride] /= total
+        log_w[k * stride] -= top
+        if log_w[k * stride] < LOG_WEIGHT_FLOOR:
+            log_w[k * stride] = LOG_WEIGHT_FLOOR
+
+
+cdef inline void fixed_share(double* log_w, double* w_bar, int n, double share) noexcept nogil:
+    """Fixed share (Herbster & Warmuth 1998) of normalised weights: w_bar <- (1 - share) w_bar +
+    share / n, and log_w its logarithm (maximum 0 again)."""
+    cdef double top = 0.0
+    cdef int k
+    for k in range(n):
+        w_bar[k] = (1.0 - share) * w_bar[k] + share / n
+        if w_bar[k] > top:
+            top = w_bar[k]
+    for k in range(n):
+        log_w[k] = log(w_bar[k] / top)
 
 
 cdef inline double saturate(double v) noexcept nogil:

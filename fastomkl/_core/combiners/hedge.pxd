@@ -8,8 +8,6 @@ cdef class Hedge(FullInformation):
     cdef readonly double[::1] w_bar
     cdef Schedule eta
     cdef readonly double share        # fixed share: the part of the weight spread evenly each round
-    cdef void normalise(self) noexcept nogil
-    cdef void fixed_share(self) noexcept nogil
 
 
 cdef class DiscountHedge(FullInformation):

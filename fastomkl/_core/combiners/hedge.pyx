@@ -6,12 +6,8 @@ from fastomkl._core.checks import require
 from libc.math cimport exp, isfinite, log, INFINITY
 
 from fastomkl._core.base cimport FullInformation, Round
-from fastomkl._core.numeric cimport softmax_in_place
+from fastomkl._core.numeric cimport LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights
 from fastomkl._core.steps cimport Schedule, schedule_at
-
-# Log-weights are kept above this floor: exp of it is 0 in double precision, so the weights do not
-# change, and log_w stays finite however long an expert keeps losing.
-cdef double LOG_WEIGHT_FLOOR = -1e300
 
 
 cdef class Hedge(FullInformation):
@@ -62,31 +58,9 @@ cdef class Hedge(FullInformation):
                 return
         for j in range(n_active):
             self.log_w[active[j]] -= eta * losses[active[j]]
-        self.normalise()
+        normalise_log_weights(&self.log_w[0], &self.w_bar[0], self.n_experts, 1)
         if self.share > 0.0:
-            self.fixed_share()
-
-    cdef void fixed_share(self) noexcept nogil:
-        """w_bar <- (1 - share) w_bar + share / N, and log_w its logarithm (maximum 0 again)."""
-        cdef int k
-        cdef double top = -INFINITY
-        for k in range(self.n_experts):
-            self.w_bar[k] = (1.0 - self.share) * self.w_bar[k] + self.share / self.n_experts
-            if self.w_bar[k] > top:
-                top = self.w_bar[k]
-        for k in range(self.n_experts):
-            self.log_w[k] = log(self.w_bar[k] / top)
-
-    cdef void normalise(self) noexcept nogil:
-        """Refresh w_bar and shift log_w so its maximum is 0 (it never under- or overflows)."""
-        cdef int k
-        for k in range(self.n_experts):
-            self.w_bar[k] = self.log_w[k]
-        cdef double top = softmax_in_place(&self.w_bar[0], self.n_experts)
-        for k in range(self.n_experts):
-            self.log_w[k] -= top
-            if self.log_w[k] < LOG_WEIGHT_FLOOR:
-                self.log_w[k] = LOG_WEIGHT_FLOOR
+            fixed_share(&self.log_w[0], &self.w_bar[0], self.n_experts, self.share)
 
 
 cdef class DiscountHedge(FullInformation):
@@ -132,5 +106,5 @@ cdef class DiscountHedge(FullInformation):
                 return
         for j in range(n_active):
             self.log_w[active[j]] += self.log_beta * losses[active[j]]
-            if self.log_w[active[j]] < -1e300:     # exp() of it is 0 already; stay finite
-                self.log_w[active[j]] = -1e300
+            if self.log_w[active[j]] < LOG_WEIGHT_FLOOR:
+                self.log_w[active[j]] = LOG_WEIGHT_FLOOR

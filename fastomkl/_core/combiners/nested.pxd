@@ -19,4 +19,3 @@ cdef class NestedHedge(FullInformation):
     cdef readonly int loss
     cdef double[::1] meta_losses          # scratch: each instance's loss this round
     cdef double instance_prediction(self, int i, const double* preds) noexcept nogil
-    cdef void normalise_instance(self, int i) noexcept nogil

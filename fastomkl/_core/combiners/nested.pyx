@@ -3,14 +3,11 @@ import numpy as np
 
 from fastomkl._core.checks import require
 
-from libc.math cimport exp, isfinite, log
+from libc.math cimport isfinite
 
 from fastomkl._core.base cimport FullInformation, Round
 from fastomkl._core.losses cimport loss_value
-from fastomkl._core.numeric cimport softmax_in_place
-
-# As in hedge.pyx: exp of it is 0 in double precision, and log-weights stay finite.
-cdef double LOG_WEIGHT_FLOOR = -1e300
+from fastomkl._core.numeric cimport LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights
 
 
 cdef class NestedHedge(FullInformation):
@@ -92,7 +89,6 @@ cdef class NestedHedge(FullInformation):
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
                     const double* losses) noexcept nogil:
         cdef int i, k, e
-        cdef double top
         for i in range(self.n_instances):
             self.meta_losses[i] = loss_value(self.loss, self.instance_prediction(i, preds), ctx.y)
             if not isfinite(self.meta_rate * self.meta_losses[i]):
@@ -110,37 +106,9 @@ cdef class NestedHedge(FullInformation):
             if self.periods[i] > 0 and ctx.t % self.periods[i] == 0:
                 for k in range(self.n_kernels):
                     self.log_w[k * self.n_instances + i] = 0.0
-            self.normalise_instance(i)
-        for i in range(self.n_instances):
-            self.h_bar[i] = self.log_h[i]
-        top = softmax_in_place(&self.h_bar[0], self.n_instances)
-        for i in range(self.n_instances):
-            self.log_h[i] -= top
-            if self.log_h[i] < LOG_WEIGHT_FLOOR:
-                self.log_h[i] = LOG_WEIGHT_FLOOR
-        if self.share > 0.0:                      # fixed share, as in hedge.Hedge.fixed_share
-            top = 0.0
-            for i in range(self.n_instances):
-                self.h_bar[i] = (1.0 - self.share) * self.h_bar[i] + \
-                    self.share / self.n_instances
-                if self.h_bar[i] > top:
-                    top = self.h_bar[i]
-            for i in range(self.n_instances):
-                self.log_h[i] = log(self.h_bar[i] / top)
-
-    cdef void normalise_instance(self, int i) noexcept nogil:
-        """w_bar[., i] from log_w[., i], and log_w[., i] shifted to maximum 0."""
-        cdef int k, e, m = self.n_instances
-        cdef double top = self.log_w[i], total = 0.0
-        for k in range(1, self.n_kernels):
-            if self.log_w[k * m + i] > top:
-                top = self.log_w[k * m + i]
-        for k in range(self.n_kernels):
-            e = k * m + i
-            self.log_w[e] -= top
-            if self.log_w[e] < LOG_WEIGHT_FLOOR:
-                self.log_w[e] = LOG_WEIGHT_FLOOR
-            self.w_bar[e] = exp(self.log_w[e])
-            total += self.w_bar[e]
-        for k in range(self.n_kernels):
-            self.w_bar[k * m + i] /= total
+            # instance i's kernel weights: the entries i, i + m, i + 2m, ... (m instances)
+            normalise_log_weights(&self.log_w[i], &self.w_bar[i], self.n_kernels,
+                                  self.n_instances)
+        normalise_log_weights(&self.log_h[0], &self.h_bar[0], self.n_instances, 1)
+        if self.share > 0.0:
+            fixed_share(&self.log_h[0], &self.h_bar[0], self.n_instances, self.share)
