@@ -40,7 +40,7 @@ MODELS = [  # (label, regressor, classifier, parameters, draws at random each ro
     ("Raker-76", fo.Raker, fo.RakerClassifier, {}, False),
     ("Raker-76, shared draw", fo.Raker, fo.RakerClassifier, {"shared_draw": True}, False),
     ("VAW2-76", fo.VAW2, fo.VAW2Classifier, {}, False),
-    ("OMKL-GF-76", fo.OMKLGF, fo.OMKLGFClassifier, {}, True),
+    ("OMKL-GF-76", fo.OMKLGF, fo.OMKLGFClassifier, {"eta": "adagrad"}, True),   # the committed rule
     ("RF-OKS++ (6 Gaussians, D = 400)", fo.RFOKSPlusPlus, fo.RFOKSPlusPlusClassifier,
      {"kernels": PAPER001}, True),
 ]

@@ -20,7 +20,8 @@ and global gradual drift, ConceptDriftStream abrupt and gradual, RandomRBFDrift,
 drift) are generated offline.  After each known change point of a synthetic stream in natural order
 the report gives the recovery time: the rounds after the change until the error over the next
 ``window`` rounds is back within 10% of its level over the ``window`` rounds before the change,
-for the default and for the best constant step of the grid.  ``--candidates`` adds other step
+for the default and for the best constant step of the grid, and the error over the rounds after
+the change against the best constant step's on the same rounds.  ``--candidates`` adds other step
 rules of the same family (their ratios to the best of the grid, and their recovery times), and the
 per-sample cost of each candidate against the default's (Raker, 76 kernels, one run) is reported.
 
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import fastomkl as fo
+from fastomkl.dsg import DoublySGDClassifier, DoublySGDRegressor
 from fastomkl.datasets import (impute_column_means, load_arrays, scale_to_unit_ball,
                                scale_to_unit_interval)
 
@@ -65,6 +67,11 @@ GRID = [(eta, schedule) for eta in (0.01, 0.1, 0.5, 1.0, 2.0) for schedule in ("
 SWEEP = np.logspace(-4, 4, 9)
 D = 50                      # random features per kernel
 SMALL_DICTIONARY = [fo.Gaussian(s) for s in (0.1, 0.3, 1.0, 3.0)] + [fo.Laplacian(s) for s in (0.3, 3.0)]
+
+
+# DSG's schedules: constant, or its paper's eta / (1 + decay t).
+DSG_GRID = [(eta, schedule) for eta in (0.01, 0.1, 0.5, 1.0, 2.0)
+            for schedule in ("constant", "inverse")]
 
 
 def _step_grid(eta, schedule):
@@ -101,6 +108,10 @@ FAMILIES = [
      _sweep_step),
     ("OMKR", lambda **kw: fo.OMKR(SMALL_DICTIONARY, **kw),
      lambda **kw: fo.OMKRClassifier(SMALL_DICTIONARY, **kw), GRID, 1000, _sweep_step),
+    ("FOGD", lambda **kw: fo.FOGD(random_state=0, **kw),
+     lambda **kw: fo.FOGDClassifier(random_state=0, **kw), GRID, None, _sweep_step),
+    ("DSG", lambda **kw: DoublySGDRegressor(random_state=0, **kw),
+     lambda **kw: DoublySGDClassifier(random_state=0, **kw), DSG_GRID, None, _sweep_step),
     ("VAW-EWA", lambda **kw: fo.VAWEWA(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      lambda **kw: fo.VAWEWAClassifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      _points("eta_combiner", (0.01, 0.1, 0.5, 1.0, 2.0)), None,
@@ -210,6 +221,19 @@ def recovery_time(errors, point: int, window: int) -> float:
     return float(ok[0]) if ok.size else float("inf")
 
 
+def error_after(errors, points, window: int) -> list:
+    """The mean error over the rounds after each change point, up to the next one (or the end
+    of the stream), at most AFTER_WINDOWS * `window` rounds: how well a rule learns the new
+    concept, where the recovery time only says how soon it is back to its own former level."""
+    errors = np.asarray(errors, dtype=np.float64)
+    ends = list(points[1:]) + [len(errors)]
+    return [float(errors[p:min(end, p + AFTER_WINDOWS * window)].mean())
+            for p, end in zip(points, ends)]
+
+
+AFTER_WINDOWS = 5
+
+
 def prequential_errors(model, X, y, classify: bool) -> np.ndarray:
     """Each round's error (0/1, or the squared error) of the prediction made before learning."""
     pred = _quietly(model.predict_learn, X, y)
@@ -274,15 +298,18 @@ def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, c
     result = {"family": family, "default": float(np.mean(default_errors)),
               "best": errors[best_point], "best_point": best_point,
               "never_nan": all(finite) if do_sweep else None, "candidates": {},
-              "recovery": {"default": [recovery_time(default_errors, p, window) for p in points]}}
+              "recovery": {"default": [recovery_time(default_errors, p, window) for p in points]},
+              "after": {"default": error_after(default_errors, points, window)}}
     if best_constant is not None and points:
         result["recovery"]["best constant"] = [recovery_time(grid_errors[best_constant], p, window)
                                                for p in points]
+        result["after"]["best constant"] = error_after(grid_errors[best_constant], points, window)
     for name, model in _candidate_models(family, make, candidates, classify).items():
         e = prequential_errors(model, X, y, classify)
         result["candidates"][name] = float(np.mean(e))
         if points:
             result["recovery"][name] = [recovery_time(e, p, window) for p in points]
+            result["after"][name] = error_after(e, points, window)
     result["seconds"] = time.perf_counter() - start
     return result
 
@@ -429,6 +456,28 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
                          f"| {r['window']} | {_rounds(rec['default'])} | "
                          f"{_rounds(rec.get('best constant', []))} | "
                          + "".join(f"{_rounds(rec[c]) if c in rec else '-'} | "
+                                   for c in candidates))
+    if recovered:
+        lines += ["", f"Error after each known change point (natural order): the mean error over "
+                  f"the rounds from the change to the next one, at most {AFTER_WINDOWS} windows, "
+                  f"over the best constant step's on the same rounds (below 1: the rule learns "
+                  f"the new concept better than the best constant step; a rule that learns the "
+                  f"old concept better than a constant step also has further to fall, which the "
+                  f"recovery times above count against it).", "",
+                  "| stream | family | change points | default | "
+                  + "".join(f"{c} | " for c in candidates), "|---|---|---|---|"
+                  + "---|" * len(candidates)]
+        for r in recovered:
+            after = r.get("after", {})
+            if "best constant" not in after:
+                continue
+            ref = after["best constant"]
+
+            def ratios(values):
+                return ", ".join(f"{v / b:.2f}" if b > 0 else "-" for v, b in zip(values, ref))
+            lines.append(f"| {r['dataset']} | {r['family']} | {', '.join(map(str, r['points']))} "
+                         f"| {ratios(after['default'])} | "
+                         + "".join(f"{ratios(after[c]) if c in after else '-'} | "
                                    for c in candidates))
     if costs:
         lines += ["", "Per-sample cost of Raker (76 kernels, D = 50, casp, 2000 rows, best of 3 "

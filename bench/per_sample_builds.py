@@ -89,16 +89,18 @@ def models(new: bool) -> dict:
         add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}), kind)
     add("Raker-2048", lambda: f.Raker([Gaussian(1.0)], n_components=1024, eta="adagrad",
                                                 random_state=0))
+    # the graph models and OMKR: eta="auto", every build's rule (their default is now "ensemble")
     for cls_name, kind in (("OMKLGF", "reg"), ("OMKLGFClassifier", "bin")):
-        add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2, J=2),
-            kind)
+        add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2, J=2,
+                                                       eta="auto"), kind)
     for cls_name, kind in (("OMKLSFG", "reg"), ("OMKLSFGClassifier", "bin")):
-        add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2), kind)
+        add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2,
+                                                       eta="auto"), kind)
     for cls_name, kind in (("OMKLSFGR", "reg"), ("OMKLSFGRClassifier", "bin")):
         add(cls_name, lambda c=cls_name: getattr(f, c)(**{**rf, "kernels": dictionary()}, M=2,
-                                                       top_k=2), kind)
+                                                       top_k=2, eta="auto"), kind)
     for cls_name, kind in (("OMKR", "reg"), ("OMKRClassifier", "bin")):
-        add(cls_name, lambda c=cls_name: getattr(f, c)(kernels=dictionary()), kind)
+        add(cls_name, lambda c=cls_name: getattr(f, c)(kernels=dictionary(), eta="auto"), kind)
     add("OnlineKernelRegressor",      # Gaussian(1): exp(-||x - y||^2 / 2), gamma = 0.5
         lambda: f.OnlineKernelRegressor(kernel=Gaussian(1.0)) if new
         else f.OnlineKernelRegressor(kernel="rbf", gamma=0.5))

@@ -123,9 +123,9 @@ def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
 
 
 # One model of every family, as a service would configure it (D = 50 random features where the
-# family has them); the Python name, the label and the keyword arguments.  Raker runs
-# eta="adagrad", the rule of the committed figures (its default since, eta="ensemble", costs
-# about 1.8x per sample for 76 kernels: bench/results/defaults_orders.md).
+# family has them); the Python name, the label and the keyword arguments.  Raker, the graph
+# models and OMKR run eta="adagrad", the rule of the committed figures (their default since,
+# eta="ensemble", costs more per sample: bench/results/step_rule_costs.md).
 def families():
     from fastomkl import Gaussian, paper000_dictionary
     from fastomkl.dsg import DoublySGDRegressor
@@ -135,10 +135,11 @@ def families():
                                                                    random_state=0)),
         ("Raker, 76 kernels", lambda: fastomkl.Raker(many, n_components=50, eta="adagrad",
                                                                      random_state=0)),
-        ("OMKL-GF, 76 kernels", lambda: fastomkl.OMKLGF(many, n_components=50, random_state=0)),
-        ("OMKL-SFG, 76 kernels", lambda: fastomkl.OMKLSFG(many, n_components=50,
+        ("OMKL-GF, 76 kernels", lambda: fastomkl.OMKLGF(many, n_components=50, eta="adagrad",
+                                                        random_state=0)),
+        ("OMKL-SFG, 76 kernels", lambda: fastomkl.OMKLSFG(many, n_components=50, eta="adagrad",
                                                           random_state=0)),
-        ("OMKR, 1 kernel", lambda: fastomkl.OMKR(one)),
+        ("OMKR, 1 kernel", lambda: fastomkl.OMKR(one, eta="adagrad")),
         ("VAW2, 76 kernels", lambda: fastomkl.VAW2(many, n_components=50, random_state=0)),
         ("RF-OKS++, 76 kernels", lambda: fastomkl.RFOKSPlusPlus(many, n_components=50,
                                                                 random_state=0)),

@@ -72,6 +72,7 @@ def with_dtype_doc(doc: str) -> str:
 
 class RFFModelMixin:
     _auto_rate = None        # the combiner's rate under eta="auto" (None: AUTO_RATE)
+    _ensemble_rate = None    # the combiner's rate under eta="ensemble" (None: ENSEMBLE_RATE)
 
     """Parameters and attributes common to models on random Fourier features.
 
@@ -107,7 +108,7 @@ class RFFModelMixin:
         config["loss"] = LOSSES[self._loss_name()]
         config.update(check_steps(self.eta, self.eta_schedule, config["loss"]))
         config["eta_combiner"] = check_rate(self.eta_combiner, self.eta, self.eta_schedule,
-                                            self._auto_rate)
+                                            self._auto_rate, self._ensemble_rate)
         config["lam"] = float(self.lam)
         return config
 
@@ -199,13 +200,13 @@ def check_steps(eta, schedule: str, loss: int) -> dict:
     return {"eta": (float(eta), SCHEDULES[schedule]), "standardize": False}
 
 
-def check_rate(rate, eta, schedule: str, auto=None) -> tuple[float, int]:
+def check_rate(rate, eta, schedule: str, auto=None, ensemble=None) -> tuple[float, int]:
     """A combiner's rate (declared and accepted already): a number with the step's schedule, or
-    "auto": the step's own number (the papers) or, under eta="auto", `auto` (default
-    AUTO_RATE)."""
+    "auto": the step's own number (the papers), under eta="auto" (or "adagrad") `auto` (default
+    AUTO_RATE), under eta="ensemble" `ensemble` (default ENSEMBLE_RATE)."""
     if isinstance(rate, str):
         if isinstance(eta, str) and eta == "ensemble":
-            return ENSEMBLE_RATE
+            return ENSEMBLE_RATE if ensemble is None else ensemble
         if isinstance(eta, str):
             return AUTO_RATE if auto is None else auto
         rate = eta

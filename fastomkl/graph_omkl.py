@@ -61,10 +61,11 @@ import numpy as np
 
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
+from fastomkl._core.steps import ENSEMBLE, ENSEMBLE_STEPS
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._estimator.params import Boolean, Interval, Options, take_renamed
-from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS,
+from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS, OGD_STEP,
                                   PAPER_EXPLORATION, REGRESSION_LOSSES, RFF_PARAMETERS,
                                   SELF_CONFIDENT_RATE, RFFModelMixin, auto, check_rate,
                                   with_dtype_doc)
@@ -107,15 +108,14 @@ ROUND = [None, Interval("int", 1, 2 ** 62)]
 PROBABILITY_RATE = ["auto", None, Interval("real", 0.0, 1.0, closed="right")]
 FLOOR = [None, Interval("real", 0.0, 1.0)]
 _GRAPH_PARAMETERS = {
-    **RFF_PARAMETERS, **OGD_PARAMETERS,
-    "M": [Interval("int", 1, MAX_COUNT)],
+    **RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
+    "M": ["auto", Interval("int", 1, MAX_COUNT)],
     "q_floor": FLOOR,
     "legacy_sampler": [Boolean()],
     "predict_with": [Options("subset", "all")],
 }
 _SIMILARITY_PARAMETERS = {
     **_GRAPH_PARAMETERS,
-    "M": ["auto", Interval("int", 1, MAX_COUNT)],
     "eta_u": ["auto", None, Interval("real", 0.0, MAX_RATE, closed="right")],
     "xi": PROBABILITY_RATE,
     "divergence": [Options("exact", "legacy_code", "legacy_nan")],
@@ -123,7 +123,9 @@ _SIMILARITY_PARAMETERS = {
     "p_floor": FLOOR,
     "exploit_after": [None, Interval("int", 0, 2 ** 62)],
 }
-# Under M="auto" a similarity graph has out-degree min(AUTO_DEGREE, number of kernels).
+# Under M="auto" a similarity graph has out-degree min(AUTO_DEGREE, number of kernels), and a
+# selective node of OMKL-GF draws AUTO_DEGREE kernels (AUTO_DEGREE times the members per kernel
+# of a step ensemble).
 AUTO_DEGREE = 10
 
 
@@ -138,18 +140,27 @@ _COMMON_DOC = """
         Random frequencies per kernel (D); each kernel's model has 2D weights.
     M : {m_type}
         {m_doc}
-    eta : "auto" or float, default "auto"
-        OGD step size.  "auto" adapts to the data: truncated AdaGrad-norm steps whose accumulator
-        estimates the full-information one (see ``fastomkl._rff_models``), regression targets
-        standardised online, self-confident weight rates sqrt(ln N / (1 + V_t)) with V_t the
-        accumulated second moment of the importance-weighted losses, exploration rates at the
-        paper's 0.1 / sqrt(t).  A number is the paper's step, constant or eta / sqrt(t)
-        (``eta_schedule``): ``eta=0.1`` is the paper's experimental setting.
+    eta : "ensemble", "auto", "adagrad" or float, default "ensemble"
+        OGD step size.  "ensemble" adapts to the data and keeps adapting on a stream that
+        changes: each kernel runs three models with the constant steps 2^-4, 2^-2 and 1
+        (truncated, proximal, on regression targets standardised online; see ``Raker``), and
+        the graph's experts are these kernel x step members, expert k * m + s the member s of
+        kernel k ({m_ensemble}).  "auto" (or "adagrad", the former default) is one
+        model per kernel with truncated AdaGrad-norm steps whose accumulator estimates the
+        full-information one (see ``fastomkl._rff_models``): its steps only shrink, so after a
+        change it stays slow.  Under either rule the weights' rates are self-confident,
+        sqrt(ln N / (1 + V_t)) with V_t the accumulated second moment of the
+        importance-weighted losses, and the exploration rates the paper's 0.1 / sqrt(t).
+        Measured on 13 shipped data sets and 7 of river's drifting streams, each in recorded
+        order and shuffled: "ensemble" within {ensemble_worst} of the best point of a step grid in
+        every cell, "auto" up to {auto_worst} in recorded order (bench/results/defaults_orders.md).
+        A number is the paper's step, constant or eta / sqrt(t) (``eta_schedule``):
+        ``eta=0.1`` is the paper's experimental setting.
     eta_schedule : {{"inv_sqrt", "constant"}}, default "inv_sqrt"
         Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
     eta_combiner : "auto" or float, default "auto"
-        Rate of the kernel weights' exponential update; "auto" uses ``eta`` (self-confident with
-        ``eta="auto"``).  Formerly ``eta_hedge`` (still accepted, with a FutureWarning).
+        Rate of the kernel weights' exponential update; "auto" uses a numeric ``eta``
+        (self-confident under "ensemble" and "auto").  Formerly ``eta_hedge`` (still accepted, with a FutureWarning).
     lam : float, default 1e-3
         Weight of lam ||theta_i||^2 in every kernel's loss.
     loss : str, default "auto"
@@ -176,7 +187,11 @@ _COMMON_DOC = with_dtype_doc(_COMMON_DOC)
 
 class _GraphRFFBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
+    # The kernel weights learn from importance-weighted losses L / q, whose spread grows with 1/q:
+    # self-confident rates under either adaptive step rule (measured:
+    # bench/results/defaults_orders.md)
     _auto_rate = SELF_CONFIDENT_RATE
+    _ensemble_rate = SELF_CONFIDENT_RATE
     _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def _common_config(self) -> dict:
@@ -187,9 +202,24 @@ class _GraphRFFBase(RFFModelMixin):
         return config
 
     def _degree(self, n_kernels: int) -> int:
-        return self.M
+        return AUTO_DEGREE * self._members(self.eta) if self.M == "auto" else self.M
+
+    @staticmethod
+    def _members(eta) -> int:
+        """Experts per kernel: the steps of an ensemble (eta="ensemble"), else one."""
+        return len(ENSEMBLE_STEPS) if isinstance(eta, str) and eta == "ensemble" else 1
+
+    def _exploration(self, rate):
+        """An exploration probability's rate (OMKL-GF's eta_e, SFG's xi): the papers' 0.1 / sqrt(t)
+        under either adaptive step rule, the step's number otherwise."""
+        return check_rate(auto(rate), self.eta, self.eta_schedule, PAPER_EXPLORATION,
+                          PAPER_EXPLORATION)
 
     def _experts(self, config, bank):
+        if config["eta"][1] == ENSEMBLE:
+            return OGDStepEnsemble(bank.n_kernels, config["steps"], bank.n_outputs,
+                                   config["loss"], config["lam"],
+                                   bool(self.regularizer_after_update))
         return OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["lam"],
                           *config["eta"], bool(self.regularizer_after_update))
 
@@ -214,7 +244,8 @@ class _GraphRFFBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        return self._combiner_weights()
+        # an ensemble's kernel weighs what its members weigh together
+        return self._combiner_weights().reshape(len(self.kernels_), -1).sum(axis=1)
 
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
@@ -226,7 +257,8 @@ class _GFBase(_GraphRFFBase):
                               "q": [Options("paper", "conditional")],
                               "freeze_graph_after": ROUND}
 
-    def __init__(self, kernels=None, n_components=50, M=10, J=2, eta="auto", eta_schedule="inv_sqrt",
+    def __init__(self, kernels=None, n_components=50, M="auto", J=2, eta="ensemble",
+                 eta_schedule="inv_sqrt",
                  eta_combiner="auto", eta_e="auto", lam=1e-3, loss="auto", q="paper",
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
@@ -257,13 +289,13 @@ class _GFBase(_GraphRFFBase):
     def _unit_test_params(cls):
         return [{"kernels": _unit_kernels(), "n_components": 4, "M": 2, "J": 2, "random_state": 0},
                 {"kernels": _unit_kernels(), "n_components": 4, "M": 1, "J": 1, "eta": 0.1,
-                 "q": "conditional", "freeze_graph_after": 5, "random_state": 0}]
+                 "q": "conditional", "freeze_graph_after": 5, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "eta": "auto", "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._common_config()
         config["J"] = self.J
-        eta_e, kind = check_rate(auto(self.eta_e), self.eta, self.eta_schedule,
-                                 PAPER_EXPLORATION)
+        eta_e, kind = self._exploration(self.eta_e)
         config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e="auto" follows a step eta, at most 1
         config["conditional"] = self.q == "conditional"
         config["freeze"] = _or_zero(self.freeze_graph_after)
@@ -271,27 +303,34 @@ class _GFBase(_GraphRFFBase):
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
-        combiner = GraphFeedback(bank.n_kernels, config["J"], config["M"], *config["eta_combiner"],
-                                 *config["eta_e"], config["freeze"], config["conditional"],
-                                 config["q_floor"], bool(self.legacy_sampler),
-                                 config["predict_all"])
-        return Engine(bank, self._experts(config, bank), combiner, round_bit_generator,
-                      config["standardize"])
+        experts = self._experts(config, bank)
+        combiner = GraphFeedback(experts.n_experts, config["J"], config["M"],
+                                 *config["eta_combiner"], *config["eta_e"], config["freeze"],
+                                 config["conditional"], config["q_floor"],
+                                 bool(self.legacy_sampler), config["predict_all"],
+                                 sort_members=experts.per_kernel > 1)
+        return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property
     def graph_(self) -> np.ndarray:
-        """The current bipartite graph: A (n_kernels, J) bool, A[i, j] = kernel i on node j."""
+        """The current bipartite graph: A (n_experts, J) bool, A[i, j] = expert i on node j (the
+        experts are the kernels, or under ``eta="ensemble"`` the kernel x step members, expert
+        k * m + s the member s of kernel k)."""
         return np.asarray(self._fitted_engine().combiner.adj, dtype=bool).T.copy()
 
 
 _GF_DOC = _COMMON_DOC.format(
-    m_type="int, default 10", m_doc="Kernel draws per selective node (its maximum degree).",
+    m_type='"auto" or int, default "auto"',
+    m_doc="Expert draws per selective node (its maximum degree); \"auto\" is 10, or 30 (10\n"
+          "        per step) under ``eta=\"ensemble\"``.",
+    m_ensemble="a selective node draws M of them", ensemble_worst="1.05x",
+    auto_worst="2.18x",
     loss_doc="{loss_choices}", q_floor_legacy="0.05") + """
     J : int, default 2
         Selective nodes; node j explores with probability eta_e^j.
     eta_e : "auto" or float in (0, 1], default "auto"
-        Exploration rate (same schedule); "auto" uses ``eta`` capped at 1 (the paper), or
-        0.1 / sqrt(t) with ``eta="auto"``.
+        Exploration rate (same schedule); "auto" uses a numeric ``eta`` capped at 1 (the
+        paper), or 0.1 / sqrt(t) under "ensemble" and "auto".
     q : {"paper", "conditional"}, default "paper"
         Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
     freeze_graph_after : int or None
@@ -312,7 +351,7 @@ class OMKLGF(_GFBase, OnlineEstimator):
     >>> y = np.sin(3 * X[:, 0])
     >>> model = OMKLGF(kernels, n_components=20, M=2, J=2, random_state=0).fit(X, y)
     >>> model.graph_.shape, model.weights_.shape, model.score(X, y) > 0.8
-    ((4, 2), (4,), True)
+    ((12, 2), (4,), True)
     """)
 
 
@@ -327,7 +366,7 @@ class OMKLGFClassifier(_GFBase, BinaryClassifier):
     >>> from fastomkl import Gaussian, Laplacian, OMKLGFClassifier
     >>> X = np.random.default_rng(0).uniform(-1, 1, (300, 2))
     >>> y = np.where((X ** 2).sum(1) < 0.5, "inside", "outside")
-    >>> model = OMKLGFClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20, M=1,
+    >>> model = OMKLGFClassifier([Gaussian(0.5), Laplacian(1.0)], n_components=20,
     ...                          random_state=0)
     >>> model.fit(X, y).classes_.tolist(), model.score(X, y) > 0.8
     (['inside', 'outside'], True)
@@ -361,25 +400,35 @@ class _SimilarityBase(_GraphRFFBase):
 
     def _implied_state_size(self, n_features: int) -> int:
         """The random features, and the N x N divergences and adjacency of the similarity graph
-        (computed pair by pair when the engine is built)."""
-        return super()._implied_state_size(n_features) + 2 * len(self.kernels_) ** 2
+        (computed pair by pair when the engine is built), N the experts."""
+        return (super()._implied_state_size(n_features)
+                + 2 * (len(self.kernels_) * self._members(self.eta)) ** 2)
 
     def _similarity_config(self, config, n_features) -> tuple:
+        """The similarity graph and its divergences, over the experts: the kernels', or under
+        ``eta="ensemble"`` their members', member s of kernel k pointing to every member of the
+        kernels k points to (the members of a kernel are one kernel to the graph: divergence 0)."""
         dim = n_features if self.graph_dim is None else self.graph_dim
         A, delta = _cached_graph(tuple(config["kernels"]), config["M"], dim, self.divergence)
+        m = self._members(self.eta)
+        if m > 1:
+            block = np.ones((m, m))
+            A, delta = np.kron(A, block).astype(bool), np.kron(delta, block)
         return A, delta
 
     def _check_similarity_params(self, config) -> dict:
-        config["xi"] = check_rate(auto(self.xi), self.eta, self.eta_schedule, PAPER_EXPLORATION)
+        config["xi"] = self._exploration(self.xi)
         config["eta_u"] = check_rate(auto(self.eta_u), self.eta, self.eta_schedule,
-                                     self._auto_rate)
+                                     self._auto_rate, self._auto_rate)
         config["p_floor"] = float(_or_zero(self.p_floor))
         config["exploit_after"] = _or_zero(self.exploit_after)
         return config
 
     @property
     def graph_(self) -> np.ndarray:
-        """The similarity graph G: adjacency (N, N) bool, A[i, j] = edge (i, j)."""
+        """The similarity graph G: adjacency (N, N) bool, A[i, j] = edge (i, j), over the graph's
+        nodes: the kernels, or under ``eta="ensemble"`` their members (expert k * m + s the member
+        s of kernel k; the nodes ``dominating_set_`` and ``node_weights_`` speak of too)."""
         return np.array(self._fitted_engine().combiner.adj, dtype=bool)
 
     @property
@@ -400,7 +449,7 @@ class _SFGBase(_SimilarityBase):
                               "dominating": [Options("chvatal", "legacy")],
                               "exploit": [Options("argmax", "node0")]}
 
-    def __init__(self, kernels=None, n_components=50, M="auto", eta="auto",
+    def __init__(self, kernels=None, n_components=50, M="auto", eta="ensemble",
                  eta_schedule="inv_sqrt", eta_combiner="auto", eta_u="auto", xi="auto", lam=1e-3,
                  loss="auto", divergence="exact", graph_dim=None, dominating="chvatal",
                  exploit_after=None, exploit="argmax", q_floor=None, p_floor=None,
@@ -437,7 +486,9 @@ class _SFGBase(_SimilarityBase):
     def _unit_test_params(cls):
         return [{"kernels": _unit_kernels(), "n_components": 4, "M": 2, "random_state": 0},
                 {"kernels": _unit_kernels(), "n_components": 4, "eta": 0.1, "exploit_after": 3,
-                 "exploit": "node0", "p_floor": 0.2, "random_state": 0}]
+                 "exploit": "node0", "p_floor": 0.2, "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "M": 2, "eta": "auto",
+                 "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
@@ -448,7 +499,7 @@ class _SFGBase(_SimilarityBase):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         A, delta = self._similarity_config(config, n_features)
         bank = self._rff_bank(config, n_features, feature_rng)
-        n = bank.n_kernels
+        n = A.shape[0]
         dom = np.zeros(n, dtype=bool)
         dom[dominating_set(A, config["dominating"])] = True
         ptr, idx = adjacency_to_csr(A)
@@ -463,11 +514,11 @@ class _SFGBase(_SimilarityBase):
 
 _SIM_DOC = """
     eta_u : "auto" or float, default "auto"
-        Rate of the node weights' Exp3 update; "auto" uses ``eta`` (self-confident with
-        ``eta="auto"``).
+        Rate of the node weights' Exp3 update; "auto" uses a numeric ``eta`` (self-confident
+        under "ensemble" and "auto").
     xi : "auto" or float in (0, 1], default "auto"
-        Exploration rate over the dominating set (same schedule); "auto" uses ``eta`` (0.1 /
-        sqrt(t) with ``eta="auto"``).
+        Exploration rate over the dominating set (same schedule); "auto" uses a numeric ``eta``
+        (0.1 / sqrt(t) under "ensemble" and "auto").
     divergence : {"exact", "legacy_code", "legacy_nan"}, default "exact"
         Kernel divergence of the similarity graph (``fastomkl.graph.kernel_divergence``).
     graph_dim : int or None
@@ -479,6 +530,8 @@ _SIM_DOC = """
 
 _SFG_DOC = _COMMON_DOC.format(
     m_type='"auto" or int, default "auto"',
+    m_ensemble="the similarity graph is the kernels': member s of kernel k links to every member "
+               "of the M kernels k links to", ensemble_worst="1.24x", auto_worst="2.29x",
     m_doc="Out-degree of the similarity graph, self-loop included (|S_t| = M); \"auto\" is "
           "min(10, the number of kernels).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
@@ -536,7 +589,7 @@ class _SFGRBase(_SimilarityBase):
                               "predict_set": [Options("refined", "unrefined")],
                               "freeze_graph_after": ROUND}
 
-    def __init__(self, kernels=None, n_components=50, M="auto", eta="auto",
+    def __init__(self, kernels=None, n_components=50, M="auto", eta="ensemble",
                  eta_schedule="inv_sqrt", eta_combiner="auto", eta_u="auto", xi="auto", lam=1e-3,
                  loss="auto", beta=None, top_k=10, divergence="exact", graph_dim=None,
                  refine_scope="uncovered", refine_rule="argmax", predict_set="refined",
@@ -580,7 +633,9 @@ class _SFGRBase(_SimilarityBase):
                  "random_state": 0},
                 {"kernels": _unit_kernels(), "n_components": 4, "eta": 0.1, "beta": 0.2,
                  "refine_scope": "all", "predict_set": "unrefined", "freeze_graph_after": 4,
-                 "random_state": 0}]
+                 "random_state": 0},
+                {"kernels": _unit_kernels(), "n_components": 4, "M": 2, "top_k": 2,
+                 "eta": "auto", "random_state": 0}]
 
     def _check_params(self) -> dict:
         config = self._check_similarity_params(self._common_config())
@@ -601,7 +656,7 @@ class _SFGRBase(_SimilarityBase):
         bank = self._rff_bank(config, n_features, feature_rng)
         ptr, idx = adjacency_to_csr(A)
         combiner = SimilarityGraphFeedback(
-            bank.n_kernels, ptr, idx, None, delta, config["loss"], *config["eta_combiner"],
+            A.shape[0], ptr, idx, None, delta, config["loss"], *config["eta_combiner"],
             *config["eta_u"], *config["xi"], q_floor=config["q_floor"],
             p_floor=config["p_floor"], exploit_after=config["exploit_after"], exploit_mode=0,
             legacy_sampler=bool(self.legacy_sampler), refine=True, beta=config["beta"],
@@ -613,12 +668,15 @@ class _SFGRBase(_SimilarityBase):
 
     @property
     def refined_graph_(self) -> np.ndarray:
-        """G_t of the last round: G plus the refinement edges."""
+        """G_t of the last round: G plus the refinement edges (over the nodes of ``graph_``)."""
         return self._fitted_engine().combiner.refined_adjacency()
 
 
 _SFGR_DOC = _COMMON_DOC.format(
     m_type='"auto" or int, default "auto"',
+    m_ensemble="the similarity graph is the kernels': member s of kernel k links to every member "
+               "of the M kernels k links to; D_t and the refinement are over the members",
+    ensemble_worst="1.20x", auto_worst="1.76x",
     m_doc="Out-degree of the similarity graph G, self-loop included; \"auto\" is min(10, the "
           "number of kernels).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
@@ -650,7 +708,7 @@ class OMKLSFGR(_SFGRBase, OnlineEstimator):
     >>> y = np.sin(3 * X[:, 0])
     >>> model = OMKLSFGR(kernels, n_components=20, M=2, top_k=2, random_state=0).fit(X, y)
     >>> model.refined_graph_.shape, model.score(X, y) > 0.8
-    ((4, 4), True)
+    ((12, 12), True)
     """)
 
 

@@ -34,12 +34,36 @@ def _auto_step(scale, grad_sq, z, f, y, weight):
     return min(step, (f - y) ** 2 / (d * d * zz)) if d != 0 and zz > 0 else step
 
 
-def _experts_learn(S, theta, z, f, y, lam, step, q, auto, grad_sq):
+def _member_step(theta, z, f, y, lam, step):
+    """A step ensemble's member (eta="ensemble"), squared loss: the constant step (times the
+    importance weight) truncated at the minimiser of the loss along it, 2 loss / (loss'^2 ||z||^2),
+    and the regulariser taken proximally, theta <- (theta - s loss' z) / (1 + 2 s lam).  Returns
+    L = loss + lam ||theta||^2 before the step."""
+    d, zz = 2.0 * (f - y), z @ z
+    L = (f - y) ** 2 + lam * theta @ theta
+    if d != 0 and zz > 0:
+        step = min(step, 2.0 * (f - y) ** 2 / (d * d * zz))
+    theta[:] = (theta - step * d * z) / (1.0 + 2.0 * step * lam)
+    return L
+
+
+def _experts_learn(S, theta, z, f, y, lam, step, q, auto, grad_sq, steps=None):
     """{i: L_i} after each observed expert's OGD step with importance weight 1/q_i: the step
-    `step` / q_i, or eta="auto"'s (``_auto_step``, ``auto`` its scale)."""
+    `step` / q_i, or eta="auto"'s (``_auto_step``, ``auto`` its scale), or with `steps` (an
+    ensemble of m steps per kernel) member i's steps[i % m] / q_i (``_member_step``)."""
+    if steps is not None:
+        return {i: _member_step(theta[i], z[i], f[i], y, lam, steps[i % len(steps)] / q[i])
+                for i in S}
     return {i: _ogd(theta[i], z[i], f[i], y, lam,
                     _auto_step(auto, grad_sq[i], z[i], f[i], y, 1.0 / q[i]) if auto
                     else step / q[i]) for i in S}
+
+
+def _experts(freqs, steps):
+    """(number of experts, members per kernel): one per kernel, or with `steps` m per kernel,
+    expert k * m + s the member s of kernel k."""
+    m = 1 if steps is None else len(steps)
+    return freqs.shape[0] * m, m
 
 
 def _self_confident(n, v):
@@ -54,11 +78,13 @@ def _second_moment(logw, S, L, q):
 
 
 def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3,
-              freeze_after=0, conditional_q=False, q_floor=0.0, legacy_sampler=False, auto=None):
+              freeze_after=0, conditional_q=False, q_floor=0.0, legacy_sampler=False, auto=None,
+              steps=None):
     """``auto``: the AdaGrad scale of eta="auto"'s experts (``_auto_step``), whose weight rate is
     then self-confident over the second moment of L_i / q_i under the round's mixture; None: the
-    schedule ``eta``."""
-    N = freqs.shape[0]
+    schedule ``eta``.  ``steps``: the experts are a step ensemble's members (``_experts``), the
+    graph's nodes draw them, and the weight rate is self-confident as under ``auto``."""
+    N, m = _experts(freqs, steps)
     grad_sq, v = np.zeros((N, 1)), 0.0
     rng = np.random.Generator(np.random.PCG64(seed))
     theta = np.zeros((N, 2 * freqs.shape[1]))
@@ -96,13 +122,13 @@ def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3
         S = members[I]
         q = (adj if conditional_q else edge).T @ p
         q = np.maximum(np.minimum(q, 1.0), q_floor)
-        z = {i: rff(freqs[i], x) for i in S}
+        z = {i: rff(freqs[i // m], x) for i in S}
         f = {i: theta[i] @ z[i] for i in S}
         ws = np.array([np.exp(logw[i]) for i in S])
         out[t - 1] = np.dot(ws, [f[i] for i in S]) / ws.sum()
         step = schedule(*eta, t)
-        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq)
-        if auto is not None:
+        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq, steps)
+        if auto is not None or steps is not None:
             v += _second_moment(logw, S, L, q)
             step = _self_confident(N, v)
         for i in S:
@@ -127,10 +153,12 @@ def refine_parents(A, dom, div, refine_all=False, argmin=False):
 def sfg_stream(freqs, X, y, seed, *, A, dom=None, div=None, eta=(0.1, 1), eta_u=(0.1, 1),
                xi=(0.1, 1), lam=1e-3, q_floor=0.0, p_floor=0.0, exploit_after=0, exploit_mode=0,
                legacy_sampler=False, refine=False, beta=-1.0, top_k=10, refine_all=False,
-               refine_argmin=False, predict_unrefined=False, freeze_after=0, auto=None):
+               refine_argmin=False, predict_unrefined=False, freeze_after=0, auto=None,
+               steps=None):
     """``auto``: as ``gf_stream``'s, and the node weights' rate self-confident over the second
-    moment u_I / U (loss / p_I)^2."""
-    N = freqs.shape[0]
+    moment u_I / U (loss / p_I)^2; ``steps``: as ``gf_stream``'s (A and div are then over the
+    members), with both rates self-confident."""
+    N, m = _experts(freqs, steps)
     grad_sq, v, v_u = np.zeros((N, 1)), 0.0, 0.0
     rng = np.random.Generator(np.random.PCG64(seed))
     theta = np.zeros((N, 2 * freqs.shape[1]))
@@ -175,15 +203,15 @@ def sfg_stream(freqs, X, y, seed, *, A, dom=None, div=None, eta=(0.1, 1), eta_u=
         S = np.flatnonzero(At[I])
         P = np.flatnonzero(A[I]) if predict_unrefined else S
         q = np.maximum(np.minimum(At.T.astype(float) @ p, 1.0), q_floor)
-        z = {i: rff(freqs[i], x) for i in S}
+        z = {i: rff(freqs[i // m], x) for i in S}
         f = {i: theta[i] @ z[i] for i in S}
         w = np.exp(logw[P] - logw[P].max())
         yhat = np.dot(w, [f[i] for i in P]) / w.sum()
         out[t - 1] = yhat
         step, step_u = schedule(*eta, t), schedule(*eta_u, t)
         loss, p_I = (yhat - y[t - 1]) ** 2, max(p[I], p_floor)
-        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq)
-        if auto is not None:
+        L = _experts_learn(S, theta, z, f, y[t - 1], lam, step, q, auto, grad_sq, steps)
+        if auto is not None or steps is not None:
             v += _second_moment(logw, P, L, q)
             v_u += u[I] / U * (loss / p_I) ** 2
             step, step_u = _self_confident(N, v), _self_confident(N, v_u)

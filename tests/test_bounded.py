@@ -160,7 +160,8 @@ def test_omkr_support_is_the_most_recent_rounds():
         model.partial_fit(X, y)
     state = model._engine.experts.get_state()
     oldest = int(state["oldest"][0])
-    assert state["support"].shape == (B, 3) and state["alpha"].shape == (3, B)
+    experts = len(KERNELS) * model._engine.experts.per_kernel    # a step ensemble's members
+    assert state["support"].shape == (B, 3) and state["alpha"].shape == (experts, B)
     np.testing.assert_array_equal(np.roll(state["support"], -oldest, axis=0), X[-B:])
 
 

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from fastomkl._core.steps import ADAGRAD, SELF_CONFIDENT
+from fastomkl._core.steps import ADAGRAD, ENSEMBLE_STEPS, SELF_CONFIDENT
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts
+from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.combiners.hedge import DiscountHedge
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
@@ -13,6 +13,7 @@ from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedbac
 from graph_reference import gf_stream, rff, sfg_stream
 
 N, d, D, T = 12, 3, 8, 300
+STEPS = ENSEMBLE_STEPS
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +49,12 @@ def csr(A):
     return np.searchsorted(rows, np.arange(len(A) + 1)), cols
 
 
-def engine(freqs, combiner, seed, lam=1e-3, eta=(0.1, 1)):
+def engine(freqs, combiner, seed, lam=1e-3, eta=(0.1, 1), steps=None):
     n = freqs.shape[0]
-    experts = OGDExperts(n, 2 * freqs.shape[1], 0, lam, eta[0], eta[1])
+    if steps is not None:
+        experts = OGDStepEnsemble(n, steps, 2 * freqs.shape[1], 0, lam)
+    else:
+        experts = OGDExperts(n, 2 * freqs.shape[1], 0, lam, eta[0], eta[1])
     return Engine(RFFBank(freqs), experts, combiner, np.random.PCG64(seed))
 
 
@@ -169,6 +173,47 @@ def test_sfg_auto_matches_numpy(problem, refine, scale):
     eng = engine(freqs, comb, 5, eta=(scale, ADAGRAD))
     ours = run(eng, X, y)
     ref, theta, logw, u, _ = sfg_stream(freqs, X, y, 5, A=A, dom=dom, div=div, auto=scale, **opts)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(comb.u) / np.sum(comb.u), u / u.sum(), rtol=1e-9)
+
+
+# eta="ensemble": the graph's experts are each kernel's members of a step ensemble, under the
+# self-confident rates; GF draws members, SFG's graph over the members is the kernels' blown up
+@pytest.mark.parametrize("opts", [dict(), dict(q_floor=0.05, conditional_q=True, J=3, M=9)])
+def test_gf_ensemble_matches_numpy(problem, opts):
+    freqs, X, y = problem
+    J, M = opts.pop("J", 2), opts.pop("M", 12)
+    comb = GraphFeedback(N * len(STEPS), J, M, 1.0, SELF_CONFIDENT, 0.1, 1, sort_members=True,
+                         **opts)
+    eng = engine(freqs, comb, 11, steps=STEPS)
+    ours = run(eng, X, y)
+    ref, theta, logw, record = gf_stream(freqs, X, y, 11, J=J, M=M, steps=STEPS, **opts)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
+    lw = np.asarray(comb.log_w)
+    np.testing.assert_allclose(lw - lw.max(), logw - logw.max(), rtol=1e-9, atol=1e-9)
+    # each node holds its members in index order, so the members of a kernel run in turn
+    members = [sorted(record[-1][1])]
+    assert list(np.asarray(comb.members)[comb.chosen_node, :len(members[0])]) == members[0]
+
+
+@pytest.mark.parametrize("refine", [False, True])
+def test_sfg_ensemble_matches_numpy(problem, refine):
+    freqs, X, y = problem
+    rng = np.random.default_rng(3)
+    m = len(STEPS)
+    A = np.kron(random_graph(rng, N, 3), np.ones((m, m), dtype=bool))
+    div = np.kron(rng.uniform(0, 1, (N, N)), np.ones((m, m)))
+    dom = None if refine else greedy_dom(A)
+    ptr, idx = csr(A)
+    opts = dict(refine=True, top_k=5) if refine else {}
+    comb = SimilarityGraphFeedback(N * m, ptr, idx, dom, div, 0, 1.0, SELF_CONFIDENT, 1.0,
+                                   SELF_CONFIDENT, 0.1, 1, **opts)
+    eng = engine(freqs, comb, 5, steps=STEPS)
+    ours = run(eng, X, y)
+    ref, theta, logw, u, _ = sfg_stream(freqs, X, y, 5, A=A, dom=dom, div=div, steps=STEPS,
+                                        **opts)
     np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.asarray(comb.u) / np.sum(comb.u), u / u.sum(), rtol=1e-9)

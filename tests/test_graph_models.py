@@ -7,10 +7,12 @@ import pytest
 import fastomkl as fo
 from fastomkl import Gaussian, Laplacian
 from fastomkl.kernels import Polynomial
+from fastomkl._core.steps import ENSEMBLE_STEPS
 from fastomkl.graph_omkl import legacy_options
 from fastomkl.omkr import omkr_legacy_dictionary
 
 from helpers import state_bytes
+from reference import StandardisedTargets
 
 KERNELS = [Gaussian(s) for s in (0.1, 0.3, 1.0, 3.0)] + [Laplacian(s) for s in (0.3, 1.0, 3.0)]
 N = len(KERNELS)
@@ -35,9 +37,13 @@ CLASSIFIERS = [fo.OMKLGFClassifier, fo.OMKLSFGClassifier, fo.OMKLSFGRClassifier,
                fo.OMKRClassifier, fo.RFOMKRClassifier]
 
 
-# The paper's step, and the default (whose exponential weights take the rate of Raker's default).
+# The paper's step, AdaGrad-norm and the step ensemble (the default), whose exponential weights
+# take the rate of Raker's for the comparison (the graph models' own rates are self-confident).
 COMPLETE_GRAPH_SETTINGS = [(dict(eta=0.1), dict(eta=0.1)),
-                           (dict(eta_combiner=1.0, eta_schedule="constant"), dict(eta="auto"))]
+                           (dict(eta="auto", eta_combiner=1.0, eta_schedule="constant"),
+                            dict(eta="auto")),
+                           (dict(eta_combiner=2.0, eta_schedule="constant"),
+                            dict(eta="ensemble"))]
 
 
 @pytest.mark.parametrize("graph_kw,raker_kw", COMPLETE_GRAPH_SETTINGS)
@@ -193,14 +199,36 @@ def test_legacy_options_are_accepted(name, stream):
         assert model.get_params()["divergence"] == "legacy_nan"
 
 
-def test_sfg_graph_attributes(stream):
+def test_gf_default_draws_members_of_a_step_ensemble(stream):
+    """The default (eta="ensemble"): the graph's experts are the kernel x step members, a node
+    draws 10 per step of them (M="auto"), and a kernel's weight is its members' together."""
     X, y = stream
-    model = small(fo.OMKLSFG, M=3)
+    m = len(ENSEMBLE_STEPS)
+    model = fo.OMKLGF(KERNELS, n_components=10, J=3, random_state=3).fit(X[:60], y[:60])
+    engine = model._fitted_engine()
+    assert engine.experts.per_kernel == m and engine.combiner.degree == 10 * m
+    assert model.graph_.shape == (N * m, 3)
+    w_bar = np.exp(np.asarray(engine.combiner.log_w) - np.max(engine.combiner.log_w))
+    np.testing.assert_allclose(model.weights_, (w_bar / w_bar.sum()).reshape(N, m).sum(axis=1),
+                               rtol=1e-12)
+    assert fo.OMKLGF(KERNELS, n_components=10, eta="auto", random_state=3).fit(
+        X[:60], y[:60])._fitted_engine().combiner.degree == 10
+
+
+@pytest.mark.parametrize("eta", ["auto", "ensemble"])
+def test_sfg_graph_attributes(stream, eta):
+    X, y = stream
+    m = 3 if eta == "ensemble" else 1           # the graph's nodes: kernels, or their members
+    model = small(fo.OMKLSFG, M=3, eta=eta)
     model.partial_fit(X[:10], y[:10])
     A = model.graph_
-    assert (A.sum(axis=1) == 3).all() and A.diagonal().all()
+    assert A.shape == (N * m, N * m)
+    assert (A.sum(axis=1) == 3 * m).all() and A.diagonal().all()
     assert A[model.dominating_set_].any(axis=0).all()
-    r = small(fo.OMKLSFGR, M=2, top_k=2)
+    # the members of a kernel are one kernel to the graph: the kernels' graph, blown up
+    kernels_graph = small(fo.OMKLSFG, M=3, eta=0.1).partial_fit(X[:10], y[:10]).graph_
+    np.testing.assert_array_equal(A, np.kron(kernels_graph, np.ones((m, m), dtype=bool)))
+    r = small(fo.OMKLSFGR, M=2, top_k=2, eta=eta)
     r.partial_fit(X[:40], y[:40])
     G = r.refined_graph_
     assert G[r.dominating_set_].any(axis=0).all()
@@ -221,6 +249,68 @@ def _omkr_numpy(kernel_fns, X, y, eta=0.1, beta=0.5, normalize=True):
         alphas = np.hstack([alphas, (-eta / np.sqrt(t) * (f - y[t - 1]))[:, None]])
         w = w * beta ** ((f - y[t - 1]) ** 2)
     return np.array(out)
+
+
+def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classify=False):
+    """OMKR under eta="ensemble": expert k * m + s is kernel k's expansion with the constant step
+    steps[s] on loss' itself, truncated at the loss's minimiser along the step (the squared loss:
+    onto y, as k(x, x) = 1; the logistic loss: the zero of its tangent), targets standardised
+    online (regression),
+    w <- w beta^L over all kernel x step experts; the support is the `budget` latest rows."""
+    n, m = len(kernel_fns), len(steps)
+    member_steps = np.tile(steps, n)
+    support, alphas = [], np.zeros((n * m, 0))
+    w = np.full(n * m, 1.0 / (n * m))
+    targets = StandardisedTargets(not classify)
+    out = []
+    for t in range(len(y)):
+        x = X[t]
+        K = np.array([[k(x, s) for s in support] for k in kernel_fns]).reshape(n, len(support))
+        f = (alphas * np.repeat(K, m, axis=0)).sum(axis=1)
+        center, scale = targets.units()
+        out.append(center + scale * np.dot(w, f) / w.sum())
+        target = targets.learn(y[t])
+        if classify:
+            margin = target * f
+            loss, d = np.logaddexp(0.0, -margin), -target / (1.0 + np.exp(margin))
+            minimiser = 1.0                 # at infinity: truncated at the tangent's zero
+        else:
+            loss, d = (f - target) ** 2, 2.0 * (f - target)
+            minimiser = 2.0                 # twice the tangent's zero: onto y
+        limit = np.divide(minimiser * loss, d * d, out=np.full(n * m, np.inf), where=d != 0)
+        step = np.minimum(member_steps, limit)
+        support.append(x)
+        alphas = np.hstack([alphas, (-step * d)[:, None]])
+        if budget is not None and len(support) > budget:
+            support, alphas = support[1:], alphas[:, 1:]
+        w = w * beta ** loss
+    return np.array(out)
+
+
+@pytest.mark.parametrize("budget", [None, 40])
+def test_omkr_ensemble_matches_numpy(stream, budget):
+    X, y = stream
+    X, y = X[:120], 3.0 + 2.0 * y[:120]                # targets in their own units
+    fns = [(lambda a, b, k=k: float(k(a, b))) for k in KERNELS]
+    model = fo.OMKR(KERNELS, budget=budget)             # the default: eta="ensemble"
+    np.testing.assert_allclose(model.predict_learn(X, y),
+                               _omkr_ensemble_numpy(fns, X, y, ENSEMBLE_STEPS, budget=budget),
+                               rtol=1e-9, atol=1e-12)
+    assert model._fitted_engine().experts.per_kernel == len(ENSEMBLE_STEPS)
+    assert model.weights_.shape == (N,)
+
+
+def test_omkr_ensemble_classifier_matches_numpy(stream):
+    """The classifier's engine on -1/+1 labels (the logistic loss: no truncation, no scaling)."""
+    X, y = stream
+    X, labels = X[:100], np.where(y[:100] > 0.5, 1.0, -1.0)
+    fns = [(lambda a, b, k=k: float(k(a, b))) for k in KERNELS]
+    engine = fo.OMKRClassifier(KERNELS)._engine_for(X.shape[1])
+    scores = np.empty(len(labels))
+    engine.predict_learn_many(np.ascontiguousarray(X), labels, scores)
+    np.testing.assert_allclose(
+        scores, _omkr_ensemble_numpy(fns, X, labels, ENSEMBLE_STEPS, classify=True),
+        rtol=1e-9, atol=1e-12)
 
 
 def test_omkr_matches_numpy(stream):

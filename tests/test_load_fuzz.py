@@ -205,18 +205,23 @@ def test_reversed_classes_cannot_pass_unnoticed(tmp_path):
         load_bytes(raw.getvalue())
 
 
+# "nodes": the combiner's number of nodes (one past the last), "degree": one past a node's most
+# members
 @pytest.mark.parametrize("cls,entry,values", [
     (fastomkl.VAW2, "experts.n_pending", (10 ** 6, -7)),
-    (fastomkl.OMKLGF, "combiner.n_members", (3, -1, 10 ** 6)),
-    (fastomkl.OMKLGF, "combiner.members", (-1, 3, 10 ** 6)),
-    (fastomkl.OMKLSFG, "combiner.parent", (-2, 3, 0)),
-    (fastomkl.OMKLSFGR, "combiner.parent", (-2, 3, 10 ** 6)),
-    (fastomkl.OMKLSFGR, "combiner.child_head", (-2, 3, 10 ** 6)),
-    (fastomkl.OMKLSFGR, "combiner.child_next", (-2, 3, 10 ** 6)),
+    (fastomkl.OMKLGF, "combiner.n_members", ("degree", -1, 10 ** 6)),
+    (fastomkl.OMKLGF, "combiner.members", (-1, "nodes", 10 ** 6)),
+    (fastomkl.OMKLSFG, "combiner.parent", (-2, "nodes", 0)),
+    (fastomkl.OMKLSFGR, "combiner.parent", (-2, "nodes", 10 ** 6)),
+    (fastomkl.OMKLSFGR, "combiner.child_head", (-2, "nodes", 10 ** 6)),
+    (fastomkl.OMKLSFGR, "combiner.child_next", (-2, "nodes", 10 ** 6)),
 ])
 def test_crafted_indices_are_refused(cls, entry, values):
     """The integers that used to reach compiled code unchecked (segfaults, heap corruption)."""
     model, X = fitted(cls)
+    combiner = model._fitted_engine().combiner
+    past = {"nodes": combiner.n_experts, "degree": getattr(combiner, "degree", 0) + 1}
+    values = [past.get(value, value) for value in values]
     data = saved(model)
     size = read(data)[1][entry].size
     for index in range(size):

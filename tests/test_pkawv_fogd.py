@@ -34,3 +34,26 @@ def test_default_learns_and_classifier():
     labels = np.where(X[:, 0] > 0.2, 1, -1)
     clf = FOGDClassifier(random_state=0)
     assert (clf.predict_learn(X, labels)[1000:] == labels[1000:]).mean() > 0.9
+
+
+def test_default_is_the_step_ensemble_of_one_kernel():
+    """eta="ensemble" (the default): three constant steps on the same features under Hedge, which
+    is Raker's step ensemble on one kernel without a regulariser -- and coef_ is the linear model
+    the prediction uses."""
+    from fastomkl import Raker
+    from fastomkl._core.steps import ENSEMBLE_STEPS
+    from test_step_ensemble import NumpyStepEnsemble
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-1, 1, (300, 4)), 3.0 + rng.normal(size=300)
+    model = FOGD(kernel=Gaussian(0.8), n_components=20, random_state=1)
+    got = model.predict_learn(X, y)
+    raker = Raker([Gaussian(0.8)], n_components=20, lam=0.0, random_state=1)
+    np.testing.assert_array_equal(got, raker.predict_learn(X, y))
+    U = model._engine.features.frequencies
+    ref = NumpyStepEnsemble(U, ENSEMBLE_STEPS, 0.0, "squared", 2.0, True)
+    np.testing.assert_allclose(got, [ref.predict_learn_one(x, t) for x, t in zip(X, y)],
+                               rtol=1e-9, atol=1e-12)
+    x = rng.uniform(-1, 1, 4)
+    z = np.concatenate([np.cos(U[0] @ x), np.sin(U[0] @ x)]) / np.sqrt(20)
+    center, scale = ref.targets.units()
+    np.testing.assert_allclose(model.predict_one(x), center + scale * model.coef_ @ z, rtol=1e-12)

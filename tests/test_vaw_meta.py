@@ -187,7 +187,7 @@ def test_vaw_experts_under_graph_feedback():
     from fastomkl import OMKLGF
     X, y = stream(T=200)
     N, D, lam = len(KERNELS), 12, 0.5
-    gf = OMKLGF(KERNELS, n_components=6, M=2, J=2, random_state=3)
+    gf = OMKLGF(KERNELS, n_components=6, M=2, J=2, eta="auto", random_state=3)
     base = gf._engine_for(X.shape[1])                       # built, nothing learnt
     comb = base.combiner
     engine = Engine(base.features, VAWExperts(N, D, lam, "vaw"), comb, np.random.PCG64(5))

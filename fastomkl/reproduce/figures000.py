@@ -97,7 +97,8 @@ def bipartite_graph(plt, path, args) -> None:
     from fastomkl.reproduce.paper000 import load_paper_dataset
     X, y = load_paper_dataset("airfoil")
     kernels = paper000_dictionary()[::10]
-    model = OMKLGF(kernels, n_components=10, M=3, J=2, random_state=0)
+    # one expert per kernel (the paper's graph), with the step the committed figure was drawn with
+    model = OMKLGF(kernels, n_components=10, M=3, J=2, eta="auto", random_state=0)
     model.predict_learn(X[:100], y[:100])
     A = model.graph_                              # (n_kernels, J): kernel i on selective node j
     n, J = A.shape

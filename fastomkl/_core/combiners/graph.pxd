@@ -25,6 +25,8 @@ cdef class GraphFeedback(Combiner):
     cdef readonly double[::1] rate_v         # (1,) V of a self-confident eta (see graph.pyx)
     cdef int[::1] order                      # scratch (N,) for the top-M prediction subset
     cdef readonly bint predict_all
+    cdef readonly bint sort_members          # each node's experts in index order (an ensemble's
+                                             # members of one kernel then run in turn)
     cdef void generate(self, long t, double eta_e, bitgen_t* rng) noexcept nogil
     cdef void rebuild_weights(self) noexcept nogil
     cdef int mixture_find(self, double x, double e) noexcept nogil

@@ -98,6 +98,18 @@ def _check_exploration(Schedule s, str name):
         raise ValueError(f"{name} takes a constant or 1/sqrt(t) schedule, not a self-confident one")
 
 
+cdef inline void _sort_ints(int* a, int n) noexcept nogil:
+    """Insertion sort of a[0:n] (a node's few experts)."""
+    cdef int i, j, v
+    for i in range(1, n):
+        v = a[i]
+        j = i
+        while j > 0 and a[j - 1] > v:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = v
+
+
 cdef class GraphFeedback(Combiner):
     """OMKL-GF: bipartite graph feedback with J selective nodes of at most M kernels each.
 
@@ -121,11 +133,17 @@ cdef class GraphFeedback(Combiner):
     ``legacy_sampler`` returns min(k + 1, N - 1) for each kernel draw k (the released code's
     off-by-one).  Prediction without learning uses the M kernels of largest weight (ties: smallest
     index), or every kernel with ``predict_all``.
+
+    The experts may be an ensemble's kernel x step members (expert k * m + s: member s of kernel
+    k); with ``sort_members`` each node keeps its experts, and a prediction its subset, in index
+    order, so that the members of one kernel run in turn and share its features (the order changes
+    nothing else: the combination is a weighted mean, q_i depends on i alone).
     """
 
     def __init__(self, int n_experts, int n_nodes, int degree, double eta_scale, int eta_kind,
                  double eta_e_scale, int eta_e_kind, long freeze_after=0, bint conditional_q=False,
-                 double q_floor=0.0, bint legacy_sampler=False, bint predict_all=False):
+                 double q_floor=0.0, bint legacy_sampler=False, bint predict_all=False,
+                 bint sort_members=False):
         if n_experts < 1 or n_nodes < 1 or degree < 1:
             raise ValueError("n_experts, n_nodes and degree must be >= 1")
         self.n_experts = n_experts
@@ -141,6 +159,7 @@ cdef class GraphFeedback(Combiner):
         self.q_floor = q_floor
         self.legacy_sampler = legacy_sampler
         self.predict_all = predict_all
+        self.sort_members = sort_members
         self.log_w = np.zeros(n_experts)
         self.members = np.zeros((n_nodes, degree), dtype=np.intc)
         self.n_members = np.zeros(n_nodes, dtype=np.intc)
@@ -256,6 +275,8 @@ cdef class GraphFeedback(Combiner):
                     self.members[j, self.n_members[j]] = i
                     self.n_members[j] += 1
                 self.wbar_gen[i] = self.wlin[i] / W
+            if self.sort_members:
+                _sort_ints(&self.members[j, 0], self.n_members[j])
             e *= eta_e
         self.info[0] = t
 
@@ -333,6 +354,8 @@ cdef class GraphFeedback(Combiner):
                 r += 1
         for i in range(n):
             active[i] = self.order[i]
+        if self.sort_members:
+            _sort_ints(active, n)
         return n
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:

@@ -20,4 +20,11 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef Schedule eta
     cdef double[::1] sq, l1, dot              # scratch: this sample's distances to the support
     cdef bint has_sq, has_l1, has_dot
-    cdef double self_kernel(self, int k, const double* x) noexcept nogil
+    # A step ensemble (SCHEDULE_ENSEMBLE): expert k * m + s is member s of kernel k, with the
+    # constant step steps[s]; the members of a kernel share its kernel values on the support,
+    # computed once per sample into `values` (of kernel `values_kernel`, -1: none yet)
+    cdef readonly double[::1] steps
+    cdef double[::1] values
+    cdef int values_kernel
+    cdef void kernel_values(self, int kernel) noexcept nogil
+    cdef double self_kernel(self, int kernel, const double* x) noexcept nogil

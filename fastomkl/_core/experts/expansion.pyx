@@ -4,7 +4,13 @@ Expert k predicts f_k(x) = sum_tau alpha[k, tau] k_k(x, x_tau) over every sample
 learns by a functional gradient step: the sample is appended to the support with
 alpha[k, t] = -eta_t * weight * grad_scale * loss'(f_k, y); with the ADAGRAD schedule eta_t is the
 AdaGrad-norm step of ``OGDExperts`` (accumulator, truncation), on the squared RKHS norm
-weight (grad_scale loss')^2 k_k(x_t, x_t) of the gradient.  The support is shared by all experts,
+weight (grad_scale loss')^2 k_k(x_t, x_t) of the gradient.
+
+Step ensemble.  With ``steps`` (m constant steps) each kernel has m experts, expert k * m + s
+learning with the step steps[s] as Raker's members do (``OGDStepEnsemble``): on loss' itself,
+alpha = -s loss', the step s = steps[s] * weight truncated at the minimiser of the loss along it
+(the squared loss: onto y).  The members of a kernel share its kernel values on the support,
+computed once per sample.  The support is shared by all experts,
 and the distances of x to it are computed once per sample for every expert (``prepare``).  The
 arrays double when full (the engine asks ``needs_room`` before each round).
 
@@ -25,15 +31,17 @@ import numpy as np
 from fastomkl._core.inputs import MAX_ABS_INPUT, BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
-from fastomkl._core.losses cimport loss_derivative, loss_value
+from fastomkl._core.losses cimport loss_derivative, loss_value, reach_factor
 from fastomkl._core.numeric cimport STATE_LIMIT
-from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, Schedule, adagrad_step, schedule_at,
-                                   truncated_step)
+from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, SCHEDULE_ENSEMBLE, Schedule, adagrad_step,
+                                   schedule_at, truncated_step)
 from libc.math cimport exp, fabs, pow
 from libc.string cimport memcpy
 
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
+    void fastomkl_exp_values(const double *v, long n, double g, double *out)
+    double fastomkl_dot_long(const double *a, const double *b, long n)
     void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
                                     double *l1, double *dot)
 
@@ -48,12 +56,20 @@ cdef class KernelExpansionExperts(ExpertBank):
 
     def __init__(self, kinds, gamma, int n_features, int loss, double eta_scale, int eta_kind,
                  double grad_scale=1.0, degree=None, coef0=None, int capacity=256,
-                 long budget=0):
+                 long budget=0, steps=None):
         if budget < 0:
             raise ValueError(f"budget must be >= 0 (0: unbounded), got {budget}")
         kinds = np.ascontiguousarray(kinds, dtype=np.intc)
         n = kinds.shape[0]
-        self.n_experts = n
+        if steps is not None:
+            steps = np.ascontiguousarray(steps, dtype=np.float64)
+            if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
+                raise ValueError("steps must be a non-empty vector of positive steps")
+            eta_kind = SCHEDULE_ENSEMBLE
+        self.steps = np.ones(1) if steps is None else steps
+        self.per_kernel = 1 if steps is None else len(steps)
+        self.values_kernel = -1
+        self.n_experts = n * self.per_kernel
         self.kinds = kinds
         self.gamma = np.ascontiguousarray(gamma, dtype=np.float64).reshape(n)
         self.degree = np.ascontiguousarray(np.full(n, 2) if degree is None else degree,
@@ -88,6 +104,7 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.sq = np.zeros(capacity)
         self.l1 = np.zeros(capacity)
         self.dot = np.zeros(capacity)
+        self.values = np.zeros(capacity if self.per_kernel > 1 else 0)
 
     @property
     def capacity(self):
@@ -199,6 +216,7 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef void prepare(self, const double* x) noexcept nogil:
         """The distances of x to the support, once per sample for every expert's prediction."""
         cdef long n = self.info[0]
+        self.values_kernel = -1
         if n > 0:
             fastomkl_support_distances(&self.support[0, 0], x, n, self.n_features,
                                        &self.sq[0] if self.has_sq else NULL,
@@ -206,12 +224,19 @@ cdef class KernelExpansionExperts(ExpertBank):
                                        &self.dot[0] if self.has_dot else NULL)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        cdef int kernel = k // self.per_kernel
         cdef long n = self.info[0], tau
-        cdef double f = 0.0, g = self.gamma[k], c0 = self.coef0[k], c
-        cdef int kind = self.kinds[k], deg = self.degree[k]
+        cdef double f = 0.0, g = self.gamma[kernel], c0 = self.coef0[kernel], c
+        cdef int kind = self.kinds[kernel], deg = self.degree[kernel]
         cdef const double* al = &self.alpha[k, 0]
         if n == 0:
             return 0.0
+        if self.per_kernel > 1:
+            # the members of a kernel predict in turn: its kernel values once per sample
+            if kernel != self.values_kernel:
+                self.kernel_values(kernel)
+                self.values_kernel = kernel
+            return fastomkl_dot_long(al, &self.values[0], n)
         if kind == 0:
             f = fastomkl_exp_dot(al, &self.sq[0], n, g)
         elif kind == 1:
@@ -224,6 +249,19 @@ cdef class KernelExpansionExperts(ExpertBank):
             for tau in range(n):
                 f += al[tau] * pow(g * self.dot[tau] + c0, deg)
         return f
+
+    cdef void kernel_values(self, int kernel) noexcept nogil:
+        """values[tau] = k_kernel(x, x_tau) over the support, from the distances of prepare()."""
+        cdef long n = self.info[0], tau
+        cdef double g = self.gamma[kernel], c0 = self.coef0[kernel], c
+        if self.kinds[kernel] == 0:
+            fastomkl_exp_values(&self.sq[0], n, g, &self.values[0])
+        elif self.kinds[kernel] == 1:
+            fastomkl_exp_values(&self.l1[0], n, g, &self.values[0])
+        else:
+            for tau in range(n):
+                c = g * self.dot[tau] + c0
+                self.values[tau] = pow(c, self.degree[kernel])
 
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
@@ -246,6 +284,16 @@ cdef class KernelExpansionExperts(ExpertBank):
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double g = weight * self.grad_scale * d, slope = self.grad_scale * d
         cdef double grad_sq, step, a, kxx
+        if self.eta.kind == SCHEDULE_ENSEMBLE:
+            kxx = self.self_kernel(k // self.per_kernel, x)
+            step = truncated_step(self.steps[k % self.per_kernel] * weight, fabs(d) * kxx,
+                                  reach_factor(self.loss) * loss, d)
+            a = -step * d
+            if not fabs(a) <= STATE_LIMIT:      # also NaN: the coefficient stays 0
+                self.n_rejected += 1
+                return loss
+            self.alpha[k, self.row] = a
+            return loss
         if self.eta.kind == SCHEDULE_ADAGRAD:
             kxx = self.self_kernel(k, x)
             grad_sq = self.grad_sq[k]
@@ -262,15 +310,15 @@ cdef class KernelExpansionExperts(ExpertBank):
         self.alpha[k, self.row] = a
         return loss
 
-    cdef double self_kernel(self, int k, const double* x) noexcept nogil:
-        """k_k(x, x): 1 for the Gaussian and Laplacian kernels."""
+    cdef double self_kernel(self, int kernel, const double* x) noexcept nogil:
+        """k(x, x) of a kernel: 1 for the Gaussian and Laplacian kernels."""
         cdef double sq = 0.0
         cdef int j
-        if self.kinds[k] != KIND_POLYNOMIAL_C:
+        if self.kinds[kernel] != KIND_POLYNOMIAL_C:
             return 1.0
         for j in range(self.n_features):
             sq += x[j] * x[j]
-        return pow(self.gamma[k] * sq + self.coef0[k], self.degree[k])
+        return pow(self.gamma[kernel] * sq + self.coef0[kernel], self.degree[kernel])
 
 
 # The largest polynomial kernel value an accepted sample can produce: times a coefficient (at most
@@ -285,7 +333,7 @@ def polynomial_norm_limit(KernelExpansionExperts experts):
     POLYNOMIAL_KERNEL_LIMIT for every polynomial expert (inf without one), and that expert."""
     cdef double limit = float("inf"), own
     cdef int k, which = -1
-    for k in range(experts.n_experts):
+    for k in range(experts.kinds.shape[0]):      # kernel by kernel
         if experts.kinds[k] == KIND_POLYNOMIAL_C:
             own = ((POLYNOMIAL_KERNEL_LIMIT ** (1.0 / experts.degree[k]) - fabs(experts.coef0[k]))
                    / experts.gamma[k])
