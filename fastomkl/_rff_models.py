@@ -114,10 +114,16 @@ class RFFModelMixin:
 
     def _implied_state_size(self, n_features: int) -> int:
         """The frequencies (one n_components x n_features draw per kernel, or per kernel family
-        under ``shared_draw``) and a weight vector of 2D per kernel."""
+        under ``shared_draw``) and a weight vector of 2D per expert."""
         kernels = self.kernels_
         draws = n_frequency_draws(kernels) if getattr(self, "shared_draw", False) else len(kernels)
-        return self.n_components * (draws * n_features + 2 * len(kernels))
+        experts = len(kernels) * self._members(getattr(self, "eta", None))
+        return self.n_components * (draws * n_features + 2 * experts)
+
+    @staticmethod
+    def _members(eta) -> int:
+        """Experts per kernel: the steps of an ensemble (eta="ensemble"), else one."""
+        return len(ENSEMBLE_STEPS) if isinstance(eta, str) and eta == "ensemble" else 1
 
     def _loss_name(self) -> str:
         """The loss: ``loss``, or under "auto" the first of ``_losses`` (the squared loss for

@@ -62,7 +62,7 @@ import numpy as np
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
-from fastomkl._core.steps import ENSEMBLE, ENSEMBLE_STEPS
+from fastomkl._core.steps import ENSEMBLE
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._estimator.params import Boolean, Interval, Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS, OGD_STEP,
@@ -203,11 +203,6 @@ class _GraphRFFBase(RFFModelMixin):
 
     def _degree(self, n_kernels: int) -> int:
         return AUTO_DEGREE * self._members(self.eta) if self.M == "auto" else self.M
-
-    @staticmethod
-    def _members(eta) -> int:
-        """Experts per kernel: the steps of an ensemble (eta="ensemble"), else one."""
-        return len(ENSEMBLE_STEPS) if isinstance(eta, str) and eta == "ensemble" else 1
 
     def _exploration(self, rate):
         """An exploration probability's rate (OMKL-GF's eta_e, SFG's xi): the papers' 0.1 / sqrt(t)
