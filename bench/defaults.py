@@ -74,6 +74,19 @@ DSG_GRID = [(eta, schedule) for eta in (0.01, 0.1, 0.5, 1.0, 2.0)
             for schedule in ("constant", "inverse")]
 
 
+# OKS's numeric eta scales Remark 1's constant step lambda = eta sqrt(delta / (K T)), which needs
+# the horizon T: the grid gives it the bench's longest stream, so with the default 6 kernels the
+# scales below are steps of about 0.00014 to 14.
+OKS_SCALES = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+OKS_HORIZON = 8000
+
+
+def _horizon(kwargs):
+    """An OKS model's parameters, with the horizon a numeric eta needs."""
+    numeric = "eta" in kwargs and not isinstance(kwargs["eta"], str)
+    return {**kwargs, "T": OKS_HORIZON} if numeric else kwargs
+
+
 def _step_grid(eta, schedule):
     return {"eta": eta, "eta_schedule": schedule}
 
@@ -112,6 +125,9 @@ FAMILIES = [
      lambda **kw: fo.FOGDClassifier(random_state=0, **kw), GRID, None, _sweep_step),
     ("DSG", lambda **kw: DoublySGDRegressor(random_state=0, **kw),
      lambda **kw: DoublySGDClassifier(random_state=0, **kw), DSG_GRID, None, _sweep_step),
+    ("RF-OKS", lambda **kw: fo.RFOKS(random_state=0, **_horizon(kw)),
+     lambda **kw: fo.RFOKSClassifier(random_state=0, **_horizon(kw)), _points("eta", OKS_SCALES),
+     None, lambda eta: _horizon({"eta": eta})),
     ("VAW-EWA", lambda **kw: fo.VAWEWA(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      lambda **kw: fo.VAWEWAClassifier(SMALL_DICTIONARY, n_components=D, random_state=0, **kw),
      _points("eta_combiner", (0.01, 0.1, 0.5, 1.0, 2.0)), None,

@@ -1,6 +1,6 @@
 """Per-sample cost of each family's default step rule against AdaGrad-norm ("adagrad", the former
 default), for the 76-kernel dictionary (D = 50; OMKR: exact expansions over its default budget of
-1,000 support rows), timed interleaved in one run.
+1,000 support rows; FOGD: its one kernel, D = 1000), timed interleaved in one run.
 
     python bench/step_rule_costs.py --out bench/results/step_rule_costs.md
 """
@@ -26,6 +26,7 @@ MODELS = {
     **_pair("OMKL-SFG", lambda **kw: fo.OMKLSFG(n_components=D, random_state=0, **kw)),
     **_pair("OMKL-SFG-R", lambda **kw: fo.OMKLSFGR(n_components=D, random_state=0, **kw)),
     **_pair("OMKR", lambda **kw: fo.OMKR(**kw)),
+    **_pair("FOGD", lambda **kw: fo.FOGD(random_state=0, **kw)),
 }
 # Whose eta='adagrad' each model is measured against (AdaRaker: Raker's).
 BASELINE = {name: name.split(" ")[0].rstrip(",") for name in MODELS}

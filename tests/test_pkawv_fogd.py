@@ -3,6 +3,7 @@ import numpy as np
 
 from fastomkl.pkawv import FOGD, FOGDClassifier
 from fastomkl.kernels import Gaussian
+from reference import StandardisedTargets
 
 
 def test_authors_parametrisation_gives_the_same_predictions():
@@ -36,24 +37,54 @@ def test_default_learns_and_classifier():
     assert (clf.predict_learn(X, labels)[1000:] == labels[1000:]).mean() > 0.9
 
 
-def test_default_is_the_step_ensemble_of_one_kernel():
-    """eta="ensemble" (the default): three constant steps on the same features under Hedge, which
-    is Raker's step ensemble on one kernel without a regulariser -- and coef_ is the linear model
-    the prediction uses."""
-    from fastomkl import Raker
+def numpy_fogd_ensemble(U, X, y, steps, adagrad_scale=2.0, rate=2.0):
+    """FOGD's eta="ensemble" in plain NumPy: on z(x) = [cos(U x); sin(U x)] / sqrt(D), members
+    with the constant steps `steps` truncated at the minimiser of the squared loss (onto y), and
+    one member with eta="auto"'s AdaGrad-norm steps adagrad_scale / sqrt(sum ||d z||^2) truncated
+    at the zero of the loss's tangent; exponential weights at `rate` on the squared losses; targets
+    winsorised and standardised online.  Returns the predictions and the members' weights."""
+    D = U.shape[0]
+    m = len(steps) + 1
+    theta, log_w, grad_sq = np.zeros((m, 2 * D)), np.zeros(m), 0.0
+    targets = StandardisedTargets(True)
+    out = []
+    for x, t in zip(X, y):
+        z = np.concatenate([np.cos(U @ x), np.sin(U @ x)]) / np.sqrt(D)
+        f = theta @ z
+        w = np.exp(log_w - log_w.max())
+        center, scale = targets.units()
+        out.append(center + scale * (w / w.sum()) @ f)
+        target = targets.learn(t)
+        d, loss, zz = 2.0 * (f - target), (f - target) ** 2, z @ z
+        step = np.empty(m)
+        for i in range(m - 1):
+            step[i] = min(steps[i], 2.0 * loss[i] / (d[i] ** 2 * zz)) if d[i] else steps[i]
+        grad_sq += d[-1] ** 2 * zz
+        step[-1] = adagrad_scale / np.sqrt(grad_sq) if grad_sq > 0 else 0.0
+        if d[-1]:
+            step[-1] = min(step[-1], loss[-1] / (d[-1] ** 2 * zz))
+        theta -= (step * d)[:, None] * z[None, :]
+        log_w -= rate * loss
+    w = np.exp(log_w - log_w.max())
+    return np.array(out), w / w.sum(), theta
+
+
+def test_default_is_the_step_ensemble_with_an_adagrad_member():
+    """eta="ensemble" (the default): three constant steps and eta="auto"'s AdaGrad-norm member on
+    the same features under Hedge, against NumPy; coef_ is the linear model the prediction
+    uses."""
     from fastomkl._core.steps import ENSEMBLE_STEPS
-    from test_step_ensemble import NumpyStepEnsemble
     rng = np.random.default_rng(0)
     X, y = rng.uniform(-1, 1, (300, 4)), 3.0 + rng.normal(size=300)
     model = FOGD(kernel=Gaussian(0.8), n_components=20, random_state=1)
     got = model.predict_learn(X, y)
-    raker = Raker([Gaussian(0.8)], n_components=20, lam=0.0, random_state=1)
-    np.testing.assert_array_equal(got, raker.predict_learn(X, y))
-    U = model._engine.features.frequencies
-    ref = NumpyStepEnsemble(U, ENSEMBLE_STEPS, 0.0, "squared", 2.0, True)
-    np.testing.assert_allclose(got, [ref.predict_learn_one(x, t) for x, t in zip(X, y)],
-                               rtol=1e-9, atol=1e-12)
-    x = rng.uniform(-1, 1, 4)
-    z = np.concatenate([np.cos(U[0] @ x), np.sin(U[0] @ x)]) / np.sqrt(20)
-    center, scale = ref.targets.units()
-    np.testing.assert_allclose(model.predict_one(x), center + scale * model.coef_ @ z, rtol=1e-12)
+    U = model._engine.features.frequencies[0]
+    want, w_bar, theta = numpy_fogd_ensemble(U, X, y, ENSEMBLE_STEPS)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(model._engine.experts.theta), theta, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(model.coef_, w_bar @ theta, rtol=1e-9, atol=1e-12)
+    # the AdaGrad-norm member is eta="auto"'s model: alone, it is FOGD(eta="auto")
+    auto = FOGD(kernel=Gaussian(0.8), n_components=20, eta="auto", random_state=1)
+    auto.predict_learn(X, y)
+    np.testing.assert_allclose(theta[-1], auto.coef_, rtol=1e-9, atol=1e-12)

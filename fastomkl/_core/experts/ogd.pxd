@@ -20,6 +20,7 @@ cdef class OGDStepEnsemble(OGDExperts):
     # per_kernel members per kernel, member i of kernel k is expert k * per_kernel + i, with the
     # constant step steps[i] (truncated, proximal regulariser).
     cdef readonly double[::1] steps
+    cdef readonly bint adagrad_member  # the last member of each kernel takes AdaGrad-norm steps
     cdef int zz_kernel                # the kernel whose ||z||^2 this sample's predictions hold
     cdef int zz_member                # (-1: none yet) and the expert that computed it
 

@@ -40,6 +40,16 @@ cdef inline bint commit_step(OGDExperts bank, int k, const double* z, double shr
     return True
 
 
+cdef inline double adagrad_norm_step(OGDExperts bank, int k, double d, double zz, double loss,
+                                     double weight, double* grad_sq) noexcept nogil:
+    """Expert k's AdaGrad-norm step of this round (eta="auto"): scale / sqrt(G) after G += weight
+    ||d z||^2 (G read from and left in *grad_sq, for the caller to keep once the step is taken),
+    times the importance weight, truncated at the zero of the loss's tangent."""
+    grad_sq[0] = bank.grad_sq[k]
+    cdef double step = adagrad_step(bank.eta.scale, grad_sq, weight * d * d * zz) * weight
+    return truncated_step(step, fabs(d) * zz, loss, d)
+
+
 cdef class OGDExperts(ExpertBank):
     """Regularised online gradient descent, one linear model per kernel (Raker's experts).
 
@@ -117,9 +127,7 @@ cdef class OGDExperts(ExpertBank):
         cdef double zz = self.zz[k]
         cdef double step, shrink, g, grad_sq
         if self.eta.kind == SCHEDULE_ADAGRAD:
-            grad_sq = self.grad_sq[k]
-            step = adagrad_step(self.eta.scale, &grad_sq, weight * d * d * zz) * weight
-            step = truncated_step(step, fabs(d) * zz, loss, d)
+            step = adagrad_norm_step(self, k, d, zz, loss, weight, &grad_sq)
         else:
             step = schedule_at(self.eta, t) * weight
         shrink = 1.0 - 2.0 * step * self.lam
@@ -145,18 +153,33 @@ cdef class OGDStepEnsemble(OGDExperts):
     learns every round from the same features, and the combiner weighs all kernel x step experts:
     a step that suits the data now gains weight however long another suited them before, which a
     step rule that only ever shrinks (AdaGrad-norm) cannot do after a change.
+
+    With ``adagrad_scale`` > 0 each kernel has one more member, the last, taking the AdaGrad-norm
+    steps of ``OGDExperts`` at that scale (eta="auto"'s rule), so the combiner can also follow a
+    step that decays with the data; its accumulators are the state's ``grad_sq``.
     """
 
     def __init__(self, int n_kernels, steps, int dim, int loss, double lam,
-                 bint regularizer_after_update=False):
+                 bint regularizer_after_update=False, double adagrad_scale=0.0):
         steps = np.ascontiguousarray(steps, dtype=np.float64)
         if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
             raise ValueError("steps must be a non-empty vector of positive steps")
-        OGDExperts.__init__(self, n_kernels * len(steps), dim, loss, lam, 0.0, SCHEDULE_ENSEMBLE,
-                            regularizer_after_update)
-        self.per_kernel = len(steps)
+        if not adagrad_scale >= 0.0:
+            raise ValueError("adagrad_scale must be >= 0 (0: no AdaGrad-norm member)")
+        members = len(steps) + (1 if adagrad_scale > 0 else 0)
+        OGDExperts.__init__(self, n_kernels * members, dim, loss, lam, adagrad_scale,
+                            SCHEDULE_ENSEMBLE, regularizer_after_update)
+        self.per_kernel = members
         self.steps = steps
+        self.adagrad_member = adagrad_scale > 0
+        if self.adagrad_member:
+            self.grad_sq = np.zeros(self.n_experts)
         self.zz_kernel = -1
+
+    def _state_arrays(self):
+        if self.adagrad_member:
+            return {"theta": self.theta, "grad_sq": self.grad_sq}
+        return {"theta": self.theta}
 
     cdef void prepare(self, const double* x) noexcept nogil:
         self.zz_kernel = -1                     # a new sample: no kernel's ||z||^2 is known yet
@@ -176,8 +199,14 @@ cdef class OGDStepEnsemble(OGDExperts):
         cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
-        cdef double step, shrink, g
-        step = truncated_step(self.steps[k % self.per_kernel] * weight, fabs(d) * zz,
+        cdef double step, shrink, g, grad_sq
+        cdef int member = k % self.per_kernel
+        if self.adagrad_member and member == self.per_kernel - 1:
+            step = adagrad_norm_step(self, k, d, zz, loss, weight, &grad_sq)
+            if commit_step(self, k, z, 1.0 - 2.0 * step * self.lam, step * d, zz, &loss):
+                self.grad_sq[k] = grad_sq
+            return loss
+        step = truncated_step(self.steps[member] * weight, fabs(d) * zz,
                               reach_factor(self.loss) * loss, d)
         proximal_update(step, d, self.lam, &shrink, &g)
         commit_step(self, k, z, shrink, g, zz, &loss)
