@@ -160,7 +160,8 @@ _COMMON_DOC = """
         Schedule shared by every rate of the model (the paper's experiments: 0.1 / sqrt(t)).
     eta_combiner : "auto" or float, default "auto"
         Rate of the kernel weights' exponential update; "auto" uses a numeric ``eta``
-        (self-confident under "ensemble" and "auto").  Formerly ``eta_hedge`` (still accepted, with a FutureWarning).
+        (self-confident under "ensemble" and "auto").  Formerly ``eta_hedge`` (still accepted,
+        with a FutureWarning).
     lam : float, default 1e-3
         Weight of lam ||theta_i||^2 in every kernel's loss.
     loss : str, default "auto"

@@ -611,10 +611,10 @@ _FOGD_DOC = """
         want a decaying step), weighed by exponential weights at the constant rate 2, targets
         standardised online; at most 1.19x the best point of a step grid on the shipped and
         drifting streams in recorded order and 1.09x shuffled, where "auto" is 3.69x and 1.30x
-        (bench/results/defaults_orders.md; the three constant steps alone: 1.37x on naval).  "auto" (or "adagrad", the former default):
-        truncated AdaGrad-norm steps, targets standardised online.  A number is the paper's step,
-        theta <- theta - eta 2 (y_hat - y) z: the paper uses eta = 1 / sqrt(n) for a stream of n
-        samples, constant.
+        (bench/results/defaults_orders.md; the three constant steps alone: 1.37x on naval).
+        "auto" (or "adagrad", the former default): truncated AdaGrad-norm steps, targets
+        standardised online.  A number is the paper's step, theta <- theta - eta 2 (y_hat - y) z:
+        the paper uses eta = 1 / sqrt(n) for a stream of n samples, constant.
     eta_schedule : {"constant", "inv_sqrt"}, default "constant"
         Schedule of a numeric ``eta``.
     random_state : None, int, SeedSequence or Generator
