@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._core.steps import ADAGRAD, ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES, SELF_CONFIDENT
+from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.features.rff import DTYPES, RFFBank
 from fastomkl._estimator.params import Boolean, Interval, Kernels, Options, RandomState
@@ -204,6 +205,18 @@ def check_steps(eta, schedule: str, loss: int) -> dict:
     if isinstance(eta, str):
         return {"eta": (AUTO_STEP, ADAGRAD), "standardize": standardize}
     return {"eta": (float(eta), SCHEDULES[schedule]), "standardize": False}
+
+
+def ogd_experts(config: dict, n_kernels: int, dim: int, lam: float,
+                regularizer_after_update: bool = False, steps=None, adagrad_scale: float = 0.0):
+    """The OGD experts of a step rule (``check_steps``'s config, with its "loss"): the step
+    ensemble under eta="ensemble" (``steps``, default the config's, and ``adagrad_scale`` for an
+    AdaGrad-norm member), else one learner per kernel with the rule's schedule."""
+    if config["eta"][1] == ENSEMBLE:
+        return OGDStepEnsemble(n_kernels, config["steps"] if steps is None else steps, dim,
+                               config["loss"], lam, regularizer_after_update, adagrad_scale)
+    return OGDExperts(n_kernels, dim, config["loss"], lam, *config["eta"],
+                      regularizer_after_update)
 
 
 def check_rate(rate, eta, schedule: str, auto=None, ensemble=None) -> tuple[float, int]:

@@ -61,14 +61,12 @@ import numpy as np
 
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
-from fastomkl._core.steps import ENSEMBLE
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 from fastomkl._estimator.params import Boolean, Interval, Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS, OGD_STEP,
                                   PAPER_EXPLORATION, REGRESSION_LOSSES, RFF_PARAMETERS,
                                   SELF_CONFIDENT_RATE, RFFModelMixin, auto, check_rate,
-                                  with_dtype_doc)
+                                  ogd_experts, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -212,12 +210,8 @@ class _GraphRFFBase(RFFModelMixin):
                           PAPER_EXPLORATION)
 
     def _experts(self, config, bank):
-        if config["eta"][1] == ENSEMBLE:
-            return OGDStepEnsemble(bank.n_kernels, config["steps"], bank.n_outputs,
-                                   config["loss"], config["lam"],
-                                   bool(self.regularizer_after_update))
-        return OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], config["lam"],
-                          *config["eta"], bool(self.regularizer_after_update))
+        return ogd_experts(config, bank.n_kernels, bank.n_outputs, config["lam"],
+                           bool(self.regularizer_after_update))
 
     @property
     def weights_(self) -> np.ndarray:
@@ -240,8 +234,7 @@ class _GraphRFFBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        # an ensemble's kernel weighs what its members weigh together
-        return self._combiner_weights().reshape(len(self.kernels_), -1).sum(axis=1)
+        return self._kernel_weights()
 
 
 # -- OMKL-GF -------------------------------------------------------------------------------------

@@ -26,15 +26,13 @@ import numpy as np
 from fastomkl._core.combiners.hedge import DiscountHedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.expansion import KernelExpansionExperts
-from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.features.embedding import NullFeatures
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import Boolean, Interval, Kernels, OneKernel, Options, take_renamed
-from fastomkl._core.steps import ENSEMBLE
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_STEP, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, STEP_PARAMETERS, RFFModelMixin, check_steps,
-                                  with_dtype_doc)
+                                  ogd_experts, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian, Polynomial, paper000_dictionary
 
 __all__ = ["OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR", "RFOMKRClassifier",
@@ -159,8 +157,7 @@ class _OMKRBase(_BudgetedExpansion):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        # an ensemble's kernel weighs what its members weigh together
-        return self._combiner_weights().reshape(-1, self._engine.experts.per_kernel).sum(axis=1)
+        return self._kernel_weights()
 
 
 _OMKR_PARAMETERS_DOC = """    Parameters
@@ -359,12 +356,7 @@ class _RFOMKRBase(RFFModelMixin):
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
-        if config["eta"][1] == ENSEMBLE:
-            experts = OGDStepEnsemble(bank.n_kernels, config["steps"], bank.n_outputs,
-                                      config["loss"], 0.0)
-        else:
-            experts = OGDExperts(bank.n_kernels, bank.n_outputs, config["loss"], 0.0,
-                                 *config["eta"])
+        experts = ogd_experts(config, bank.n_kernels, bank.n_outputs, 0.0)
         combiner = DiscountHedge(experts.n_experts, config["beta"], bool(self.normalize))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
@@ -389,8 +381,7 @@ class _RFOMKRBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        # an ensemble's kernel weighs what its members weigh together
-        return self._combiner_weights().reshape(-1, self._engine.experts.per_kernel).sum(axis=1)
+        return self._kernel_weights()
 
 
 _RFOMKR_DOC = """
@@ -403,9 +394,9 @@ _RFOMKR_DOC = """
         three constant steps 2^-4, 2^-2, 1 per kernel, truncated, targets standardised online,
         all kernel x step experts under the discounted weights below; within 1.17x of the best
         point of a step grid on the shipped and drifting streams in either order, where "auto"
-        (AdaGrad-norm, the former default) is 3.81x in recorded order, at 1.6-1.9x its cost per
-        sample for 76 kernels (bench/results/defaults_orders.md, step_rule_costs.md).  The paper's setting:
-        ``eta=0.1`` (0.1 / sqrt(t)).
+        (AdaGrad-norm, the former default) is 3.81x in recorded order, at 1.5-1.9x its cost per
+        sample for 76 kernels (bench/results/defaults_orders.md, step_rule_costs.md).  The
+        paper's setting: ``eta=0.1`` (0.1 / sqrt(t)).
     beta : float in (0, 1], default 0.5
         Hedge factor w_i <- w_i beta^{L_i}, w_1 = 1/N.
     loss : str, default "auto"

@@ -42,8 +42,6 @@ from fastomkl._core.experts.kernel_awv import KernelAWVExperts
 from fastomkl._core.experts.models import ModelExperts
 from fastomkl._core.experts.nystrom import NystromExperts
 from fastomkl._core.combiners.hedge import Hedge
-from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
-from fastomkl._core.steps import ENSEMBLE
 from fastomkl._core.experts.pros_n_kons import ProsNKonsExperts
 from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._core.features.embedding import IdentityFeatures, NullFeatures, NystromFeatures
@@ -54,7 +52,7 @@ from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import (Array, Boolean, Function, Interval, OneKernel, Options,
                                         RandomState, Range, Regressors, take_renamed)
 from fastomkl._rff_models import (AUTO_STEP, ENSEMBLE_RATE, MAX_COMPONENTS, OGD_STEP,
-                                  STEP_PARAMETERS, auto, check_steps)
+                                  STEP_PARAMETERS, auto, check_steps, ogd_experts)
 from fastomkl._validation import (MAX_ABS_INPUT, check_float, check_int, check_matrix,
                                   check_sample, check_targets)
 from fastomkl.features import draw_frequencies
@@ -559,22 +557,18 @@ class _FOGDBase(_OneKernel):
     def _check_params(self) -> dict:
         config = {"kernel": self.kernel_, "n_components": self.n_components}
         config.update(check_steps(self.eta, self.eta_schedule, LOSSES["squared"]))
+        config["loss"] = LOSSES["squared"]        # on -1/+1 labels too, as the paper ran it
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = RFFBank(draw_frequencies([config["kernel"]], config["n_components"],
                                         n_features, feature_rng))
-        scale, kind = config["eta"]
-        if kind == ENSEMBLE:
-            # one kernel: no other kernel's weight to lean on when the data want a step that
-            # decays, so its ensemble also holds eta="auto"'s AdaGrad-norm member (naval in
-            # recorded order: 1.37 of the best grid point without it, 1.19 with it)
-            experts = OGDStepEnsemble(1, config["steps"], bank.n_outputs, LOSSES["squared"], 0.0,
-                                      adagrad_scale=AUTO_STEP)
-            combiner = Hedge(experts.n_experts, *ENSEMBLE_RATE)
-        else:
-            experts = OGDExperts(1, bank.n_outputs, LOSSES["squared"], 0.0, scale, kind)
-            combiner = Single(1)
+        # one kernel: no other kernel's weight to lean on when the data want a step that decays,
+        # so its ensemble also holds eta="auto"'s AdaGrad-norm member (naval in recorded order:
+        # 1.37 of the best grid point without it, 1.19 with it)
+        experts = ogd_experts(config, 1, bank.n_outputs, 0.0, adagrad_scale=AUTO_STEP)
+        combiner = (Hedge(experts.n_experts, *ENSEMBLE_RATE) if experts.per_kernel > 1
+                    else Single(1))
         return Engine(bank, experts, combiner, round_bit_generator,
                       config["standardize"] and self._standardize)
 

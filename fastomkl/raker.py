@@ -15,11 +15,10 @@ import numpy as np
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
-from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
-from fastomkl._core.steps import ENSEMBLE, FORMER_ENSEMBLE_STEPS
+from fastomkl._core.steps import FORMER_ENSEMBLE_STEPS
 from fastomkl._estimator.params import Interval, Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
-                                  RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
+                                  RFF_PARAMETERS, RFFModelMixin, ogd_experts, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["Raker", "RakerClassifier"]
@@ -42,9 +41,9 @@ _PARAMS_DOC = """
         now.  On 13 shipped data sets and 7 drifting streams, in their recorded order and
         shuffled, it is within 1.13x of the best point of a step grid in every cell, where
         "auto" is 3.82x in recorded order (elevators); three linear models per kernel share its
-        features, at 1.4-1.8x the cost per sample of "auto" for the 76-kernel dictionary
-        (bench/results/defaults_orders.md, step_rule_costs.md).  "auto" (the same as "adagrad"; the default before
-        the ensemble) is AdaGrad-norm: one step per kernel that only shrinks, truncated at the
+        features, at 1.4-1.9x the cost per sample of "auto" for the 76-kernel dictionary
+        (bench/results/defaults_orders.md, step_rule_costs.md).  "auto" (the same as
+        "adagrad"; the default before the ensemble) is AdaGrad-norm: one step per kernel that only shrinks, truncated at the
         zero of its loss's tangent, targets standardised online, exponential weights at rate 1:
         as good on shuffled data, slower after a change, cheaper.  A number is the paper's step,
         constant or eta / sqrt(t) (``eta_schedule``): ``eta=0.1`` is the paper's experimental
@@ -142,13 +141,9 @@ class _RakerBase(RFFModelMixin):
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
         n = bank.n_kernels
-        if config["eta"][1] == ENSEMBLE:
-            experts = OGDStepEnsemble(n, self.__dict__.get("_file_steps", config["steps"]),
-                                      bank.n_outputs, config["loss"], config["lam"],
-                                      bool(self.regularizer_after_update))
-        else:
-            experts = OGDExperts(n, bank.n_outputs, config["loss"], config["lam"], *config["eta"],
-                                 bool(self.regularizer_after_update))
+        experts = ogd_experts(config, n, bank.n_outputs, config["lam"],
+                              bool(self.regularizer_after_update),
+                              steps=self.__dict__.get("_file_steps"))
         combiner = Hedge(experts.n_experts, *config["eta_combiner"], float(self.share))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
@@ -187,10 +182,7 @@ class _RakerBase(RFFModelMixin):
         >>> model.weights_.shape, bool(abs(model.weights_.sum() - 1) < 1e-12)
         ((2,), True)
         """
-        engine = self._fitted_engine()
-        w_bar = np.asarray(engine.combiner.w_bar)
-        # an ensemble's kernel weighs what its members weigh together
-        return w_bar.reshape(-1, engine.experts.per_kernel).sum(axis=1)
+        return self._kernel_weights(self._fitted_engine().combiner.w_bar)
 
 
 class Raker(_RakerBase, OnlineEstimator):

@@ -21,14 +21,6 @@ TARGET static void fastomkl_exp_values_##SUFFIX(const double *v, long n, double 
     for (long i = 0; i < n; ++i) out[i] = exp(-g * v[i]);                                        \
 }                                                                                                \
                                                                                                  \
-TARGET static double fastomkl_dot_long_##SUFFIX(const double *a, const double *b, long n)        \
-{                                                                                                \
-    double acc = 0.0;                                                                            \
-    _Pragma("omp simd reduction(+:acc)")                                                         \
-    for (long i = 0; i < n; ++i) acc += a[i] * b[i];                                             \
-    return acc;                                                                                  \
-}                                                                                                \
-                                                                                                 \
 TARGET static void fastomkl_support_distances_##SUFFIX(const double *S, const double *x, long n, \
                                                        int d, double *sq, double *l1,            \
                                                        double *dot)                              \
@@ -54,7 +46,6 @@ FASTOMKL_DISPATCH(double, fastomkl_exp_dot, (const double *alpha, const double *
                   (alpha, v, n, g))
 FASTOMKL_DISPATCH(void, fastomkl_exp_values, (const double *v, long n, double g, double *out),
                   (v, n, g, out))
-FASTOMKL_DISPATCH(double, fastomkl_dot_long, (const double *a, const double *b, long n), (a, b, n))
 FASTOMKL_DISPATCH(void, fastomkl_support_distances,
                   (const double *S, const double *x, long n, int d, double *sq, double *l1,
                    double *dot),

@@ -11,9 +11,6 @@ double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g);
  * step ensemble share. */
 void fastomkl_exp_values(const double *v, long n, double g, double *out);
 
-/* sum_i a[i] * b[i] (vectorised; the summation order differs from a plain loop). */
-double fastomkl_dot_long(const double *a, const double *b, long n);
-
 /* For each of the n rows s of S (row-major n x d): sq[i] = ||x - s||^2, l1[i] = ||x - s||_1,
  * dot[i] = x . s; an output pointer may be NULL when that quantity is not needed. */
 void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,

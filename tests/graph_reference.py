@@ -6,6 +6,8 @@ directly from the equations of the spec, one round at a time and without any inc
 """
 import numpy as np
 
+from reference import ensemble_step
+
 
 def rff(W, x):
     """z(x) = [cos(W x); sin(W x)] / sqrt(D) for frequencies W of shape (D, d)."""
@@ -35,16 +37,14 @@ def _auto_step(scale, grad_sq, z, f, y, weight):
 
 
 def _member_step(theta, z, f, y, lam, step):
-    """A step ensemble's member (eta="ensemble"), squared loss: the constant step (times the
-    importance weight) truncated at the minimiser of the loss along it, 2 loss / (loss'^2 ||z||^2),
-    and the regulariser taken proximally, theta <- (theta - s loss' z) / (1 + 2 s lam).  Returns
-    L = loss + lam ||theta||^2 before the step."""
-    d, zz = 2.0 * (f - y), z @ z
-    L = (f - y) ** 2 + lam * theta @ theta
-    if d != 0 and zz > 0:
-        step = min(step, 2.0 * (f - y) ** 2 / (d * d * zz))
-    theta[:] = (theta - step * d * z) / (1.0 + 2.0 * step * lam)
-    return L
+    """A step ensemble's member (eta="ensemble"), squared loss, with its constant step times the
+    importance weight: ``reference.ensemble_step`` on one member (truncated at the loss's minimiser
+    along the step, the regulariser proximal).  Updates theta; returns L = loss + lam ||theta||^2
+    before the step."""
+    new, L = ensemble_step(theta[None, None, :], z[None, :], np.array([[f]]), y, [step], lam,
+                           "squared")
+    theta[:] = new[0, 0]
+    return float(L[0, 0])
 
 
 def _experts_learn(S, theta, z, f, y, lam, step, q, auto, grad_sq, steps=None):

@@ -3,7 +3,7 @@ import numpy as np
 
 from fastomkl.pkawv import FOGD, FOGDClassifier
 from fastomkl.kernels import Gaussian
-from reference import StandardisedTargets
+from reference import StandardisedTargets, ensemble_step
 
 
 def test_authors_parametrisation_gives_the_same_predictions():
@@ -55,15 +55,14 @@ def numpy_fogd_ensemble(U, X, y, steps, adagrad_scale=2.0, rate=2.0):
         center, scale = targets.units()
         out.append(center + scale * (w / w.sum()) @ f)
         target = targets.learn(t)
-        d, loss, zz = 2.0 * (f - target), (f - target) ** 2, z @ z
-        step = np.empty(m)
-        for i in range(m - 1):
-            step[i] = min(steps[i], 2.0 * loss[i] / (d[i] ** 2 * zz)) if d[i] else steps[i]
-        grad_sq += d[-1] ** 2 * zz
-        step[-1] = adagrad_scale / np.sqrt(grad_sq) if grad_sq > 0 else 0.0
-        if d[-1]:
-            step[-1] = min(step[-1], loss[-1] / (d[-1] ** 2 * zz))
-        theta -= (step * d)[:, None] * z[None, :]
+        d, loss, zz = 2.0 * (f[-1] - target), (f - target) ** 2, z @ z
+        constant, _ = ensemble_step(theta[None, :-1], z[None], f[None, :-1], target, steps, 0.0,
+                                    "squared")
+        grad_sq += d ** 2 * zz
+        step = adagrad_scale / np.sqrt(grad_sq) if grad_sq > 0 else 0.0
+        if d:
+            step = min(step, loss[-1] / (d ** 2 * zz))
+        theta[:-1], theta[-1] = constant[0], theta[-1] - step * d * z
         log_w -= rate * loss
     w = np.exp(log_w - log_w.max())
     return np.array(out), w / w.sum(), theta

@@ -257,6 +257,13 @@ class OnlineEstimator:
         w = np.exp(log_w - log_w.max())
         return w / w.sum()
 
+    def _kernel_weights(self, expert_weights=None) -> np.ndarray:
+        """Normalised weights per kernel: the experts' (``_combiner_weights`` unless given),
+        summed over each kernel's experts, so a step ensemble's kernel weighs what its members
+        weigh together."""
+        w = self._combiner_weights() if expert_weights is None else np.asarray(expert_weights)
+        return w.reshape(-1, self._fitted_engine().experts.per_kernel).sum(axis=1)
+
     @property
     def n_rejected_updates_(self) -> int:
         """Updates refused because they would have made the state non-finite (each one also

@@ -41,9 +41,11 @@ from libc.string cimport memcpy
 cdef extern from "fastomkl_expansion.h" nogil:
     double fastomkl_exp_dot(const double *alpha, const double *v, long n, double g)
     void fastomkl_exp_values(const double *v, long n, double g, double *out)
-    double fastomkl_dot_long(const double *a, const double *b, long n)
     void fastomkl_support_distances(const double *S, const double *x, long n, int d, double *sq,
                                     double *l1, double *dot)
+
+cdef extern from "fastomkl_kernels.h" nogil:
+    double fastomkl_dot(const double *a, const double *b, int n)
 
 KIND_GAUSSIAN = 0
 KIND_LAPLACIAN = 1
@@ -236,7 +238,7 @@ cdef class KernelExpansionExperts(ExpertBank):
             if kernel != self.values_kernel:
                 self.kernel_values(kernel)
                 self.values_kernel = kernel
-            return fastomkl_dot_long(al, &self.values[0], n)
+            return fastomkl_dot(al, &self.values[0], <int>n)    # n <= capacity, an int
         if kind == 0:
             f = fastomkl_exp_dot(al, &self.sq[0], n, g)
         elif kind == 1:
@@ -288,13 +290,8 @@ cdef class KernelExpansionExperts(ExpertBank):
             kxx = self.self_kernel(k // self.per_kernel, x)
             step = truncated_step(self.steps[k % self.per_kernel] * weight, fabs(d) * kxx,
                                   reach_factor(self.loss) * loss, d)
-            a = -step * d
-            if not fabs(a) <= STATE_LIMIT:      # also NaN: the coefficient stays 0
-                self.n_rejected += 1
-                return loss
-            self.alpha[k, self.row] = a
-            return loss
-        if self.eta.kind == SCHEDULE_ADAGRAD:
+            g = d                           # a member steps on loss' itself, its weight in step
+        elif self.eta.kind == SCHEDULE_ADAGRAD:
             kxx = self.self_kernel(k, x)
             grad_sq = self.grad_sq[k]
             step = adagrad_step(self.eta.scale, &grad_sq, weight * slope * slope * kxx)

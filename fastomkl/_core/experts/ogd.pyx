@@ -40,14 +40,18 @@ cdef inline bint commit_step(OGDExperts bank, int k, const double* z, double shr
     return True
 
 
-cdef inline double adagrad_norm_step(OGDExperts bank, int k, double d, double zz, double loss,
-                                     double weight, double* grad_sq) noexcept nogil:
-    """Expert k's AdaGrad-norm step of this round (eta="auto"): scale / sqrt(G) after G += weight
-    ||d z||^2 (G read from and left in *grad_sq, for the caller to keep once the step is taken),
-    times the importance weight, truncated at the zero of the loss's tangent."""
-    grad_sq[0] = bank.grad_sq[k]
-    cdef double step = adagrad_step(bank.eta.scale, grad_sq, weight * d * d * zz) * weight
-    return truncated_step(step, fabs(d) * zz, loss, d)
+cdef inline double adagrad_update(OGDExperts bank, int k, const double* z, double d, double loss,
+                                 double zz, double weight) noexcept nogil:
+    """Expert k's AdaGrad-norm update (eta="auto"): the step scale / sqrt(G) after G += weight
+    ||d z||^2, times the importance weight, truncated at the zero of the loss's tangent, taken
+    explicitly (theta <- (1 - 2 step lam) theta - step d z); G is kept only if the step is.
+    Returns the loss with its regulariser (``commit_step``)."""
+    cdef double grad_sq = bank.grad_sq[k]
+    cdef double step = adagrad_step(bank.eta.scale, &grad_sq, weight * d * d * zz) * weight
+    step = truncated_step(step, fabs(d) * zz, loss, d)
+    if commit_step(bank, k, z, 1.0 - 2.0 * step * bank.lam, step * d, zz, &loss):
+        bank.grad_sq[k] = grad_sq
+    return loss
 
 
 cdef class OGDExperts(ExpertBank):
@@ -125,16 +129,11 @@ cdef class OGDExperts(ExpertBank):
         cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
-        cdef double step, shrink, g, grad_sq
+        cdef double step
         if self.eta.kind == SCHEDULE_ADAGRAD:
-            step = adagrad_norm_step(self, k, d, zz, loss, weight, &grad_sq)
-        else:
-            step = schedule_at(self.eta, t) * weight
-        shrink = 1.0 - 2.0 * step * self.lam
-        g = step * d
-        if commit_step(self, k, z, shrink, g, zz, &loss) and \
-                self.eta.kind == SCHEDULE_ADAGRAD:
-            self.grad_sq[k] = grad_sq
+            return adagrad_update(self, k, z, d, loss, zz, weight)
+        step = schedule_at(self.eta, t) * weight
+        commit_step(self, k, z, 1.0 - 2.0 * step * self.lam, step * d, zz, &loss)
         return loss
 
 
@@ -199,13 +198,10 @@ cdef class OGDStepEnsemble(OGDExperts):
         cdef double weight = ctx.weight
         cdef double d = loss_derivative(self.loss, f, y), loss = loss_value(self.loss, f, y)
         cdef double zz = self.zz[k]
-        cdef double step, shrink, g, grad_sq
+        cdef double step, shrink, g
         cdef int member = k % self.per_kernel
         if self.adagrad_member and member == self.per_kernel - 1:
-            step = adagrad_norm_step(self, k, d, zz, loss, weight, &grad_sq)
-            if commit_step(self, k, z, 1.0 - 2.0 * step * self.lam, step * d, zz, &loss):
-                self.grad_sq[k] = grad_sq
-            return loss
+            return adagrad_update(self, k, z, d, loss, zz, weight)
         step = truncated_step(self.steps[member] * weight, fabs(d) * zz,
                               reach_factor(self.loss) * loss, d)
         proximal_update(step, d, self.lam, &shrink, &g)
