@@ -23,8 +23,9 @@ the Python-heap growth (tracemalloc) over 10^4 further calls.
 Then one model of every family (``--family-calls`` calls each), ``predict_one`` idle and while a
 second thread learns the stream with ``partial_fit`` in batches of 1,000 rows (a service learning
 from the labels that come back): p50 / p99 / p99.9 and the longest wait, and the learning
-throughput with the serving thread beside it against learning alone.  Batch calls hand the lock
-to waiting callers between two rounds, so a prediction waits for at most one round of learning.
+throughput with the serving thread beside it against learning alone.  A prediction that meets a
+batch reads the snapshot the batch publishes for it (fastomkl._core.engine's docstring): it waits
+for at most one round of learning, and learning does not wait for it.
 
 Results in bench/results/serving.md, with the CPU and the instruction-set variant that ran.
 """
@@ -178,11 +179,14 @@ def serving_while_learning(make, X, y, calls: int) -> str:
     busy = latencies(model.predict_one, stream_X[:calls], stream_y[:calls], False)
     stop.set()
     thread.join()
+    engine = getattr(model._engine, "_inner", model._engine)
+    snapshot_share = engine.n_snapshot_reads / calls
     p = lambda ns: np.percentile(ns, [50, 99, 99.9]) / 1e3          # noqa: E731
     (i50, i99, i999), (b50, b99, b999) = p(idle), p(busy)
     return (f"| {i50:.2f} | {i99:.2f} | {i999:.2f} | {b50:.2f} | {b99:.2f} | {b999:.2f} | "
             f"{busy.max() / 1e3:.0f} | {b99 / i99:.1f} | {alone[0]:,.0f} | "
-            f"{np.median(beside):,.0f} | {np.median(beside) / alone[0]:.2f} |")
+            f"{np.median(beside):,.0f} | {np.median(beside) / alone[0]:.2f} | "
+            f"{snapshot_share:.0%} |")
 
 
 def machine() -> str:
@@ -200,10 +204,12 @@ def family_table(X, y, calls: int) -> list[str]:
              "Columns: predict_one p50 / p99 / p99.9 idle, then while a thread runs `partial_fit` "
              "over batches of 1,000 rows (us); the longest wait while learning (us); p99 "
              "learning / p99 idle; learning throughput alone and with the serving thread beside "
-             "it (rows/s) and their ratio.", "",
+             "it (rows/s) and their ratio; the share of the predictions made while learning that "
+             "read a snapshot (the others found the lock free, between two batches, or waited "
+             "for one round while the batch published its first).", "",
              "| model | p50 | p99 | p99.9 | p50 learning | p99 learning | p99.9 learning | "
-             "max learning | p99 ratio | learn alone | learn beside | ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "max learning | p99 ratio | learn alone | learn beside | ratio | from snapshots |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, make in families():
         lines.append(f"| {label} " + serving_while_learning(make, X, y, calls))
         print(lines[-1], flush=True)

@@ -58,6 +58,7 @@ above.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import warnings
 
@@ -184,6 +185,7 @@ class _DSGEngine(Engine):
             state[name] = np.pad(state[name], pad)
         grown.set_state(state)
         grown.rng_state = self.rng_state
+        grown.twin_factory = functools.partial(grown._rebuild, n_outputs)
         return grown
 
 

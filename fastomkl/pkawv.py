@@ -1071,6 +1071,10 @@ class Mixture(OnlineEstimator):
             rate = 1.0 if clip is None else 1.0 / (2.0 * (clip[1] - clip[0]) ** 2)
         return {"clip": clip, "eta": float(rate), "lam": float(self.lam)}
 
+    # its engine's experts are the members' own engines, which a snapshot could not copy: a
+    # prediction made while the mixture learns a batch waits for the round in progress
+    _snapshots = False
+
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         for member in self.members:               # every check before any member is built
             if isinstance(member, _FixedEmbeddingAWVBase):

@@ -237,6 +237,79 @@ def test_threads_see_only_round_boundaries_and_save_loadable_files(cls):
         assert loaded.predict_one(probe) == boundaries[loaded.n_samples_seen_]
 
 
+def compiled_engine(model):
+    return getattr(model._engine, "_inner", model._engine)
+
+
+@BY_NAME
+def test_a_snapshot_predicts_what_the_model_predicts(cls):
+    """The twins a batch call publishes for waiting predictions hold the model bit for bit: after
+    every chunk of learning (growth included), the twin's prediction is the model's."""
+    X, y = stream(cls, 300, seed=3)
+    seed = {"random_state": 0} if "random_state" in cls._param_names() else {}
+    model = quietly(lambda: build(cls, **seed).fit(X[:50], y[:50]))
+    if not cls._snapshots:                  # its predictions wait for the round in progress
+        assert compiled_engine(model).twin_factory is None
+        return
+    probe = np.random.default_rng(1).uniform(-1, 1, N_FEATURES)
+    if hasattr(model._engine, "map"):                # an engine on phi(x)
+        probe = model._engine.map(probe[None])[0]
+    for start in range(50, 300, 25):
+        quietly(lambda: model.partial_fit(X[start:start + 25], y[start:start + 25]))
+        engine = compiled_engine(model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)   # twins that cannot be built
+            engine._publish_snapshot()
+        assert engine._predict_snapshot(probe) == engine.predict_one(probe)
+
+
+@BY_NAME
+def test_predictions_while_a_batch_learns_are_snapshots_at_its_round_boundaries(cls):
+    """predict_one in one thread while another learns whole passes over a stream in one call:
+    the predictions come from snapshots (the reader does not wait for the batch) and each one is
+    the model's prediction after some round of the serial run."""
+    X, y = stream(cls, 200, seed=4)
+    probe = np.random.default_rng(6).uniform(-1, 1, N_FEATURES)
+    seed = {"random_state": 0} if "random_state" in cls._param_names() else {}
+    shared = quietly(lambda: build(cls, **seed).fit(X[:4], y[:4]))
+    passes, answers, errors, done = [0], [], [], threading.Event()
+
+    def learner():
+        try:
+            while (compiled_engine(shared).n_snapshot_reads < 20 and passes[0] < 400
+                   and (cls._snapshots or passes[0] < 3)):
+                quietly(lambda: shared.partial_fit(X[4:], y[4:]))
+                passes[0] += 1
+        except Exception as exc:                    # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            done.set()
+
+    def reader():
+        try:
+            while not done.is_set():
+                answers.append(shared.predict_one(probe))
+        except Exception as exc:                    # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=learner), threading.Thread(target=reader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert (compiled_engine(shared).n_snapshot_reads > 0) == cls._snapshots
+
+    serial = quietly(lambda: build(cls, **seed).fit(X[:4], y[:4]))
+    seen = {serial.predict_one(probe)}
+    for _ in range(passes[0]):
+        for x, t in zip(X[4:], y[4:]):
+            quietly(lambda: serial.learn_one(x, t))
+            seen.add(serial.predict_one(probe))
+    assert all(answer in seen for answer in answers)
+    assert state_bytes(shared) == state_bytes(serial)
+
+
 @BY_NAME
 def test_threads_starting_on_a_fresh_model_lose_no_update(cls):
     X, y = stream(cls, 200, seed=2)

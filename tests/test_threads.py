@@ -1,8 +1,10 @@
 """Threads may share a model: rounds never interleave, so a concurrent reader disturbs nothing."""
 import threading
 import time
+import warnings
 
 import numpy as np
+import pytest
 
 from fastomkl import Gaussian, Laplacian, Raker
 from helpers import state_bytes
@@ -43,3 +45,65 @@ def test_concurrent_predictions_do_not_disturb_learning():
         t.join()
     assert len(answers) > 10 and np.isfinite(answers).all()
     assert state_bytes(shared) == state_bytes(serial)
+
+
+
+def test_a_model_whose_snapshot_cannot_be_made_serves_from_itself():
+    """When the twins cannot be built, the engine warns and predictions made during a batch wait
+    for its rounds, as they did before snapshots: still round boundaries, learning unchanged."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(2000, 4))
+    y = np.cos(X.sum(1))
+    probe = X[0]
+    shared = Raker([Gaussian(1.0)], n_components=20, random_state=0).learn_one(X[0], y[0])
+    shared._engine.twin_factory = lambda: 1 / 0
+    done, answers, passes = threading.Event(), [], [0]
+
+    def reader():
+        while not done.is_set():
+            answers.append(shared.predict_one(probe))
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        while shared._engine.twin_factory is not None and passes[0] < 500:
+            shared.partial_fit(X[1:], y[1:])
+            passes[0] += 1
+        for _ in range(2):                          # predictions wait for these rounds
+            shared.partial_fit(X[1:], y[1:])
+            passes[0] += 1
+    done.set()
+    thread.join()
+    assert [str(w.message) for w in caught if w.category is RuntimeWarning][0].startswith(
+        "predictions made while a batch learns wait for its rounds")
+    assert shared._engine.n_snapshot_reads == 0
+
+    serial = Raker([Gaussian(1.0)], n_components=20, random_state=0).learn_one(X[0], y[0])
+    seen = {serial.predict_one(probe)}
+    for _ in range(passes[0]):
+        for x, t in zip(X[1:], y[1:]):
+            serial.learn_one(x, t)
+            seen.add(serial.predict_one(probe))
+    assert answers and all(answer in seen for answer in answers)
+    assert state_bytes(shared) == state_bytes(serial)
+
+
+@pytest.mark.parametrize("n_components", [16, 50])
+def test_a_snapshot_copies_padded_rows(n_components):
+    """Weights kept in padded rows (50 features per kernel in rows of 56) are copied row by row:
+    the twin predicts what the model predicts, and it is brought up to date by copies alone."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(400, 5))
+    y = np.sin(X.sum(1))
+    model = Raker([Gaussian(0.5), Laplacian(1.0), Gaussian(2.0)], n_components=n_components,
+                  random_state=0).fit(X[:200], y[:200])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model._engine._publish_snapshot()
+        for x, t in zip(X[200:], y[200:]):
+            model.learn_one(x, t)
+        model._engine._publish_snapshot()
+    assert model._engine.snapshot_copy_bytes > 0
+    for x in X[:20]:
+        assert model._engine._predict_snapshot(x) == model.predict_one(x)

@@ -21,6 +21,30 @@ cdef class Engine:
     cdef double[::1] work                # the features' per-sample work (FeatureBank.prepare)
     cdef PyThread_type_lock lock         # one round at a time: the scratch above is shared
     cdef int waiting                     # calls blocked on the lock (read by the batch loops)
+    # Serving while a batch learns (engine.pyx, "snapshots"): two twins of this engine, each a
+    # copy of the model at a round boundary of the batch call in progress, that predict_one reads
+    # while the batch holds the lock.  Raw pointers into the twins for the loops without the GIL.
+    cdef public object twin_factory      # builds an engine of this layout (None: no snapshots)
+    cdef object twins                    # [Engine, Engine] or None
+    cdef object plans                    # per twin, (n, 3) intp rows (to, from, bytes), or None
+    cdef Py_ssize_t* plan_rows[2]
+    cdef Py_ssize_t plan_length[2]       # -1: the twin is brought up to date by set_state
+    cdef PyThread_type_lock twin_lock[2]
+    cdef long* twin_round[2]             # &twin.t
+    cdef long* twin_epoch[2]             # &twin.epoch: the batch call it was published in
+    cdef long epoch                      # + 1 when a batch call starts and when it ends
+    cdef int newest                      # the twin published last
+    cdef int snapshot_wanted             # a predict_one found the lock taken (read by the loops)
+    cdef bint snapshots_off              # a snapshot could not be made: predictions wait
+    cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
+    cdef readonly long n_snapshot_reads  # predictions answered from a twin
+    cdef void serve_snapshot(self) noexcept nogil
+    cdef void publish(self, int target) noexcept nogil
+    cdef int make_twins(self) except -1
+    cdef int drop_twins(self) except -1
+    cdef int begin_batch(self) except -1
+    cdef int end_batch(self) except -1
+    cdef double predict_while_busy(self, const double* x) except? -1.0
     cdef int acquire(self) except -1
     cdef void release(self) noexcept
     cdef void let_waiters_run(self) noexcept nogil

@@ -12,6 +12,19 @@ progress, and it sees the model as it is between two rounds of that batch (never
 a batch call is a sequence of rounds that other calls may interleave with, in an order the
 scheduler picks.  The check costs one relaxed atomic load per round when nobody waits.
 
+Serving while a batch learns.  A ``predict_one`` that finds the lock taken does not wait for the
+model: it reads a snapshot.  The engine keeps two twins (engines of the same layout, built when a
+prediction first meets a batch call), and a batch call that a prediction is waiting on copies the
+model into the twin not read last between two of its rounds, then at most once per 20 copies'
+time (so the copies cost at most about 5 % of learning).  A prediction reads the twin published
+last, under that twin's own lock, if it was published during the batch call in progress;
+otherwise it waits for the next round boundary (one round at most), when the call publishes one.
+So a prediction made while a batch learns is the model's prediction at a round boundary of that
+batch: never a torn state, never older than the call, and at most max(one round, 20 copies'
+time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
+do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn as before.  The
+twins double the model's memory once a service predicts while it learns.
+
 Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
 say so (``grows``); before each round the engine asks them whether the next round fits and, when
 it does not, makes room with the GIL (``Component.reserve``), then goes on without it.
@@ -23,6 +36,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
                                PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
 from libc.math cimport fabs, isfinite, sqrt
+from libc.string cimport memcpy
 
 from fastomkl._core.base cimport Component, FeatureBank, ExpertBank, Combiner, bitgen_t
 from fastomkl._core.numeric cimport saturate
@@ -44,14 +58,34 @@ cdef extern from *:
     #endif
     static inline void fastomkl_atomic_add(int *p, int v) { __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST); }
     static inline int fastomkl_atomic_read(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void fastomkl_atomic_store(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline long fastomkl_atomic_read_long(long *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void fastomkl_atomic_store_long(long *p, long v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    #if defined(_WIN32)
+    static inline long long fastomkl_now_ns(void) { return (long long)GetTickCount64() * 1000000LL; }
+    #else
+    #include <time.h>
+    static inline long long fastomkl_now_ns(void) {
+        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    }
+    #endif
     """
     void fastomkl_yield_cpu() nogil
     void fastomkl_atomic_add(int* p, int v) nogil
     int fastomkl_atomic_read(int* p) nogil
+    void fastomkl_atomic_store(int* p, int v) nogil
+    long fastomkl_atomic_read_long(long* p) nogil
+    void fastomkl_atomic_store_long(long* p, long v) nogil
+    long long fastomkl_now_ns() nogil
 
 # How long a batch call lets the calls that wait for the lock go first, at most, between two of its
 # rounds (in yields of the CPU): bounded, so a stream of requests cannot starve learning.
 cdef enum: WAITER_YIELDS = 256
+
+# A batch call publishes a snapshot for the predictions waiting on it at most once per this many
+# times the last copy took: the copies then cost at most about 1/20 of learning's time.
+cdef enum: PUBLISH_SPACING = 20
 
 # The accepted magnitude of a feature value or target (see fastomkl._validation).
 cdef double MAX_ABS = MAX_ABS_INPUT
@@ -222,6 +256,7 @@ cdef class Engine:
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
+        self._forget_twins()
 
     def winsorize_targets(self):
         """Winsorise the targets from the first round on, in their own units (a regressor's
@@ -281,6 +316,7 @@ cdef class Engine:
         cdef Component part
         for part in (self.features, self.experts, self.combiner):
             if part.needs_room():
+                self.drop_twins()               # their layout (and the copy's sources) change
                 part.reserve()
                 if part.needs_room():
                     raise ValueError(f"{type(part).__name__} has no room for another round "
@@ -397,7 +433,8 @@ cdef class Engine:
         cdef double y_hat
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        self.acquire()
+        if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
+            return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
         self.release()
         return y_hat
@@ -432,11 +469,15 @@ cdef class Engine:
         if self.checks_input:
             self._check_input(np.asarray(X))
         self.acquire()
+        self.begin_batch()
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.predict_ptr(&X[i, 0])
                 if fastomkl_atomic_read(&self.waiting):
                     self.let_waiters_run()
+                if fastomkl_atomic_read(&self.snapshot_wanted):
+                    self.serve_snapshot()
+        self.end_batch()
         self.release()
 
     def predict_outputs_many(self, const double[:, ::1] X, double[:, ::1] out):
@@ -447,6 +488,7 @@ cdef class Engine:
         if self.checks_input:
             self._check_input(np.asarray(X))
         self.acquire()
+        self.begin_batch()
         with nogil:
             for i in range(X.shape[0]):
                 self.predict_ptr(&X[i, 0])
@@ -454,6 +496,9 @@ cdef class Engine:
                     out[i, k] = self.preds[k]
                 if fastomkl_atomic_read(&self.waiting):
                     self.let_waiters_run()
+                if fastomkl_atomic_read(&self.snapshot_wanted):
+                    self.serve_snapshot()
+        self.end_batch()
         self.release()
 
     def predict_learn_many(self, const double[:, ::1] X, const double[::1] y, double[::1] out):
@@ -462,6 +507,7 @@ cdef class Engine:
         if self.checks_input:
             self._check_input(np.asarray(X))
         self.acquire()
+        self.begin_batch()
         try:
             if self.grows:
                 self._admit(n)
@@ -474,23 +520,224 @@ cdef class Engine:
                         i += 1
                         if fastomkl_atomic_read(&self.waiting):
                             self.let_waiters_run()
+                        if fastomkl_atomic_read(&self.snapshot_wanted):
+                            self.serve_snapshot()
         finally:
+            self.end_batch()
             self.release()
         if self.experts.n_rejected + self.combiner.n_rejected != rejected:
             _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
+
+    # -- snapshots for predictions made while a batch learns (module docstring) ---------------------
+    cdef int begin_batch(self) except -1:
+        fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
+        return 0
+
+    cdef int end_batch(self) except -1:
+        """The call's twins go out of date with its last round: predictions read the model again."""
+        fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
+        fastomkl_atomic_store(&self.snapshot_wanted, 0)
+        return 0
+
+    cdef double predict_while_busy(self, const double* x) except? -1.0:
+        """predict_one when another call holds the lock: from the twin published last if it is of
+        the batch call in progress, else from the model once the lock is free, asking the call
+        meanwhile to publish (see the module's docstring)."""
+        cdef Engine twin
+        cdef bint free = False
+        cdef double y_hat
+        while self.twin_factory is not None:
+            fastomkl_atomic_store(&self.snapshot_wanted, 1)
+            twins = self.twins
+            if twins is not None:
+                twin = twins[fastomkl_atomic_read(&self.newest)]
+                if not PyThread_acquire_lock(twin.lock, NOWAIT_LOCK):
+                    with nogil:
+                        PyThread_acquire_lock(twin.lock, WAIT_LOCK)
+                if twin.epoch == fastomkl_atomic_read_long(&self.epoch):
+                    with nogil:                 # the batch's Python steps may run meanwhile
+                        y_hat = twin.predict_ptr(x)
+                    self.n_snapshot_reads += 1      # every reader holds the GIL here
+                    PyThread_release_lock(twin.lock)
+                    return y_hat
+                PyThread_release_lock(twin.lock)
+            with nogil:
+                free = PyThread_acquire_lock(self.lock, NOWAIT_LOCK)
+                if not free:
+                    fastomkl_yield_cpu()
+            if free:
+                break
+        if not free:
+            self.acquire()
+        y_hat = self.predict_ptr(x)
+        self.release()
+        return y_hat
+
+    cdef void serve_snapshot(self) noexcept nogil:
+        """Between two rounds of a batch call, a prediction waiting: publish the model into a twin
+        unless this call published one less than PUBLISH_SPACING copies' time ago."""
+        cdef long long start = fastomkl_now_ns()
+        cdef int target = 1 - self.newest
+        if self.snapshots_off:
+            return
+        if self.twin_lock[0] == NULL:
+            with gil:
+                self.make_twins()
+            return
+        if (self.twin_epoch[self.newest][0] == self.epoch
+                and start - self.published_at < PUBLISH_SPACING * self.publish_ns):
+            return
+        if not PyThread_acquire_lock(self.twin_lock[target], NOWAIT_LOCK):
+            target = self.newest             # the other twin is being read: this one is not
+            if not PyThread_acquire_lock(self.twin_lock[target], NOWAIT_LOCK):
+                return
+        self.publish(target)
+        PyThread_release_lock(self.twin_lock[target])
+        fastomkl_atomic_store(&self.newest, target)
+        self.published_at = fastomkl_now_ns()
+        self.publish_ns = self.published_at - start
+
+    cdef void publish(self, int target) noexcept nogil:
+        """Copy the model into twin `target` (its lock held): the copy plan's bytes without the
+        GIL, or, for a model whose state is not all in fixed arrays, the whole state through
+        set_state with it."""
+        cdef Py_ssize_t i
+        cdef Py_ssize_t* row = self.plan_rows[target]
+        if self.plan_length[target] >= 0:
+            for i in range(self.plan_length[target]):
+                memcpy(<void*>row[3 * i], <const void*>row[3 * i + 1], <size_t>row[3 * i + 2])
+        else:
+            with gil:
+                if not self._copy_state_into(target):
+                    return
+        self.twin_round[target][0] = self.t
+        self.twin_epoch[target][0] = self.epoch
+
+    def _copy_state_into(self, int target):
+        """The whole state into twin `target` through set_state; False (and snapshots off from
+        then on, with a warning) for a state set_state refuses (one learning left non-finite)."""
+        twin = self.twins[target]
+        try:
+            twin._write_state(*twin._checked_parts(self._state()))
+        except ValueError as exc:
+            self._stop_snapshots(exc)
+            return False
+        return True
+
+    def _stop_snapshots(self, reason):
+        self.twin_factory = None
+        self.snapshots_off = True
+        warnings.warn(f"predictions made while a batch learns wait for its rounds from now on: "
+                      f"the model's snapshots cannot be made ({reason})", RuntimeWarning)
+
+    cdef int make_twins(self) except -1:
+        """Build the two twins (the lock held) and publish the model into both; when that fails,
+        warn and serve from the model itself from then on."""
+        cdef Engine twin
+        cdef int i
+        cdef long long start = fastomkl_now_ns()
+        try:
+            twins = [self.twin_factory(), self.twin_factory()]
+            state = self._state()
+            for twin in twins:
+                twin._write_state(*twin._checked_parts(state))
+            plans = [self._copy_plan(twin) for twin in twins]
+        except Exception as exc:                # noqa: BLE001 (a model that cannot be twinned)
+            self._stop_snapshots(exc)
+            return 0
+        self.twins, self.plans = twins, plans
+        for i in range(2):
+            twin = twins[i]
+            twin.epoch = self.epoch
+            self.twin_lock[i] = twin.lock
+            self.twin_round[i] = &twin.t
+            self.twin_epoch[i] = &twin.epoch
+            if plans[i] is None:
+                self.plan_length[i] = -1
+            else:
+                self.plan_rows[i] = <Py_ssize_t*>cnp.PyArray_DATA(plans[i])
+                self.plan_length[i] = plans[i].shape[0]
+        self.newest = 0
+        self.published_at = fastomkl_now_ns()
+        self.publish_ns = (self.published_at - start) // 2
+        return 0
+
+    def _copy_plan(self, Engine twin):
+        """The (to, from, bytes) rows that bring `twin` up to date, or None when a part keeps
+        state outside fixed arrays (it grows, or defines its own get_state)."""
+        pairs = [(self.experts, twin.experts), (self.combiner, twin.combiner)]
+        if self.features.learns or self.features.grows:
+            pairs.append((self.features, twin.features))
+        rows = []
+        for mine, its in pairs:
+            if (mine.grows or type(mine).get_state is not _Component.get_state
+                    or type(mine).set_state is not _Component.set_state):
+                return None
+            theirs = its._state_arrays()
+            for name, source in mine._state_arrays().items():
+                rows += _copy_rows(theirs[name], source)
+        if self.winsorize_target:
+            rows += _copy_rows(twin.target, self.target)
+        return np.array(rows, dtype=np.intp).reshape(-1, 3)
+
+    cdef int drop_twins(self) except -1:
+        """Forget the twins (the lock held; before the model's arrays move): each is marked out
+        of date under its lock, so a prediction reading one finishes first."""
+        cdef Engine twin
+        if self.twins is None:
+            return 0
+        for twin in self.twins:
+            if not PyThread_acquire_lock(twin.lock, NOWAIT_LOCK):
+                with nogil:
+                    PyThread_acquire_lock(twin.lock, WAIT_LOCK)
+            twin.epoch = -1
+            PyThread_release_lock(twin.lock)
+        self._forget_twins()
+        return 0
+
+    def _forget_twins(self):
+        self.twins = self.plans = None
+        for i in range(2):
+            self.twin_lock[i] = NULL
+            self.plan_length[i] = -1
+
+    def _publish_snapshot(self):
+        """Publish the model into a twin now, as a batch call does for a waiting prediction (for
+        tests: the twins' predictions must be the model's)."""
+        self.acquire()
+        try:
+            if self.twin_lock[0] == NULL:
+                self.make_twins()
+            else:
+                PyThread_acquire_lock(self.twin_lock[1 - self.newest], WAIT_LOCK)
+                self.publish(1 - self.newest)
+                PyThread_release_lock(self.twin_lock[1 - self.newest])
+                self.newest = 1 - self.newest
+        finally:
+            self.release()
+
+    def _predict_snapshot(self, x):
+        """The newest twin's prediction for x (for tests)."""
+        cdef Engine twin = self.twins[self.newest]
+        cdef double[::1] row = np.ascontiguousarray(x, dtype=np.float64)
+        return twin.predict_ptr(&row[0])
 
     # -- state -----------------------------------------------------------------------------------
     def get_state(self):
         self.acquire()
         try:
-            state = {"engine.t": np.array(self.t, dtype=np.int64)}
-            if self.winsorize_target:
-                state["engine.target"] = np.array(self.target)
-            for prefix, part in self._parts():
-                for name, value in part.get_state().items():
-                    state[prefix + name] = value
+            return self._state()
         finally:
             self.release()
+
+    def _state(self):
+        """get_state's arrays (the caller holds the lock)."""
+        state = {"engine.t": np.array(self.t, dtype=np.int64)}
+        if self.winsorize_target:
+            state["engine.target"] = np.array(self.target)
+        for prefix, part in self._parts():
+            for name, value in part.get_state().items():
+                state[prefix + name] = value
         return state
 
     def locked(self, read):
@@ -507,6 +754,19 @@ cdef class Engine:
                 ("combiner.", self.combiner))
 
     def set_state(self, state):
+        parts, rounds, target = self._checked_parts(state)
+        for prefix, part in self._parts():          # every part checked before any is written
+            part.check_state(parts[prefix])
+        self.acquire()
+        try:
+            self.drop_twins()
+            self._write_state(parts, rounds, target)
+        finally:
+            self.release()
+
+    def _checked_parts(self, state):
+        """(each part's entries by prefix, the round count, the target statistics or None) of a
+        state, the engine's own entries validated."""
         parts = {"features.": {}, "experts.": {}, "combiner.": {}}
         target = self._checked_target(state)
         for name, value in state.items():
@@ -525,18 +785,16 @@ cdef class Engine:
                 or not 0 <= int(rounds) <= MAX_ROUNDS):
             raise ValueError(f"state 'engine.t' must be a whole count of rounds in [0, 2**53], "
                              f"got {rounds!r}")
-        for prefix, part in self._parts():          # every part checked before any is written
-            part.check_state(parts[prefix])
-        self.acquire()
-        try:
-            for prefix, part in self._parts():
-                part.set_state(parts[prefix])
-            self._fit_buffers()                      # a grown representation's width
-            self.t = int(state["engine.t"])
-            if target is not None:
-                np.asarray(self.target)[:] = target
-        finally:
-            self.release()
+        return parts, int(rounds), target
+
+    def _write_state(self, parts, rounds, target):
+        """Write checked parts (the caller holds the lock)."""
+        for prefix, part in self._parts():
+            part.set_state(parts[prefix])
+        self._fit_buffers()                      # a grown representation's width
+        self.t = rounds
+        if target is not None:
+            np.asarray(self.target)[:] = target
 
     def _checked_target(self, state):
         """The saved target statistics (None unless the engine keeps them), validated.  An engine
@@ -566,6 +824,14 @@ cdef class Engine:
         return self.experts.n_rejected + self.combiner.n_rejected
 
     @property
+    def snapshot_copy_bytes(self):
+        """Bytes one snapshot publication copies by its copy plan; 0 before the twins are built
+        and for models whose twins are brought up to date through set_state."""
+        if self.plans is None or self.plans[self.newest] is None:
+            return 0
+        return int(self.plans[self.newest][:, 2].sum())
+
+    @property
     def scratch_bytes(self):
         """Bytes of per-round scratch (fixed at construction, independent of the stream)."""
         n = self.active.shape[0]
@@ -581,3 +847,17 @@ cdef class Engine:
     def rng_state(self, value):
         self.bit_generator.state = value
 
+
+def _copy_rows(destination, source):
+    """The rows of a copy plan for two live arrays of one shape and type: (to, from, bytes), one
+    for a contiguous array, one per row for a matrix whose rows are padded (arrays.aligned_rows)."""
+    to, frm = np.asarray(destination), np.asarray(source)
+    if to.shape != frm.shape or to.dtype != frm.dtype or not to.flags.writeable:
+        raise ValueError(f"a state array cannot be copied in place ({frm.dtype} {frm.shape} "
+                         f"into {to.dtype} {to.shape})")
+    if to.flags.c_contiguous and frm.flags.c_contiguous:
+        return [(to.ctypes.data, frm.ctypes.data, frm.nbytes)]
+    if to.ndim == 2 and to.strides[1] == frm.strides[1] == to.itemsize:
+        return [(to.ctypes.data + i * to.strides[0], frm.ctypes.data + i * frm.strides[0],
+                 to.shape[1] * to.itemsize) for i in range(to.shape[0])]
+    raise ValueError(f"a state array of strides {frm.strides} cannot be copied in place")

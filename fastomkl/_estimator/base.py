@@ -224,9 +224,29 @@ class OnlineEstimator:
                                                 round_bit_generator)
                     if self._winsorises_targets(config):
                         engine.winsorize_targets()
+                    if self._snapshots:
+                        compiled = getattr(engine, "_inner", engine)
+                        compiled.twin_factory = functools.partial(self._twin_engine, config,
+                                                                  n_features)
                     self._engine = engine
                     self.n_features_in_ = n_features
         return engine
+
+    # Whether predict_one reads a snapshot while a batch learns (the engine's docstring); a model
+    # whose engine holds other models' engines (Mixture) cannot copy them and says False.
+    _snapshots = True
+
+    def _twin_engine(self, config: dict, n_features: int):
+        """A compiled engine of the layout of this model's, for the snapshots predictions read
+        while a batch learns: its state, the features' included, is copied from the model, so
+        its own random draws do not matter (a user's generator is not drawn from again)."""
+        seed = getattr(self, "random_state", 0)
+        streams = (self._random_streams(config) if seed is None or isinstance(seed, numbers.Integral)
+                   else split_random_state(0))
+        engine = self._build_engine(config, n_features, *streams)
+        if self._winsorises_targets(config):
+            engine.winsorize_targets()
+        return getattr(engine, "_inner", engine)
 
     def _implied_state_size(self, n_features: int) -> int:
         """Doubles the engine allocates for its state when it is built (models whose state is
