@@ -27,13 +27,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import platform
-import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from machine import describe
 
 import fastomkl
 from fastomkl.datasets import load_dataset, scale_to_unit_ball, scale_to_unit_interval
@@ -156,19 +156,6 @@ def accuracy_rows(n: int) -> list[str]:
     return lines
 
 
-def machine() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return platform.processor()
-    info = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
-    flags = set(info.get("Flags", "").split())
-    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    return (f"{info.get('Model name', '?').strip()}, {info.get('CPU(s)', '?').strip()} CPUs "
-            f"shared with other jobs (load average at the end {load}), widest vector ISA: {isa}")
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-t", type=int, default=100_000)
@@ -185,7 +172,7 @@ def main(argv=None) -> int:
     accuracy = accuracy_rows(args.n_accuracy)
     text = "\n".join([
         "# Bounded by default: memory, cost per sample and the accuracy cost of the budget", "",
-        f"Command: `{command.strip()}`  ", f"Machine: {machine()}  ",
+        f"Command: `{command.strip()}`  ", f"Machine: {describe()}  ",
         f"Python {platform.python_version()}, NumPy {np.__version__}, "
         f"fastomkl {fastomkl.__version__}", "",
         "## State bytes and µs per sample at t rounds (each model at its defaults)", "",

@@ -26,7 +26,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")       # single-sample latency
 
 import argparse
 import json
-import platform
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from machine import describe
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -270,8 +270,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer samples and passes")
     args = parser.parse_args()
     T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 9)
-    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                          f"Python {platform.python_version()}, NumPy {np.__version__}"}
+    results = {"machine": describe()}
     results["raker76"] = raker76(T, T_numpy, repeats)
     results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)

@@ -36,8 +36,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
-import platform
-import subprocess
 import sys
 import threading
 import time
@@ -45,6 +43,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from machine import describe
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -189,16 +188,6 @@ def serving_while_learning(make, X, y, calls: int) -> str:
             f"{snapshot_share:.0%} |")
 
 
-def machine() -> str:
-    from fastomkl._core.features.rff import isa_level
-    cpu = next((line.split(":", 1)[1].strip() for line in
-                subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
-                if line.startswith("Model name")), platform.processor() or "unknown CPU")
-    isa = {4: "AVX-512 (x86-64-v4)", 3: "AVX2 + FMA (x86-64-v3)", 2: "SSE2 (baseline)"}
-    return (f"{cpu}, {os.cpu_count()} logical CPUs, kernels' variant: {isa[isa_level()]}, "
-            f"Python {platform.python_version()}, NumPy {np.__version__}")
-
-
 def family_table(X, y, calls: int) -> list[str]:
     lines = ["## Every family: predict_one idle and while another thread learns", "",
              "Columns: predict_one p50 / p99 / p99.9 idle, then while a thread runs `partial_fit` "
@@ -227,7 +216,7 @@ def main() -> None:
     command = (f"python bench/serving.py --calls {args.calls} --family-calls {args.family_calls}"
                + (" --families-only" if args.families_only else ""))
     lines = ["# Serving latency", "",
-             f"`{command}` on {machine()}; a shared machine (other processes run beside it).", ""]
+             f"`{command}` on {describe()}; a shared machine (other processes run beside it).", ""]
     lines += family_table(X, y, args.family_calls)
     for dtype in () if args.families_only else ("float64", "float32"):
         lines += measure(f"Raker, 1 Gaussian kernel, D = 50, d = 15, {dtype}",

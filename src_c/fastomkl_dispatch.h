@@ -7,8 +7,9 @@
  *     v4   = x86-64-v4 (AVX-512), 64-byte vectors;  v3 = x86-64-v3 (AVX2 + FMA), 32;  base = SSE2, 16.
  *   FASTOMKL_DISPATCH(ret, name, params, args) defines `name` to call name_v4, name_v3 or name_base.
  *
- * The environment variable FASTOMKL_ISA=base|v3|v4 caps the choice (tests run every variant on one
- * machine; a variant the CPU lacks is never chosen).  Other platforms build the base variant only.
+ * The environment variable FASTOMKL_ISA caps the choice: v4 or avx512, v3 or avx2, base or sse2
+ * (tests and benchmarks run every variant on one machine; a variant the CPU lacks is never
+ * chosen).  Other platforms build the base variant only.
  */
 #ifndef FASTOMKL_DISPATCH_H
 #define FASTOMKL_DISPATCH_H
@@ -33,9 +34,9 @@ static inline int fastomkl_isa_level(void)
             && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
         level = 4;
     const char *cap = getenv("FASTOMKL_ISA");
-    if (cap && strcmp(cap, "v3") == 0 && level > 3)
+    if (cap && (strcmp(cap, "v3") == 0 || strcmp(cap, "avx2") == 0) && level > 3)
         level = 3;
-    if (cap && strcmp(cap, "base") == 0)
+    if (cap && (strcmp(cap, "base") == 0 || strcmp(cap, "sse2") == 0))
         level = 2;
     return level;
 }

@@ -43,3 +43,15 @@ def test_variant_matches_numpy(isa):
                          + [str(HERE / name) for name in ISA_SENSITIVE],
                          env=env, capture_output=True, text=True, cwd=HERE.parent)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name, isa", [("avx2", "v3"), ("sse2", "base"), ("avx512", "v4")])
+def test_the_caps_answer_to_the_instruction_sets_names(name, isa):
+    """FASTOMKL_ISA takes the instruction sets' names as well as the variants': the same level."""
+    def chosen(cap):
+        code = "from fastomkl._core.features.rff import isa_level; print(isa_level())"
+        return subprocess.run([sys.executable, "-c", code],
+                              env={**os.environ, "FASTOMKL_ISA": cap}, capture_output=True,
+                              text=True, check=True).stdout
+    assert chosen(name) == chosen(isa)
+    assert int(chosen(name)) == min(LEVELS[isa], cpu_isa_level())
