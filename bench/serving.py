@@ -124,8 +124,8 @@ def measure(label: str, kernels, X, y, calls: int, dtype: str) -> list[str]:
 
 # One model of every family, as a service would configure it (D = 50 random features where the
 # family has them); the Python name, the label and the keyword arguments.  Raker, the graph
-# models and OMKR run eta="adagrad", the rule of the committed figures (their default since,
-# eta="ensemble", costs more per sample: bench/results/step_rule_costs.md).
+# models and OMKR run eta="adagrad" and DSG eta=1.0, the rules of the committed figures (their
+# default since, eta="ensemble", costs more per sample: bench/results/step_rule_costs.md).
 def families():
     from fastomkl import Gaussian, paper000_dictionary
     from fastomkl.dsg import DoublySGDRegressor
@@ -145,7 +145,7 @@ def families():
                                                                 random_state=0)),
         ("TaylorAWV (degree 2)", lambda: fastomkl.TaylorAWV(Gaussian(1.0), degree=2)),
         ("NystromAWV", lambda: fastomkl.NystromAWV(Gaussian(1.0), random_state=0)),
-        ("DoublySGDRegressor", lambda: DoublySGDRegressor(kernel=Gaussian(1.0),
+        ("DoublySGDRegressor", lambda: DoublySGDRegressor(kernel=Gaussian(1.0), eta=1.0,
                                                           random_state=0)),
     ]
 

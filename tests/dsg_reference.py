@@ -35,7 +35,7 @@ class ReferenceDSG:
 
     def __init__(self, kernel, df, sigma, seed, d, r, B, loss, gamma, nu, outputs=1, param=0.0,
                  average=False, precondition=False, max_blocks=None, revisit=True, stream=0,
-                 features=None):
+                 features=None, steps=None):
         self.kernel, self.df, self.sigma, self.seed, self.d, self.r, self.B = (
             kernel, df, sigma, seed, d, r, B)
         self.loss, self.gamma, self.nu, self.C, self.param = loss, gamma, nu, outputs, param
@@ -45,6 +45,8 @@ class ReferenceDSG:
         self.blocks, self.alpha, self.avg = [], [], []
         self.tau, self.iterations, self.t = 0.0, 0, 0
         self.batch = []                 # (x, y) of the batch in progress
+        # a step ensemble: output k learns y with gamma(t) steps[k] (the shrink stays gamma nu)
+        self.steps = None if steps is None else np.asarray(steps, dtype=float)
 
     def block(self, index):
         return core.generate_block(self.kernel, self.df, self.sigma, self.seed, self.stream,
@@ -74,6 +76,8 @@ class ReferenceDSG:
             p /= p.sum()
             p[int(y)] -= 1.0
             return p
+        if self.steps is not None:
+            return np.array([slope(self.loss, f_k, y, self.param) for f_k in f])
         return np.array([slope(self.loss, f[0], y, self.param)])
 
     def predict_learn_one(self, x, y):
@@ -98,6 +102,8 @@ class ReferenceDSG:
             Z = np.array([self.features(x, W, b) for x, _, _ in self.batch])
             G = np.array([g for _, g, _ in self.batch])
             step = -gamma / rows * Z.T @ G
+            if self.steps is not None:
+                step = step * self.steps
             if self.precondition:
                 P = Z.T @ Z / rows + 1e-7 * np.eye(self.r)
                 step = np.linalg.solve(P, step)
@@ -114,3 +120,36 @@ class ReferenceDSG:
         self.avg = [(1.0 - 1.0 / t) * v + a / t for v, a in zip(self.avg, self.alpha)]
         self.iterations = t
         self.batch = []
+
+
+def loss_value(loss, f, y, p):
+    """The DSG losses' values, from their definitions (the squared ones halved)."""
+    r = f - y
+    return {"squared": lambda: 0.5 * r * r,
+            "huber": lambda: 0.5 * r * r if abs(r) <= p else p * abs(r) - 0.5 * p * p,
+            "epsilon_insensitive": lambda: max(abs(r) - p, 0.0),
+            "absolute": lambda: abs(r),
+            "quantile": lambda: (1.0 - p) * r if f >= y else -p * r,
+            "hinge": lambda: max(1.0 - y * f, 0.0),
+            "squared_hinge": lambda: 0.5 * max(1.0 - y * f, 0.0) ** 2,
+            "logistic": lambda: np.log1p(np.exp(-y * f))}[loss]()
+
+
+class ReferenceEnsemble:
+    """A DSG step ensemble: ReferenceDSG with one output per step, the outputs weighed by Hedge
+    at a constant rate on their own losses; ``predict_learn_one`` returns the combination."""
+
+    def __init__(self, rate, **dsg):
+        self.model, self.rate = ReferenceDSG(**dsg), rate
+        self.log_w = np.zeros(len(dsg["steps"]))
+
+    def weights(self):
+        w = np.exp(self.log_w - self.log_w.max())
+        return w / w.sum()
+
+    def predict_learn_one(self, x, y):
+        f = self.model.predict_learn_one(x, y)
+        y_hat = self.weights() @ f
+        self.log_w -= self.rate * np.array([loss_value(self.model.loss, f_k, y, self.model.param)
+                                            for f_k in f])
+        return y_hat

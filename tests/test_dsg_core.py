@@ -13,9 +13,10 @@ from fastomkl import Cauchy, Gaussian, Laplacian, Matern
 from fastomkl._core.features import dsg as core
 from fastomkl._core.features.rff import transform_many
 from fastomkl._core.losses import functional_derivative
-from fastomkl.dsg import (NORMA, DoublySGDClassifier, DoublySGDOneClass, DoublySGDRegressor,
-                          DoublySGDSoftmaxClassifier, median_bandwidth, merge)
-from dsg_reference import ReferenceDSG
+from fastomkl._rff_models import ENSEMBLE_RATE
+from fastomkl.dsg import (DSG_ENSEMBLE_STEPS, NORMA, DoublySGDClassifier, DoublySGDOneClass,
+                          DoublySGDRegressor, DoublySGDSoftmaxClassifier, median_bandwidth, merge)
+from dsg_reference import ReferenceDSG, ReferenceEnsemble
 from helpers import state_bytes
 
 RNG = np.random.default_rng(3)
@@ -92,7 +93,7 @@ def algorithm1(X, y, seed, bandwidth, gamma, nu, derivative):
     ("quantile", lambda f, y: 0.7 if f >= y else -0.3)])
 def test_unit_batch_and_block_is_algorithm_1(loss, derivative):
     model = DoublySGDRegressor(loss, quantile=0.3, kernel=Gaussian(0.9), batch_size=1,
-                               block_size=1, eta_decay=0.1, nu=0.05, random_state=4,
+                               block_size=1, eta=1.0, eta_decay=0.1, nu=0.05, random_state=4,
                                standardize_target=False)
     online = model.predict_learn(X[:40], Y[:40])
     alphas, predictions = algorithm1(X[:40], Y[:40], 4, 0.9, lambda t: 1.0 / (1 + 0.1 * t),
@@ -189,7 +190,7 @@ def test_every_compiled_path_is_the_numpy_iteration(case):
     then the outputs of the learnt model, to 1e-12 of the NumPy model's."""
     cls, params, y = REFERENCE_CASES[case]
     full = {"kernel": Gaussian(0.8), "batch_size": 6, "block_size": 8, "random_state": 7,
-            **params}
+            "eta": 1.0, **params}                # one model (eta="ensemble" is tested below)
     if cls is DoublySGDRegressor:          # the paper's raw units (tests/test_target_units.py
         full["standardize_target"] = False     # checks the standardisation around them)
     model = cls(**full)
@@ -216,6 +217,46 @@ def test_every_compiled_path_is_the_numpy_iteration(case):
                                atol=1e-12 * max(np.abs(expected).max(), 1e-3))
     if case.startswith("one-class"):
         assert learnt.offset == pytest.approx(reference.tau, rel=1e-12, abs=1e-14)
+
+
+SIGNS = np.where(Y > 0, 1.0, -1.0)
+ENSEMBLE_CASES = {
+    "squared": (DoublySGDRegressor, {}, Y),
+    "huber-average": (DoublySGDRegressor, {"loss": "huber", "epsilon": 0.3, "average": True}, Y),
+    "quantile": (DoublySGDRegressor, {"loss": "quantile", "quantile": 0.2}, Y),
+    "precondition": (DoublySGDRegressor, {"precondition": True, "batch_size": 15}, Y),
+    "hinge": (DoublySGDClassifier, {"loss": "hinge"}, SIGNS),
+    "logistic-average": (DoublySGDClassifier, {"loss": "logistic", "average": True}, SIGNS),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENSEMBLE_CASES))
+def test_the_step_ensemble_is_its_numpy_members_under_hedge(case):
+    """eta="ensemble": one output per step of DSG_ENSEMBLE_STEPS over the same blocks, each the
+    NumPy iteration with its step, weighed by Hedge on their losses: every prediction before
+    learning and the final weights match the NumPy ensemble."""
+    cls, params, y = ENSEMBLE_CASES[case]
+    full = {"kernel": Gaussian(0.8), "batch_size": 6, "block_size": 8, "random_state": 7,
+            "eta": "ensemble", **params}
+    if cls is DoublySGDRegressor:
+        full["standardize_target"] = False
+    model = cls(**full)
+    engine = model._engine_for(3)
+    n = 90
+    online = [engine.predict_learn_one(x, target) for x, target in zip(X[:n], y[:n])]
+    reference = ReferenceEnsemble(
+        ENSEMBLE_RATE[0], kernel="gaussian", df=0, sigma=0.8, seed=7, d=3, r=8,
+        B=full["batch_size"], loss=model.loss, gamma=lambda t: 1.0 / (1.0 + 1e-4 * t),
+        nu=model.nu, outputs=len(DSG_ENSEMBLE_STEPS),
+        param=params.get("epsilon", params.get("quantile", 0.0)),
+        average=params.get("average", False), precondition=params.get("precondition", False),
+        steps=DSG_ENSEMBLE_STEPS)
+    expected = [reference.predict_learn_one(x, target) for x, target in zip(X[:n], y[:n])]
+    scale = max(np.abs(expected).max(), 1e-3)
+    np.testing.assert_allclose(online, expected, rtol=1e-12, atol=1e-12 * scale)
+    np.testing.assert_allclose(np.asarray(engine.combiner.w_bar), reference.weights(),
+                               rtol=1e-10)
+    assert len(set(np.round(reference.weights(), 12))) > 1     # the members did differ
 
 
 def test_float32_features_are_numpy_in_single_precision():
@@ -265,7 +306,7 @@ def test_kernel_ridge_regression_is_reached():
 def test_regenerated_predictions_match_cached_ones():
     """f_{t+1}(x) = (1 - gamma_t nu) f_t(x) + z_t(x)^T alpha_t, kept per test point."""
     model = DoublySGDRegressor(kernel=Gaussian(0.7), batch_size=10, block_size=16, nu=0.1,
-                               random_state=2, standardize_target=False)
+                               eta=1.0, random_state=2, standardize_target=False)
     test = X[100:]
     cached = np.zeros(len(test))
     for t, start in enumerate(range(0, 100, 10)):
@@ -331,6 +372,24 @@ def test_merge_predicts_the_average_of_the_models():
     np.testing.assert_allclose(merge(one_class).decision_function(X),
                                np.mean([m.decision_function(X) for m in one_class], axis=0),
                                rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("cls, y", [(DoublySGDRegressor, Y), (DoublySGDClassifier, SIGNS)])
+def test_merged_step_ensembles_predict_the_average_of_the_models(cls, y):
+    """Each model weighs its members its own way: the merged member k is the mean of the models'
+    members k scaled by w_k / mean(w_k), so the merged prediction is still their mean."""
+    params = dict(kernel=Gaussian(0.8), batch_size=10, block_size=8, random_state=3,
+                  n_features_max=None, eta="ensemble")
+    models = [cls(stream=w, **params).fit(X[w::3], y[w::3]) for w in range(3)]
+    weights = [np.asarray(m._engine.combiner.w_bar) for m in models]
+    assert not np.allclose(weights[0], weights[1])      # the models weigh their members apart
+    merged = merge(models)
+    average = np.mean([m.decision_function(X) if cls is DoublySGDClassifier else m.predict(X)
+                       for m in models], axis=0)
+    got = merged.decision_function(X) if cls is DoublySGDClassifier else merged.predict(X)
+    np.testing.assert_allclose(got, average, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(merged._engine.combiner.w_bar, np.mean(weights, axis=0))
+    merged.partial_fit(X[:10], y[:10])                   # and it keeps learning
 
 
 def test_median_bandwidth_is_the_median_distance_and_robust_to_huge_first_rows():
@@ -506,7 +565,7 @@ def test_many_features_per_block_approach_norma(loss):
     norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1).partial_fit(X[:64], y)
     cls = DoublySGDRegressor if loss == "squared" else DoublySGDClassifier
     raw = {"standardize_target": False} if loss == "squared" else {}     # NORMA's raw units
-    dsg = cls(loss, kernel=Gaussian(0.8), batch_size=16, block_size=8192, nu=0.1,
+    dsg = cls(loss, kernel=Gaussian(0.8), batch_size=16, block_size=8192, nu=0.1, eta=1.0,
               n_features_max=None, random_state=0, **raw).fit(X[:64], y, shuffle=False)
     exact = norma.predict(X)
     error = np.abs(dsg._scores(X) - exact).max()
@@ -567,7 +626,7 @@ def test_softmax_with_two_classes_is_binary_logistic():
     labels = Y > 0
     common = dict(kernel=Gaussian(0.8), batch_size=8, block_size=16, nu=0.0,
                   eta_schedule="constant", random_state=1)
-    binary = DoublySGDClassifier("logistic", **common).fit(X, labels)
+    binary = DoublySGDClassifier("logistic", eta=1.0, **common).fit(X, labels)
     softmax = DoublySGDSoftmaxClassifier(eta=0.5, **common).fit(X, labels)
     # two classes: the one column f_1 - f_0, which must be the binary model's score
     np.testing.assert_allclose(softmax.decision_function(X), binary.decision_function(X),
@@ -584,7 +643,7 @@ def test_preconditioned_first_block_is_the_least_squares_fit():
     """With a step of 1 from f = 0, the square loss's preconditioned block solves
     min ||Z alpha - y||^2 (up to the 1e-7 ridge): the authors' Newton-like step."""
     model = DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=100, block_size=20,
-                               precondition=True, eta_schedule="constant", nu=0.0,
+                               precondition=True, eta=1.0, eta_schedule="constant", nu=0.0,
                                random_state=3, standardize_target=False)
     model.partial_fit(X[:100], Y[:100])
     W, b = core.generate_block("gaussian", 0, 0.8, 3, 0, 0, 3, 20)

@@ -115,7 +115,7 @@ def test_operator_by_blocks_is_the_block_recursion_in_numpy(dtype):
     np.testing.assert_allclose(packed_theta(gp), packed, rtol=tolerance, atol=tolerance)
     np.testing.assert_allclose(explained(gp, STAR), A(STAR), rtol=tolerance, atol=tolerance)
     ridge = DoublySGDRegressor(nu=noise / n, kernel=Gaussian(0.7), batch_size=B, block_size=r,
-                               eta_decay=eta1, random_state=2, dtype=dtype,
+                               eta=1.0, eta_decay=eta1, random_state=2, dtype=dtype,
                                standardize_target=False).partial_fit(X[:n], Y[:n])
     assert np.array_equal(gp.predict(STAR), ridge.predict(STAR))
 
@@ -314,7 +314,8 @@ def test_each_variance_function_is_the_ridge_dsg_of_its_kernel_targets():
     _, std = gp.predict(STAR, return_std=True)
     for i, point in enumerate(STAR):
         ridge = DoublySGDRegressor(nu=noise / n, kernel=kernel, batch_size=B, block_size=r,
-                                   eta_decay=0.01, random_state=6, standardize_target=False)
+                                   eta=1.0, eta_decay=0.01, random_state=6,
+                                   standardize_target=False)
         ridge.partial_fit(X[:n], kernel.gram(X[:n], point[None, :])[:, 0])
         np.testing.assert_allclose(gp._engine.experts.coefficients[:, 1 + i],
                                    ridge._engine.experts.coefficients[:, 0], rtol=1e-12,

@@ -2,7 +2,7 @@
 # with derivative 2 (f - y), LOSS_HALF_SQUARED its half; the classification losses take labels y in
 # {-1, +1}.  The losses after LOSS_HINGE (the functional gradients of doubly stochastic gradients,
 # paper 004's section 4) take one parameter p (a threshold, a level) and are derived only
-# (loss_derivative_with): their learners need the slope, not the value.
+# (loss_derivative_with) and valued (loss_value_with: what a combiner of such learners weighs).
 from libc.math cimport exp, fabs, log1p
 
 cdef enum:
@@ -94,4 +94,28 @@ cdef inline double loss_derivative_with(int kind, double f, double y, double p) 
         return 2.0 * exp(f if f < KL_EXP_LIMIT else KL_EXP_LIMIT)
     if kind == LOSS_ONE_CLASS:
         return -1.0 if f < 0.0 else 0.0
+    return 0.0
+
+
+cdef inline double loss_value_with(int kind, double f, double y, double p) noexcept nogil:
+    """The value of every loss of loss_derivative_with but the softmax and the one-class loss
+    (whose learners have no combiner to weigh them), p its parameter; 0 for those two."""
+    cdef double r = f - y, m
+    if kind <= LOSS_HINGE:
+        return loss_value(kind, f, y)
+    if kind == LOSS_HALF_SQUARED:
+        return 0.5 * r * r
+    if kind == LOSS_HUBER:
+        return 0.5 * r * r if fabs(r) <= p else p * fabs(r) - 0.5 * p * p
+    if kind == LOSS_EPSILON_INSENSITIVE:
+        return fabs(r) - p if fabs(r) > p else 0.0
+    if kind == LOSS_QUANTILE:
+        return (1.0 - p) * r if f >= y else -p * r
+    if kind == LOSS_HALF_SQUARED_HINGE:
+        m = 1.0 - y * f
+        return 0.5 * m * m if m > 0.0 else 0.0
+    if kind == LOSS_KL_RATIO:
+        if y == 1.0:
+            return -2.0 * f
+        return 2.0 * exp(f if f < KL_EXP_LIMIT else KL_EXP_LIMIT)
     return 0.0

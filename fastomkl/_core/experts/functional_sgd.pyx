@@ -42,6 +42,10 @@ The experts of a bank share its one z (view 0, see BlockFeatures): predict(0) ke
 for the others, and learn(n_experts - 1) ends the round (and, at a batch's end, the iteration),
 so the engine must call them in index order, which the combiners of these models do.
 
+A step ensemble (``step_scales``): output k learns the same targets as output 0 with its step
+gamma_t times step_scales[k] (the shrink of the regulariser, shared by the lazy scale, stays
+1 - gamma_t nu), and each output's loss goes to the combiner that weighs them (Hedge).
+
 Guards (refused iterations are counted in n_rejected and change nothing): |1 - gamma nu| <= 1
 (a larger shrink would grow the past without bound), every new or revisited coefficient and the
 offset within STATE_LIMIT, everything finite.  The scale stays in [1e-100, 1] in magnitude: below,
@@ -62,7 +66,8 @@ from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.features.dsg cimport (ADD_OPERATOR, BlockFeatures, block_features,
                                           fill_block, mark_sparse, median_distance, run_blocks)
 from fastomkl._core.kernel_rows cimport shift_invariant
-from fastomkl._core.losses cimport LOSS_ONE_CLASS, LOSS_SOFTMAX, loss_derivative_with
+from fastomkl._core.losses cimport (LOSS_ONE_CLASS, LOSS_SOFTMAX, loss_derivative_with,
+                                    loss_value_with)
 from fastomkl._core.numeric cimport STATE_LIMIT
 from fastomkl._core.steps cimport schedule_at
 
@@ -88,9 +93,14 @@ cdef class FunctionalSGDExperts(ExpertBank):
                  double eta, int eta_kind, double eta_decay, int batch_size, bint average=False,
                  bint precondition=False, bint revisit=False, points=None, bint operator=False,
                  bint nu_fixed=True, int median_rows=0, double median_scale=1.0,
-                 double median_clip=1e8):
+                 double median_clip=1e8, step_scales=None):
         if n_outputs < 1 or bank.n_kernels != n_outputs or batch_size < 1:
             raise ValueError("FunctionalSGDExperts needs one bank view per output, batch >= 1")
+        self.step_scales = np.ones(n_outputs) if step_scales is None else \
+            np.ascontiguousarray(step_scales, dtype=np.float64)
+        if (self.step_scales.shape[0] != n_outputs
+                or not np.all(np.asarray(self.step_scales) > 0)):
+            raise ValueError("step_scales needs one positive scale per output")
         self.bank = bank
         self.n_experts = n_outputs
         self.grows = True
@@ -213,7 +223,7 @@ cdef class FunctionalSGDExperts(ExpertBank):
                 self.softmax()
             g = self.probs[k] - (1.0 if k == <int>y else 0.0)
         else:
-            if k > 0:                       # a GP's variance function: k(x, test point)
+            if k > 0 and self.points.shape[0]:      # a GP's variance function: k(x, point)
                 y = shift_invariant(self.bank.kind, self.bank.matern_df, self.bank.bandwidth, x,
                                     &self.points[k - 1, 0], d)
             g = loss_derivative_with(self.loss, self.current[k], y, self.param)
@@ -238,7 +248,7 @@ cdef class FunctionalSGDExperts(ExpertBank):
                 self.decide_bandwidth()
             if ctx.t % self.batch_size == 0:
                 self.iterate()
-        return 0.0
+        return loss_value_with(self.loss, f, y, self.param)
 
     cdef void add_gram(self, const double* z) noexcept nogil:
         cdef int i, j, r = self.r
@@ -296,7 +306,7 @@ cdef class FunctionalSGDExperts(ExpertBank):
             step = -gamma / rows
             for k in range(C):
                 for j in range(r):
-                    self.acc[k, j] *= step
+                    self.acc[k, j] *= step * self.step_scales[k]
             if self.precondition:
                 lhs = <double*>malloc(<long>r * r * sizeof(double))
                 pivots = <int*>malloc(r * sizeof(int))
