@@ -8,6 +8,7 @@ the moment it is exported.
 import inspect
 import io
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -271,14 +272,25 @@ def test_predictions_while_a_batch_learns_are_snapshots_at_its_round_boundaries(
     X, y = stream(cls, 200, seed=4)
     probe = np.random.default_rng(6).uniform(-1, 1, N_FEATURES)
     seed = {"random_state": 0} if "random_state" in cls._param_names() else {}
+    # each batch call lasts about 30 ms at least (the stream repeated): longer than the reader
+    # may wait for the GIL or a CPU, so that it meets batches in progress however fast the
+    # model's rounds are and however loaded the machine is
+    timing = quietly(lambda: build(cls, **seed).fit(X[:4], y[:4]))
+    start = time.perf_counter()
+    quietly(lambda: timing.partial_fit(X[4:], y[4:]))
+    # (a growing model's rounds slow down as it grows: fewer repeats; one for a model without
+    # snapshots, whose test is only that its predictions wait)
+    cap = 1 if not cls._snapshots else 10 if compiled_engine(timing).grows else 200
+    repeats = int(min(cap, max(1, 0.03 / (time.perf_counter() - start))))
+    batch_X, batch_y = np.tile(X[4:], (repeats, 1)), np.tile(y[4:], repeats)
     shared = quietly(lambda: build(cls, **seed).fit(X[:4], y[:4]))
     passes, answers, errors, done = [0], [], [], threading.Event()
 
     def learner():
         try:
-            while (compiled_engine(shared).n_snapshot_reads < 20 and passes[0] < 400
+            while (compiled_engine(shared).n_snapshot_reads < 20 and passes[0] < 100
                    and (cls._snapshots or passes[0] < 3)):
-                quietly(lambda: shared.partial_fit(X[4:], y[4:]))
+                quietly(lambda: shared.partial_fit(batch_X, batch_y))
                 passes[0] += 1
         except Exception as exc:                    # noqa: BLE001 (reported below)
             errors.append(exc)
@@ -303,7 +315,7 @@ def test_predictions_while_a_batch_learns_are_snapshots_at_its_round_boundaries(
     serial = quietly(lambda: build(cls, **seed).fit(X[:4], y[:4]))
     seen = {serial.predict_one(probe)}
     for _ in range(passes[0]):
-        for x, t in zip(X[4:], y[4:]):
+        for x, t in zip(batch_X, batch_y):
             quietly(lambda: serial.learn_one(x, t))
             seen.add(serial.predict_one(probe))
     assert all(answer in seen for answer in answers)
