@@ -30,7 +30,6 @@ cdef class Engine:
     cdef Py_ssize_t* plan_rows[2]
     cdef Py_ssize_t plan_length[2]       # -1: the twin is brought up to date by set_state
     cdef PyThread_type_lock twin_lock[2]
-    cdef long* twin_round[2]             # &twin.t
     cdef long* twin_epoch[2]             # &twin.epoch: the batch call it was published in
     cdef long epoch                      # + 1 when a batch call starts and when it ends
     cdef int newest                      # the twin published last
@@ -38,7 +37,7 @@ cdef class Engine:
     cdef bint snapshots_off              # a snapshot could not be made: predictions wait
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
     cdef readonly long n_snapshot_reads  # predictions answered from a twin
-    cdef void serve_snapshot(self) noexcept nogil
+    cdef void serve_snapshot(self, bint now) noexcept nogil
     cdef void publish(self, int target) noexcept nogil
     cdef int make_twins(self) except -1
     cdef int drop_twins(self) except -1

@@ -192,6 +192,16 @@ cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
     return arr
 
 
+cdef inline void _between_rounds(Engine engine) noexcept nogil:
+    """What a batch call does between two of its rounds: let the calls that wait for the lock go
+    first, and publish a snapshot for the predictions that read one (two relaxed loads when nobody
+    waits)."""
+    if fastomkl_atomic_read(&engine.waiting):
+        engine.let_waiters_run()
+    if fastomkl_atomic_read(&engine.snapshot_wanted):
+        engine.serve_snapshot(False)
+
+
 cdef inline double _target(object y) except? -1.0:
     """y as a double: a float (NumPy's float64 scalars, what iterating a target array gives,
     included) or a Python int read directly, anything else (and anything out of range) by the
@@ -473,10 +483,7 @@ cdef class Engine:
         with nogil:
             for i in range(X.shape[0]):
                 out[i] = self.predict_ptr(&X[i, 0])
-                if fastomkl_atomic_read(&self.waiting):
-                    self.let_waiters_run()
-                if fastomkl_atomic_read(&self.snapshot_wanted):
-                    self.serve_snapshot()
+                _between_rounds(self)
         self.end_batch()
         self.release()
 
@@ -494,10 +501,7 @@ cdef class Engine:
                 self.predict_ptr(&X[i, 0])
                 for k in range(self.experts.n_experts):
                     out[i, k] = self.preds[k]
-                if fastomkl_atomic_read(&self.waiting):
-                    self.let_waiters_run()
-                if fastomkl_atomic_read(&self.snapshot_wanted):
-                    self.serve_snapshot()
+                _between_rounds(self)
         self.end_batch()
         self.release()
 
@@ -518,10 +522,7 @@ cdef class Engine:
                     while i < n and not (self.grows and self.needs_room()):
                         out[i] = self.step_ptr(&X[i, 0], y[i])
                         i += 1
-                        if fastomkl_atomic_read(&self.waiting):
-                            self.let_waiters_run()
-                        if fastomkl_atomic_read(&self.snapshot_wanted):
-                            self.serve_snapshot()
+                        _between_rounds(self)
         finally:
             self.end_batch()
             self.release()
@@ -573,10 +574,10 @@ cdef class Engine:
         self.release()
         return y_hat
 
-    cdef void serve_snapshot(self) noexcept nogil:
+    cdef void serve_snapshot(self, bint now) noexcept nogil:
         """Between two rounds of a batch call, a prediction waiting: publish the model into a twin
-        unless this call published one less than PUBLISH_SPACING copies' time ago."""
-        cdef long long start = fastomkl_now_ns()
+        unless this call published one less than PUBLISH_SPACING copies' time ago (or `now`)."""
+        cdef long long start
         cdef int target = 1 - self.newest
         if self.snapshots_off:
             return
@@ -584,7 +585,8 @@ cdef class Engine:
             with gil:
                 self.make_twins()
             return
-        if (self.twin_epoch[self.newest][0] == self.epoch
+        start = fastomkl_now_ns()
+        if (not now and self.twin_epoch[self.newest][0] == self.epoch
                 and start - self.published_at < PUBLISH_SPACING * self.publish_ns):
             return
         if not PyThread_acquire_lock(self.twin_lock[target], NOWAIT_LOCK):
@@ -610,7 +612,6 @@ cdef class Engine:
             with gil:
                 if not self._copy_state_into(target):
                     return
-        self.twin_round[target][0] = self.t
         self.twin_epoch[target][0] = self.epoch
 
     def _copy_state_into(self, int target):
@@ -650,7 +651,6 @@ cdef class Engine:
             twin = twins[i]
             twin.epoch = self.epoch
             self.twin_lock[i] = twin.lock
-            self.twin_round[i] = &twin.t
             self.twin_epoch[i] = &twin.epoch
             if plans[i] is None:
                 self.plan_length[i] = -1
@@ -706,13 +706,7 @@ cdef class Engine:
         tests: the twins' predictions must be the model's)."""
         self.acquire()
         try:
-            if self.twin_lock[0] == NULL:
-                self.make_twins()
-            else:
-                PyThread_acquire_lock(self.twin_lock[1 - self.newest], WAIT_LOCK)
-                self.publish(1 - self.newest)
-                PyThread_release_lock(self.twin_lock[1 - self.newest])
-                self.newest = 1 - self.newest
+            self.serve_snapshot(True)
         finally:
             self.release()
 

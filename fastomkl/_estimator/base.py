@@ -219,11 +219,8 @@ class OnlineEstimator:
                 if engine is None:
                     config = self._check_all_params()
                     self._check_size(n_features)
-                    feature_rng, round_bit_generator = self._random_streams(config)
-                    engine = self._build_engine(config, n_features, feature_rng,
-                                                round_bit_generator)
-                    if self._winsorises_targets(config):
-                        engine.winsorize_targets()
+                    engine = self._new_engine(config, n_features,
+                                              self._random_streams(config))
                     if self._snapshots:
                         compiled = getattr(engine, "_inner", engine)
                         compiled.twin_factory = functools.partial(self._twin_engine, config,
@@ -243,10 +240,16 @@ class OnlineEstimator:
         seed = getattr(self, "random_state", 0)
         streams = (self._random_streams(config) if seed is None or isinstance(seed, numbers.Integral)
                    else split_random_state(0))
+        engine = self._new_engine(config, n_features, streams)
+        return getattr(engine, "_inner", engine)
+
+    def _new_engine(self, config: dict, n_features: int, streams):
+        """The model's engine built from (feature stream, per-round bit generator), winsorising
+        its targets where the model does."""
         engine = self._build_engine(config, n_features, *streams)
         if self._winsorises_targets(config):
             engine.winsorize_targets()
-        return getattr(engine, "_inner", engine)
+        return engine
 
     def _implied_state_size(self, n_features: int) -> int:
         """Doubles the engine allocates for its state when it is built (models whose state is

@@ -10,6 +10,7 @@ cdef class FunctionalSGDExperts(ExpertBank):
     cdef readonly double param, nu
     cdef Schedule eta
     cdef readonly double[::1] step_scales   # output k steps step_scales[k] times the schedule's
+    cdef readonly bint weighed           # a step ensemble: learn() returns each output's loss
     cdef readonly bint average, precondition, revisit, operator, nu_fixed
     cdef double[:, ::1] coef, avg        # (n_experts, capacity): true values scale * coef, avg
     cdef double[:, ::1] acc              # (n_experts, r): sum of g z_learnt(x) over the batch

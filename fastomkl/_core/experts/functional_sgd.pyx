@@ -96,6 +96,7 @@ cdef class FunctionalSGDExperts(ExpertBank):
                  double median_clip=1e8, step_scales=None):
         if n_outputs < 1 or bank.n_kernels != n_outputs or batch_size < 1:
             raise ValueError("FunctionalSGDExperts needs one bank view per output, batch >= 1")
+        self.weighed = step_scales is not None
         self.step_scales = np.ones(n_outputs) if step_scales is None else \
             np.ascontiguousarray(step_scales, dtype=np.float64)
         if (self.step_scales.shape[0] != n_outputs
@@ -248,7 +249,8 @@ cdef class FunctionalSGDExperts(ExpertBank):
                 self.decide_bandwidth()
             if ctx.t % self.batch_size == 0:
                 self.iterate()
-        return loss_value_with(self.loss, f, y, self.param)
+        # only a step ensemble's combiner weighs the outputs by their losses
+        return loss_value_with(self.loss, f, y, self.param) if self.weighed else 0.0
 
     cdef void add_gram(self, const double* z) noexcept nogil:
         cdef int i, j, r = self.r
