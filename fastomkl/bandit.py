@@ -39,8 +39,8 @@ The defaults learn without tuning: U="auto" (regressors; classifiers use the pap
 rule in the units of the targets' scale s = max abs(y) seen so far (U = 1, losses divided by s^2
 (squared) or s (absolute), updates multiplied by s), so the paper's constants, written for
 |y| <= 1, hold at any scale and scaling y scales the predictions; ell_max="auto" is the largest
-(normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = s / sqrt(sum of squared
-importance-weighted gradients).
+(normalised) loss seen; OKS's step "auto" is AdaGrad-norm, lambda = a s / sqrt(sum of squared
+importance-weighted gradients), a = 1 for regressors and 4 for classifiers (``adagrad_scale``).
 The paper's experiments are one argument away, e.g. ``OKS(T=n, eta=25, ell_max=1.0)`` (Remark 1
 with the released code's multiplier; 5 for the absolute loss), ``OKSPlusPlus(U=1.0)``,
 ``IOKS(T=n, U=1.0, ell_max=1.0)``.
@@ -89,6 +89,11 @@ _STEP_FIXED, _STEP_ADAGRAD_NORM, _STEP_OKSPP, _STEP_ADAGRAD_U = 0, 1, 2, 3
 # G C_0 of the smooth losses (Assumption 1; G = 1 for the nu = 2 square loss).
 _GC0 = {"squared": 4.0, "logistic": 1.0}
 _CLASSIFIER_U = 15.0        # the paper's radius for classification
+# OKS's eta="auto" step lambda_i = scale / sqrt(sum g~^2) (in units of max |y|), by task: with the
+# logistic loss's bounded gradients scale 1 moved the classifiers too little (phishing 1.33x the
+# best of the paper's step grid); of 1, 4 and 15 (the paper's radius), 4 was best on the
+# classification streams of bench/defaults.py in both orders.
+_ADAGRAD_SCALE = {"regressor": 1.0, "classifier": 4.0}
 
 
 def _auto_or_positive(value) -> float:
@@ -121,7 +126,8 @@ _RF_PARAMETERS = {**_COMMON_PARAMETERS,
                                                              "dtype")}}
 _RF_CLIP_PARAMETERS = {**_RF_PARAMETERS, "rf_clip_scale": [Options("D", "2D")]}
 HORIZON = [None, Interval("int", 40, 2 ** 53)]
-_OKS_PARAMETERS = {"T": HORIZON, "eta": ["auto", POSITIVE], "ell_max": ["auto", LOSS_SCALE],
+_OKS_PARAMETERS = {"T": HORIZON, "eta": ["auto", POSITIVE], "adagrad_scale": ["auto", POSITIVE],
+                   "ell_max": ["auto", LOSS_SCALE],
                    "eta_combiner": ["auto", POSITIVE]}
 _OKSPP_PARAMETERS = {"U": ["auto", None, POSITIVE], "eta_combiner": ["auto", POSITIVE],
                      "q_update": [Options("ftrl", "omd")], "legacy_tem1_bug": [Boolean()]}
@@ -270,7 +276,7 @@ class _BanditBase(_KernelModel):
         if experts.rule == _STEP_FIXED:
             return np.full(K, experts.scale)
         if experts.rule == _STEP_ADAGRAD_NORM:
-            return np.where(sums > 0, 1.0 / np.sqrt(np.where(sums > 0, sums, 1)), 0.0)
+            return np.where(sums > 0, experts.scale / np.sqrt(np.where(sums > 0, sums, 1)), 0.0)
         if experts.rule == _STEP_ADAGRAD_U:
             return U / np.sqrt(2 * (1 + sums))
         a3 = max(experts.gc0 * U ** 2 * K ** 2, 8 * info[0])
@@ -289,11 +295,17 @@ class _OKSRule(_BanditBase):
     _renamed_parameters = {"step": "eta"}
     _renamed_in_files = {"step": "eta", "eta": "eta_combiner"}
 
+    def _adagrad_scale(self) -> float:
+        """The numerator of eta="auto"'s AdaGrad-norm step ("auto": ``_ADAGRAD_SCALE``)."""
+        if isinstance(self.adagrad_scale, str):
+            return _ADAGRAD_SCALE["classifier" if self._is_classifier else "regressor"]
+        return float(self.adagrad_scale)
+
     def _algorithm_config(self, config) -> dict:
         T = _optional_horizon(self.T)
         K = len(config["kernels"])
         if isinstance(self.eta, str):
-            rule, scale = _STEP_ADAGRAD_NORM, 0.0
+            rule, scale = _STEP_ADAGRAD_NORM, self._adagrad_scale()
         else:
             m = float(self.eta)
             if not T:
@@ -497,10 +509,17 @@ _OKS_PARAMS = """
     T : int or None, default None
         Horizon of Remark 1's constants (None: the doubling rule, see the module docstring).
     eta : "auto" or float, default "auto"
-        The experts' step.  "auto": AdaGrad-norm, lambda_i = max abs(y) / sqrt(sum of squared
-        importance-weighted gradients of kernel i) (data-adaptive, scale-free); a number m: the
-        paper's lambda = m sqrt(delta / (K T)) (needs T; the released code uses 25, 5 for
-        absolute).  Formerly ``step`` (still accepted, with a FutureWarning).
+        The experts' step.  "auto": AdaGrad-norm, lambda_i = a max abs(y) / sqrt(sum of squared
+        importance-weighted gradients of kernel i) (data-adaptive, scale-free; a is
+        ``adagrad_scale``); a number m: the paper's lambda = m sqrt(delta / (K T)) (needs T; the
+        released code uses 25, 5 for absolute).  Formerly ``step`` (still accepted, with a
+        FutureWarning).
+    adagrad_scale : "auto" or float, default "auto"
+        The numerator a of eta="auto"'s step.  "auto": 1 for the regressor, 4 for the classifier
+        (the logistic loss's gradients are bounded by 1: with a = 1 the classifier moved too
+        little, 1.33x the error of the best step of the paper's grid on phishing; a = 4 is within
+        1.1x on every classification stream of bench/defaults.py in either order).  Files
+        written before this parameter existed load with a = 1, the rule they learnt with.
     ell_max : "auto" or float in [1e-6, 1e6], default "auto"
         Loss scale in eta = sqrt(2 (1 - delta) ln K / (K T)) / ell_max; "auto": the largest loss
         seen.  The paper's experiments: 1.0.
@@ -578,14 +597,17 @@ _EXPANSION_NOTE = "\n        Gaussian kernels only (exact expansions; one suppor
 
 
 class _OKSKernel(_Expansion, _OKSRule):
+    _defaults_of_older_files = {**_Expansion._defaults_of_older_files, "adagrad_scale": 1.0}
+
     def __init__(self, kernels=None, loss="auto", T=None, eta="auto", ell_max="auto",
                  eta_combiner="auto", predict_with="argmax", random_state=None,
-                 budget=DEFAULT_BUDGET, **renamed):
+                 budget=DEFAULT_BUDGET, adagrad_scale="auto", **renamed):
         self.budget = budget
         self.kernels = kernels
         self.loss = loss
         self.T = T
         self.eta = eta
+        self.adagrad_scale = adagrad_scale
         self.ell_max = ell_max
         self.eta_combiner = eta_combiner
         self.predict_with = predict_with
@@ -594,15 +616,18 @@ class _OKSKernel(_Expansion, _OKSRule):
 
 
 class _OKSRF(_RandomFeatures, _OKSRule):
+    _defaults_of_older_files = {"adagrad_scale": 1.0}
+
     def __init__(self, kernels=None, loss="auto", n_components=400, shared_draw=True, T=None,
                  eta="auto", ell_max="auto", eta_combiner="auto", predict_with="argmax",
-                 random_state=None, dtype="float64", **renamed):
+                 random_state=None, dtype="float64", adagrad_scale="auto", **renamed):
         self.kernels = kernels
         self.loss = loss
         self.n_components = n_components
         self.shared_draw = shared_draw
         self.T = T
         self.eta = eta
+        self.adagrad_scale = adagrad_scale
         self.ell_max = ell_max
         self.eta_combiner = eta_combiner
         self.predict_with = predict_with

@@ -231,7 +231,14 @@ class OnlineKernelRegressor(_BudgetedExpansion, OnlineEstimator):
         ``kernel="rbf" | "laplacian" | "poly"`` with ``gamma``, ``degree`` and ``coef0`` is still
         accepted, with a FutureWarning: exp(-gamma ||d||^2), exp(-gamma ||d||_1),
         (gamma x.x' + coef0)^degree.)
-    eta, eta_schedule : step size ("auto", as ``OMKR``; the baselines' setting: 0.1 / sqrt(t))
+    eta : "ensemble", "auto", "adagrad" or float, default "ensemble"
+        Functional step size, as ``OMKR``'s: "ensemble" is three expansions over the one support
+        with the constant steps 2^-4, 2^-2 and 1, targets standardised online, weighed by
+        Hedge (w_k <- w_k 0.5^{L_k}); within 1.25x of the best point of a step grid on the
+        shipped and drifting streams in either order, where "auto" (truncated AdaGrad-norm steps,
+        which only shrink) is 3.4x in recorded order (bench/results/defaults_orders.md).  A
+        number is the baselines' step with ``eta_schedule`` (their setting: 0.1 / sqrt(t)).
+    eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
     loss : "auto" (the squared loss), "squared" or "absolute", default "auto"
     budget : int or None, default 1000
         The most support rows kept.  Once full, each round's row replaces the oldest one (the
@@ -259,11 +266,11 @@ class OnlineKernelRegressor(_BudgetedExpansion, OnlineEstimator):
     """
 
     _parameter_constraints = {"kernel": [None, OneKernel(("Gaussian", "Laplacian", "Polynomial"))],
-                              **_EXPANSION_STEPS,
+                              **_EXPANSION_STEPS, "eta": OGD_STEP,
                               "loss": [Options("auto", *REGRESSION_LOSSES)], "budget": BUDGET}
     _renamed_parameters = {"random_state": None}
 
-    def __init__(self, kernel=None, eta="auto", eta_schedule="inv_sqrt", loss="auto",
+    def __init__(self, kernel=None, eta="ensemble", eta_schedule="inv_sqrt", loss="auto",
                  budget=DEFAULT_BUDGET, **renamed):
         self.kernel = kernel
         self.eta = eta
@@ -297,8 +304,8 @@ class OnlineKernelRegressor(_BudgetedExpansion, OnlineEstimator):
         experts = KernelExpansionExperts([config["kind"]], [config["gamma"]], n_features,
                                          config["loss"], *config["eta"], grad_scale=0.5,
                                          degree=[config["degree"]], coef0=[config["coef0"]],
-                                         budget=config["budget"])
-        return Engine(NullFeatures(1, n_features), experts, DiscountHedge(1, 0.5),
+                                         budget=config["budget"], steps=config.get("steps"))
+        return Engine(NullFeatures(1, n_features), experts, DiscountHedge(experts.n_experts, 0.5),
                                 round_bit_generator, config["standardize"])
 
 

@@ -77,7 +77,7 @@ class Steps:
             return self.scale
         if self.rule == "adagrad_norm":
             self.sums[k] += g * g
-            return 1.0 / np.sqrt(self.sums[k]) if self.sums[k] > 0 else 0.0
+            return self.scale / np.sqrt(self.sums[k]) if self.sums[k] > 0 else 0.0
         if self.rule == "adagrad_u":
             self.sums[k] += g * g
             return U / np.sqrt(2 * (1 + self.sums[k]))

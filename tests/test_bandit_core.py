@@ -31,9 +31,12 @@ def data():
 # (name, loss, step rule, expert kwargs, compiled sampler, reference sampler, reference steps kw)
 def configs():
     return [
-        ("oks-auto", 0, NORM, dict(radius=0.0, project=False),
+        ("oks-auto", 0, NORM, dict(scale=1.0, radius=0.0, project=False),
          lambda: Exp3Sampler(K, False, loss_scale=0.0), lambda: ref.OKS(K, ell_max=0.0),
-         dict(rule="adagrad_norm", U=0.0), False),
+         dict(rule="adagrad_norm", scale=1.0, U=0.0), False),
+        ("oks-auto-logistic", 2, NORM, dict(scale=4.0, radius=0.0, project=False),
+         lambda: Exp3Sampler(K, False, loss_scale=0.0), lambda: ref.OKS(K, ell_max=0.0),
+         dict(rule="adagrad_norm", scale=4.0, U=0.0), False),
         ("oks-paper", 1, FIXED, dict(scale=0.02, radius=0.0, project=False),
          lambda: Exp3Sampler(K, False, loss_scale=1.0, horizon=T),
          lambda: ref.OKS(K, T=T, ell_max=1.0), dict(rule="fixed", scale=0.02, U=0.0), False),
@@ -94,7 +97,7 @@ def test_random_feature_rounds_match_numpy(data, name):
     assert len(set(chosen)) > 1                        # the stream really samples
 
 
-@pytest.mark.parametrize("name", ["oks-auto", "okspp-ftrl", "ioks-absolute",
+@pytest.mark.parametrize("name", ["oks-auto", "oks-auto-logistic", "okspp-ftrl", "ioks-absolute",
                                   "okspp-logistic-tem1", "okspp-omd-auto-U",
                                   "ioks-absolute-auto"])
 def test_kernel_expansion_rounds_match_numpy(data, name):

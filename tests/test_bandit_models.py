@@ -141,6 +141,44 @@ def test_lkmbooks_api(labelled_stream, tmp_path):
         LKMBooksClassifier(loss="hinge").fit(X, y)
 
 
+@pytest.mark.parametrize("cls", [OKS, OKSClassifier, RFOKS, RFOKSClassifier])
+def test_auto_step_scale_is_one_for_regressors_and_four_for_classifiers(cls, stream,
+                                                                        labelled_stream):
+    X, y = labelled_stream if cls in CLASSIFIERS else stream
+    scale = 4.0 if cls in CLASSIFIERS else 1.0
+    default = make(cls)
+    p = default.predict_learn(X, y)
+    np.testing.assert_array_equal(p, make(cls, adagrad_scale=scale).predict_learn(X, y))
+    assert default._engine.experts.scale == scale
+    other = make(cls, adagrad_scale=2.5)
+    assert not np.array_equal(p, other.predict_learn(X, y))
+    # lambda_i = a / sqrt(sum g~^2): the same sums give steps in the ratio of the scales
+    sums = np.asarray(default._engine.experts.sums)
+    np.testing.assert_allclose(default.step_sizes_[sums > 0], scale / np.sqrt(sums[sums > 0]))
+    with pytest.raises(ValueError, match="adagrad_scale"):
+        make(cls, adagrad_scale=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [OKSClassifier, RFOKSClassifier])
+def test_files_without_the_step_scale_load_with_the_rule_they_learnt_with(cls, labelled_stream,
+                                                                         tmp_path):
+    import json
+    from fastomkl.persistence import _digest
+    X, y = labelled_stream
+    older = make(cls, adagrad_scale=1.0).partial_fit(X[:150], y[:150])
+    older.save(tmp_path / "new.npz")
+    with np.load(tmp_path / "new.npz", allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    del header["params"]["adagrad_scale"]          # as the releases before the parameter wrote it
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
+    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+    loaded = fastomkl.load(tmp_path / "old.npz")
+    assert loaded.adagrad_scale == 1.0
+    np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
+                                  older.predict_learn(X[150:], y[150:]))
+
+
 def test_horizon_is_enforced_without_changing_the_model(stream):
     X, y = stream
     m = make(IOKS, T=50).partial_fit(X[:40], y[:40])

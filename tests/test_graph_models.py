@@ -329,6 +329,22 @@ def test_omkr_matches_numpy(stream):
                                atol=1e-13)
 
 
+@pytest.mark.parametrize("kernel,fn,budget", [
+    (fo.Gaussian.from_gamma(1.0), lambda a, b: np.exp(-np.sum((a - b) ** 2)), None),
+    (fo.Laplacian.from_gamma(2.0), lambda a, b: np.exp(-2 * np.sum(np.abs(a - b))), 30),
+])
+def test_single_kernel_regressor_default_is_the_step_ensemble(kernel, fn, budget, stream):
+    """OnlineKernelRegressor's default: OMKR's ensemble on one kernel (three expansions with the
+    constant steps over one support, Hedge at beta = 0.5), in the targets' own units."""
+    X, y = stream
+    X, y = X[:120], 3.0 + 2.0 * y[:120]
+    model = fo.OnlineKernelRegressor(kernel, budget=budget)
+    np.testing.assert_allclose(model.predict_learn(X, y),
+                               _omkr_ensemble_numpy([fn], X, y, ENSEMBLE_STEPS, budget=budget),
+                               rtol=1e-9, atol=1e-12)
+    assert model._fitted_engine().experts.per_kernel == len(ENSEMBLE_STEPS)
+
+
 @pytest.mark.parametrize("kw,fn", [
     (dict(kernel=fo.Gaussian.from_gamma(1.0)), lambda a, b: np.exp(-np.sum((a - b) ** 2))),
     (dict(kernel=Polynomial(2)), lambda a, b: float(a @ b) ** 2),

@@ -37,7 +37,7 @@ cdef extern from "fastomkl_bandit.h" nogil:
 cdef class BanditExperts(ExpertBank):
     """Step-size rules and the projection radius common to the bandit experts.
 
-    ``rule`` (bandit.pxd): STEP_FIXED lambda = scale; STEP_ADAGRAD_NORM lambda = 1 / sqrt(sum
+    ``rule`` (bandit.pxd): STEP_FIXED lambda = scale; STEP_ADAGRAD_NORM lambda = scale / sqrt(sum
     g~^2); STEP_OKSPP lambda = U^(4/3) max{A^3, 8 C~}^(-1/6) /
     (sqrt(4/3) K^(1/6) (G C_0)^(1/3) sqrt(1 + Delta_k)), A^3 = G C_0 U^2 K^2 (e^(-3 y f) with
     ``legacy_tem1``), C~ and Delta_k including this round's c~ = loss / p; STEP_ADAGRAD_U
@@ -93,7 +93,7 @@ cdef class BanditExperts(ExpertBank):
             lam = self.scale
         elif self.rule == STEP_ADAGRAD_NORM:
             self.sums[k] += g * g
-            lam = 1.0 / sqrt(self.sums[k]) if self.sums[k] > 0.0 else 0.0
+            lam = self.scale / sqrt(self.sums[k]) if self.sums[k] > 0.0 else 0.0
         elif self.rule == STEP_ADAGRAD_U:
             self.sums[k] += g * g
             lam = U / sqrt(2.0 * (1.0 + self.sums[k]))
