@@ -107,3 +107,42 @@ def test_a_snapshot_copies_padded_rows(n_components):
     assert model._engine.snapshot_copy_bytes > 0
     for x in X[:20]:
         assert model._engine._predict_snapshot(x) == model.predict_one(x)
+
+
+def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():
+    """The estimators announce a batch call for its Python steps (engine.announce_batch): a
+    failed validation must withdraw it too, or every later predict_one would wait for it."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, (40, 3))
+    model = Raker([Gaussian(1.0)], n_components=8, random_state=0).partial_fit(X, X[:, 0])
+    engine = model._engine
+    bad = X.copy()
+    bad[5, 1] = np.nan
+    for call in (lambda: model.partial_fit(bad, X[:, 0]), lambda: model.predict(bad),
+                 lambda: model.predict_learn(X[:, :2], X[:, 0])):
+        with pytest.raises(ValueError):
+            call()
+        assert engine.arriving == 0
+    model.predict(X)
+    model.partial_fit(X, X[:, 0])
+    assert engine.arriving == 0
+    assert np.isfinite(model.predict_one(X[0]))
+
+
+def test_predict_one_waits_for_an_announced_batch_call_until_it_is_withdrawn():
+    """A prediction that meets an announced batch call outside its rounds lets the call have the
+    interpreter: it answers once the call is withdrawn (or runs its rounds)."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, (40, 3))
+    model = Raker([Gaussian(1.0)], n_components=8, random_state=0).partial_fit(X, X[:, 0])
+    expected = model.predict_one(X[1])
+    engine = model._engine
+    answers = []
+    engine.announce_batch()
+    reader = threading.Thread(target=lambda: answers.append(model.predict_one(X[1])))
+    reader.start()
+    time.sleep(0.2)
+    assert answers == []                  # still waiting: the announced call holds the turn
+    engine.withdraw_batch()
+    reader.join(timeout=10)
+    assert answers == [expected]

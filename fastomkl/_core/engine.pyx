@@ -23,7 +23,17 @@ So a prediction made while a batch learns is the model's prediction at a round b
 batch: never a torn state, never older than the call, and at most max(one round, 20 copies'
 time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
 do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn as before.  The
-twins double the model's memory once a service predicts while it learns.
+twins double the model's memory once a service predicts while it learns.  A batch call that has
+left its rounds, the lock still held, says it wants the GIL back (``gil_wanted``); a prediction
+that meets the call then waits, without the GIL, until the call has it.  Otherwise a serving
+thread that keeps the GIL between its predictions would make each batch wait for the
+interpreter's switch interval (5 ms) before it can return, many times the batch's own work.  The
+same holds for the Python steps around a batch (validating its arrays, whose NumPy calls let the
+GIL go): the estimators announce a batch call before those steps (``announce_batch``) and
+withdraw it after, and a ``predict_one`` that finds an announced call outside its rounds waits,
+without the GIL, until the call runs its rounds (then it reads a snapshot) or has returned.  Such
+a prediction waits for the call's Python steps, tens of microseconds, and no batch waits for a
+serving thread's turn with the interpreter.
 
 Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
 say so (``grows``); before each round the engine asks them whether the next round fits and, when
@@ -200,6 +210,18 @@ cdef inline void _between_rounds(Engine engine) noexcept nogil:
         engine.let_waiters_run()
     if fastomkl_atomic_read(&engine.snapshot_wanted):
         engine.serve_snapshot(False)
+
+
+cdef inline void _leave_rounds(Engine engine) noexcept nogil:
+    """A batch call's last step without the GIL: it takes the GIL next (module docstring)."""
+    fastomkl_atomic_store(&engine.gil_wanted, 1)
+
+
+cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
+    """A prediction that met a batch call, without the GIL: if the call waits for the GIL, wait
+    until it has it (its rounds are done; it only has to release the lock and return)."""
+    while fastomkl_atomic_read(&engine.gil_wanted):
+        fastomkl_yield_cpu()
 
 
 cdef inline double _target(object y) except? -1.0:
@@ -443,6 +465,8 @@ cdef class Engine:
         cdef double y_hat
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
+        if fastomkl_atomic_read(&self.arriving):
+            self.let_the_batch_in()
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -484,6 +508,7 @@ cdef class Engine:
             for i in range(X.shape[0]):
                 out[i] = self.predict_ptr(&X[i, 0])
                 _between_rounds(self)
+            _leave_rounds(self)
         self.end_batch()
         self.release()
 
@@ -502,6 +527,7 @@ cdef class Engine:
                 for k in range(self.experts.n_experts):
                     out[i, k] = self.preds[k]
                 _between_rounds(self)
+            _leave_rounds(self)
         self.end_batch()
         self.release()
 
@@ -523,6 +549,8 @@ cdef class Engine:
                         out[i] = self.step_ptr(&X[i, 0], y[i])
                         i += 1
                         _between_rounds(self)
+                    _leave_rounds(self)
+                fastomkl_atomic_store(&self.gil_wanted, 0)
         finally:
             self.end_batch()
             self.release()
@@ -530,12 +558,31 @@ cdef class Engine:
             _warn_rejected(self.experts.n_rejected + self.combiner.n_rejected - rejected)
 
     # -- snapshots for predictions made while a batch learns (module docstring) ---------------------
+    def announce_batch(self):
+        """A batch call's Python steps begin (the estimator validating its arrays): until
+        ``withdraw_batch``, a predict_one that finds no batch running waits for it without the
+        GIL (module docstring).  Every announcement must be withdrawn."""
+        fastomkl_atomic_add(&self.arriving, 1)
+
+    def withdraw_batch(self):
+        """The announced batch call has returned (or failed)."""
+        fastomkl_atomic_add(&self.arriving, -1)
+
+    cdef void let_the_batch_in(self) noexcept:
+        """predict_one while an announced batch call is outside its rounds: wait, without the
+        GIL, until it runs them (epoch odd: a batch is in progress) or has been withdrawn."""
+        with nogil:
+            while (fastomkl_atomic_read(&self.arriving)
+                   and not fastomkl_atomic_read_long(&self.epoch) & 1):
+                fastomkl_yield_cpu()
+
     cdef int begin_batch(self) except -1:
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
         return 0
 
     cdef int end_batch(self) except -1:
         """The call's twins go out of date with its last round: predictions read the model again."""
+        fastomkl_atomic_store(&self.gil_wanted, 0)
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
         fastomkl_atomic_store(&self.snapshot_wanted, 0)
         return 0
@@ -548,7 +595,8 @@ cdef class Engine:
         cdef bint free = False
         cdef double y_hat
         while self.twin_factory is not None:
-            fastomkl_atomic_store(&self.snapshot_wanted, 1)
+            if not fastomkl_atomic_read(&self.snapshot_wanted):     # a store every call would
+                fastomkl_atomic_store(&self.snapshot_wanted, 1)     # take the line from the batch
             twins = self.twins
             if twins is not None:
                 twin = twins[fastomkl_atomic_read(&self.newest)]
@@ -558,6 +606,7 @@ cdef class Engine:
                 if twin.epoch == fastomkl_atomic_read_long(&self.epoch):
                     with nogil:                 # the batch's Python steps may run meanwhile
                         y_hat = twin.predict_ptr(x)
+                        _let_the_batch_return(self)
                     self.n_snapshot_reads += 1      # every reader holds the GIL here
                     PyThread_release_lock(twin.lock)
                     return y_hat
@@ -566,6 +615,7 @@ cdef class Engine:
                 free = PyThread_acquire_lock(self.lock, NOWAIT_LOCK)
                 if not free:
                     fastomkl_yield_cpu()
+                    _let_the_batch_return(self)
             if free:
                 break
         if not free:

@@ -524,10 +524,11 @@ class OnlineEstimator:
 
     def _scores(self, X) -> np.ndarray:
         engine = self._fitted_engine()
-        self._check_columns(X)
-        X = check_matrix(X, n_features=engine.n_features, owner=type(self).__name__)
-        out = np.empty(X.shape[0])
-        engine.predict_many(X, out)
+        with _batch_call(engine):
+            self._check_columns(X)
+            X = check_matrix(X, n_features=engine.n_features, owner=type(self).__name__)
+            out = np.empty(X.shape[0])
+            engine.predict_many(X, out)
         return out
 
     def predict(self, X) -> np.ndarray:
@@ -590,16 +591,17 @@ class OnlineEstimator:
         True
         """
         engine = self._engine
-        names = self._check_columns(X)
-        X = check_matrix(X, n_features=None if engine is None else engine.n_features,
-                         owner=type(self).__name__)
-        with _unchanged_on_error(self):
-            y = self._encode_many(y, X.shape[0])
-            engine = self._engine_for(X.shape[1])
-            out = np.empty(X.shape[0])
-            engine.predict_learn_many(X, y, out)
-            if names is not None and "_feature_names" not in self.__dict__:
-                self._feature_names = names
+        with _batch_call(engine):
+            names = self._check_columns(X)
+            X = check_matrix(X, n_features=None if engine is None else engine.n_features,
+                             owner=type(self).__name__)
+            with _unchanged_on_error(self):
+                y = self._encode_many(y, X.shape[0])
+                engine = self._engine_for(X.shape[1])
+                out = np.empty(X.shape[0])
+                engine.predict_learn_many(X, y, out)
+                if names is not None and "_feature_names" not in self.__dict__:
+                    self._feature_names = names
         return self._decode_many(out)
 
     def partial_fit(self, X, y):
@@ -802,6 +804,21 @@ class OnlineEstimator:
 
 def _nothing() -> None:
     pass
+
+
+@contextmanager
+def _batch_call(engine):
+    """A batch call on `engine` (None: a model still to build), announced for its Python steps:
+    a thread serving predict_one lets it have the GIL instead of making it wait for the
+    interpreter's switch interval (fastomkl._core.engine's docstring)."""
+    if engine is None or not hasattr(engine, "announce_batch"):
+        yield
+        return
+    engine.announce_batch()
+    try:
+        yield
+    finally:
+        engine.withdraw_batch()
 
 
 @contextmanager
