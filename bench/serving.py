@@ -179,7 +179,7 @@ def serving_while_learning(make, X, y, calls: int) -> str:
     stop.set()
     thread.join()
     engine = getattr(model._engine, "_inner", model._engine)
-    snapshot_share = engine.n_snapshot_reads / calls
+    snapshot_share = engine.n_snapshot_reads / len(busy)      # the stream may hold fewer rows
     p = lambda ns: np.percentile(ns, [50, 99, 99.9]) / 1e3          # noqa: E731
     (i50, i99, i999), (b50, b99, b999) = p(idle), p(busy)
     return (f"| {i50:.2f} | {i99:.2f} | {i999:.2f} | {b50:.2f} | {b99:.2f} | {b999:.2f} | "
@@ -190,8 +190,10 @@ def serving_while_learning(make, X, y, calls: int) -> str:
 
 def family_table(X, y, calls: int) -> list[str]:
     lines = ["## Every family: predict_one idle and while another thread learns", "",
-             "Columns: predict_one p50 / p99 / p99.9 idle, then while a thread runs `partial_fit` "
-             "over batches of 1,000 rows (us); the longest wait while learning (us); p99 "
+             f"Columns: predict_one p50 / p99 / p99.9 over {min(calls, len(y) - 1000):,} calls "
+             "(the rows after the first 1,000, which the model learns first) idle, then while "
+             "a thread runs `partial_fit` over batches of 1,000 rows (us); the longest wait "
+             "while learning (us); p99 "
              "learning / p99 idle; learning throughput alone and with the serving thread beside "
              "it (rows/s) and their ratio; the share of the predictions made while learning that "
              "read a snapshot (the others found the lock free, between two batches, or waited "
