@@ -31,6 +31,9 @@ per-sample cost of each candidate against the default's (Raker, 76 kernels, one 
     python bench/defaults.py --quick                   # Raker, 2000 rows, no sweep: ~3 minutes
     python bench/defaults.py --families Raker --candidates adagrad ensemble
     python bench/defaults.py --data DIR                # the .npz files of DIR, not the shipped ones
+    python bench/defaults.py --families OKS --candidates adagrad adaraker --no-sweep \
+        --merge bench/results/defaults_orders.json --out bench/results/defaults_orders.md
+                                                       # one family again, the others' cells kept
 """
 from __future__ import annotations
 
