@@ -37,8 +37,11 @@ def test_predictions_and_dictionary_equal_direct_solves(mode, weights):
 
 def test_awv_is_shrunk_ridge_on_the_same_dictionary():
     X, y = data(80)
-    awv = NystromAWV(mode="vaw", kernel=Gaussian(0.5), random_state=1, standardize_target=False).predict_learn(X, y)
-    model = NystromAWV(mode="ridge", kernel=Gaussian(0.5), random_state=1, standardize_target=False)
+    paper = dict(lam=1.0, mu="auto")                    # the identity below has lam = 1
+    awv = NystromAWV(mode="vaw", kernel=Gaussian(0.5), random_state=1, standardize_target=False,
+                     **paper).predict_learn(X, y)
+    model = NystromAWV(mode="ridge", kernel=Gaussian(0.5), random_state=1,
+                       standardize_target=False, **paper)
     ridge = model.predict_learn(X, y)
     index = model.dictionary_
     lev = np.zeros(80)
@@ -66,11 +69,11 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
     # factors on a well-conditioned run (mu = 1) and R^T R with M (backward error) on an
     # ill-conditioned one (cond(M) ~ 1e14, 525 centres).
     X, y = data(1500, d=3, seed=2)
-    ill = NystromAWV(kernel=Gaussian(0.6), mu=0.01, max_centres=None,
+    ill = NystromAWV(kernel=Gaussian(0.6), lam=1.0, mu=0.01, max_centres=None,
                      random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(ill, X, 1.0, 0.6)
     assert ill.n_centres_ > 500 and np.abs(R.T @ R - M).max() < 1e-12 * np.abs(M).max()
-    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).partial_fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), lam=1.0, mu=1.0, random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     assert model.n_centres_ > 100 and drift < 1e-8
     # the last append, redone by the paper's update + downdate of the zero-padded factor
@@ -86,7 +89,7 @@ def test_maintained_factor_equals_a_fresh_factorisation_and_the_paper_append():
 @pytest.mark.slow
 def test_factor_drift_after_ten_thousand_rounds():
     X, y = data(10 ** 4, d=3, seed=4)
-    model = NystromAWV(kernel=Gaussian(0.6), mu=1.0, random_state=0).partial_fit(X, y)
+    model = NystromAWV(kernel=Gaussian(0.6), lam=1.0, mu=1.0, random_state=0).partial_fit(X, y)
     drift, R, M = factor_drift(model, X, 1.0, 0.6)
     # backward error: R^T R against M after 10^4 row updates and ~450 appends; the forward
     # difference from a fresh factor is bounded by cond(M) (here ~1e14) times the rounding
