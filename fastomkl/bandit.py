@@ -518,7 +518,7 @@ _OKS_PARAMS = """
         The numerator a of eta="auto"'s step.  "auto": 1 for the regressor, 4 for the classifier
         (the logistic loss's gradients are bounded by 1: with a = 1 the classifier moved too
         little, 1.33x the error of the best step of the paper's grid on phishing; a = 4 is within
-        1.1x on every classification stream of bench/defaults.py in either order).  Files
+        1.15x on every classification stream of bench/defaults.py in either order).  Files
         written before this parameter existed load with a = 1, the rule they learnt with.
     ell_max : "auto" or float in [1e-6, 1e6], default "auto"
         Loss scale in eta = sqrt(2 (1 - delta) ln K / (K T)) / ell_max; "auto": the largest loss
