@@ -94,6 +94,8 @@ _CLASSIFIER_U = 15.0        # the paper's radius for classification
 # best of the paper's step grid); of 1, 4 and 15 (the paper's radius), 4 was best on the
 # classification streams of bench/defaults.py in both orders.
 _ADAGRAD_SCALE = {"regressor": 1.0, "classifier": 4.0}
+# Files written before adagrad_scale existed learnt with the numerator 1: they load with it.
+_OKS_OLDER_FILES = {"adagrad_scale": 1.0}
 
 
 def _auto_or_positive(value) -> float:
@@ -597,7 +599,7 @@ _EXPANSION_NOTE = "\n        Gaussian kernels only (exact expansions; one suppor
 
 
 class _OKSKernel(_Expansion, _OKSRule):
-    _defaults_of_older_files = {**_Expansion._defaults_of_older_files, "adagrad_scale": 1.0}
+    _defaults_of_older_files = {**_Expansion._defaults_of_older_files, **_OKS_OLDER_FILES}
 
     def __init__(self, kernels=None, loss="auto", T=None, eta="auto", ell_max="auto",
                  eta_combiner="auto", predict_with="argmax", random_state=None,
@@ -616,7 +618,7 @@ class _OKSKernel(_Expansion, _OKSRule):
 
 
 class _OKSRF(_RandomFeatures, _OKSRule):
-    _defaults_of_older_files = {"adagrad_scale": 1.0}
+    _defaults_of_older_files = _OKS_OLDER_FILES
 
     def __init__(self, kernels=None, loss="auto", n_components=400, shared_draw=True, T=None,
                  eta="auto", ell_max="auto", eta_combiner="auto", predict_with="argmax",

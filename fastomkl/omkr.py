@@ -97,6 +97,18 @@ def _expansion_parameters(kernels):
     return np.array(kinds), np.array(gamma)
 
 
+def _expansion_engine(config, kinds, gamma, n_features, round_bit_generator, beta=0.5,
+                      **kernel_shape):
+    """OMKR's engine and OnlineKernelRegressor's: one exact expansion per kernel (three over one
+    support under eta="ensemble"), every expert under the weights w <- w beta^L."""
+    experts = KernelExpansionExperts(kinds, gamma, n_features, config["loss"], *config["eta"],
+                                     grad_scale=0.5, budget=config["budget"],
+                                     steps=config.get("steps"), **kernel_shape)
+    return Engine(NullFeatures(len(kinds), n_features), experts,
+                  DiscountHedge(experts.n_experts, beta), round_bit_generator,
+                  config["standardize"])
+
+
 class _OMKRBase(_BudgetedExpansion):
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {"kernels": [None, Kernels(("Gaussian", "Laplacian"))],
@@ -128,13 +140,8 @@ class _OMKRBase(_BudgetedExpansion):
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         kinds, gamma = _expansion_parameters(config["kernels"])
-        n = len(kinds)
-        experts = KernelExpansionExperts(kinds, gamma, n_features, config["loss"],
-                                         *config["eta"], grad_scale=0.5, budget=config["budget"],
-                                         steps=config.get("steps"))
-        return Engine(NullFeatures(n, n_features), experts,
-                      DiscountHedge(experts.n_experts, config["beta"], True),
-                      round_bit_generator, config["standardize"])
+        return _expansion_engine(config, kinds, gamma, n_features, round_bit_generator,
+                                 config["beta"])
 
     @property
     def weights_(self) -> np.ndarray:
@@ -301,12 +308,9 @@ class OnlineKernelRegressor(_BudgetedExpansion, OnlineEstimator):
                 **check_steps(self.eta, self.eta_schedule, LOSSES["squared"])}
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
-        experts = KernelExpansionExperts([config["kind"]], [config["gamma"]], n_features,
-                                         config["loss"], *config["eta"], grad_scale=0.5,
-                                         degree=[config["degree"]], coef0=[config["coef0"]],
-                                         budget=config["budget"], steps=config.get("steps"))
-        return Engine(NullFeatures(1, n_features), experts, DiscountHedge(experts.n_experts, 0.5),
-                                round_bit_generator, config["standardize"])
+        return _expansion_engine(config, [config["kind"]], [config["gamma"]], n_features,
+                                 round_bit_generator, degree=[config["degree"]],
+                                 coef0=[config["coef0"]])
 
 
 def _kernel_of_older_spelling(kernel="rbf", gamma=1.0, degree=2, coef0=0.0):

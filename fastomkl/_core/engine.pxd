@@ -36,7 +36,6 @@ cdef class Engine:
     cdef int snapshot_wanted             # a predict_one found the lock taken (read by the loops)
     cdef int gil_wanted                  # a batch call left its rounds and waits for the GIL
     cdef readonly int arriving           # batch calls in their Python steps (announce_batch)
-    cdef void let_the_batch_in(self) noexcept
     cdef bint snapshots_off              # a snapshot could not be made: predictions wait
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
     cdef readonly long n_snapshot_reads  # predictions answered from a twin

@@ -224,6 +224,14 @@ cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
         fastomkl_yield_cpu()
 
 
+cdef inline void _let_the_batch_in(Engine engine) noexcept nogil:
+    """predict_one while an announced batch call is outside its rounds: wait until it runs them
+    (epoch odd: a batch is in progress) or has been withdrawn (module docstring)."""
+    while (fastomkl_atomic_read(&engine.arriving)
+           and not fastomkl_atomic_read_long(&engine.epoch) & 1):
+        fastomkl_yield_cpu()
+
+
 cdef inline double _target(object y) except? -1.0:
     """y as a double: a float (NumPy's float64 scalars, what iterating a target array gives,
     included) or a Python int read directly, anything else (and anything out of range) by the
@@ -466,7 +474,8 @@ cdef class Engine:
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
         if fastomkl_atomic_read(&self.arriving):
-            self.let_the_batch_in()
+            with nogil:
+                _let_the_batch_in(self)
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -567,14 +576,6 @@ cdef class Engine:
     def withdraw_batch(self):
         """The announced batch call has returned (or failed)."""
         fastomkl_atomic_add(&self.arriving, -1)
-
-    cdef void let_the_batch_in(self) noexcept:
-        """predict_one while an announced batch call is outside its rounds: wait, without the
-        GIL, until it runs them (epoch odd: a batch is in progress) or has been withdrawn."""
-        with nogil:
-            while (fastomkl_atomic_read(&self.arriving)
-                   and not fastomkl_atomic_read_long(&self.epoch) & 1):
-                fastomkl_yield_cpu()
 
     cdef int begin_batch(self) except -1:
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)

@@ -811,7 +811,7 @@ def _batch_call(engine):
     """A batch call on `engine` (None: a model still to build), announced for its Python steps:
     a thread serving predict_one lets it have the GIL instead of making it wait for the
     interpreter's switch interval (fastomkl._core.engine's docstring)."""
-    if engine is None or not hasattr(engine, "announce_batch"):
+    if engine is None:
         yield
         return
     engine.announce_batch()
