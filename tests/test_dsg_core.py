@@ -14,8 +14,9 @@ from fastomkl._core.features import dsg as core
 from fastomkl._core.features.rff import transform_many
 from fastomkl._core.losses import functional_derivative
 from fastomkl._rff_models import ENSEMBLE_RATE
-from fastomkl.dsg import (DSG_ENSEMBLE_STEPS, NORMA, DoublySGDClassifier, DoublySGDOneClass,
-                          DoublySGDRegressor, DoublySGDSoftmaxClassifier, median_bandwidth, merge)
+from fastomkl.dsg import (DSG_ENSEMBLE_STEPS, NORMA, NORMA_ENSEMBLE_STEPS, DoublySGDClassifier,
+                          DoublySGDOneClass, DoublySGDRegressor, DoublySGDSoftmaxClassifier,
+                          median_bandwidth, merge)
 from dsg_reference import ReferenceDSG, ReferenceEnsemble
 from helpers import state_bytes
 
@@ -562,7 +563,8 @@ def test_many_features_per_block_approach_norma(loss):
     """DSG is NORMA with the kernel replaced by random features: with large blocks, the same
     batches give nearly the same function."""
     y = Y[:64] if loss == "squared" else np.where(Y[:64] > 0, 1.0, -1.0)
-    norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1).partial_fit(X[:64], y)
+    norma = NORMA(Gaussian(0.8), loss, batch_size=16, nu=0.1, eta=1.0,
+                  standardize_target=False).partial_fit(X[:64], y)
     cls = DoublySGDRegressor if loss == "squared" else DoublySGDClassifier
     raw = {"standardize_target": False} if loss == "squared" else {}     # NORMA's raw units
     dsg = cls(loss, kernel=Gaussian(0.8), batch_size=16, block_size=8192, nu=0.1, eta=1.0,
@@ -572,26 +574,38 @@ def test_many_features_per_block_approach_norma(loss):
     assert error < 0.1 * np.abs(exact).max()
 
 
-def test_norma_is_its_equations_with_the_oldest_rows_dropped():
+@pytest.mark.parametrize("eta", [1.0, "ensemble"])
+def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta):
     """NORMA in NumPy: batches of 4, f = sum a_j k(x_j, .) over the last `budget` rows, every
-    coefficient shrunk by 1 - gamma nu per iteration; the budget drops the oldest rows."""
-    kernel, nu, B, budget = Laplacian(0.9), 0.05, 4, 10
-    model = NORMA(kernel, "huber", budget=budget, batch_size=B, nu=nu, epsilon=0.3)
+    coefficient shrunk by 1 - gamma nu per iteration; the budget drops the oldest rows.  The step
+    ensemble: one coefficient per step of NORMA_ENSEMBLE_STEPS on the same rows (new ones with
+    the step gamma s, the shrink that of gamma), the members weighed by Hedge at ENSEMBLE_RATE on
+    their Huber losses."""
+    kernel, nu, B, budget, epsilon = Laplacian(0.9), 0.05, 4, 10, 0.3
+    model = NORMA(kernel, "huber", budget=budget, batch_size=B, nu=nu, epsilon=epsilon, eta=eta,
+                  standardize_target=False)              # the equations' raw units
     online = model.predict_learn(X[:60], Y[:60])
-    support, coef, expected = [], [], []
-    batch = []
+    steps = np.array([1.0] if eta == 1.0 else NORMA_ENSEMBLE_STEPS)
+    log_w = np.zeros(len(steps))
+    support, coef, expected, batch = [], [], [], []
     for i, (x, y) in enumerate(zip(X[:60], Y[:60])):
-        f = sum(a * kernel(s, x) for s, a in zip(support, coef)) if support else 0.0
-        expected.append(f)
-        batch.append((x, np.clip(f - y, -0.3, 0.3)))
+        f = sum(a * kernel(s, x) for s, a in zip(support, coef)) + np.zeros(len(steps))
+        w = np.exp(log_w - log_w.max())
+        expected.append(w / w.sum() @ f)
+        r = f - y
+        log_w -= ENSEMBLE_RATE[0] * np.where(np.abs(r) <= epsilon, 0.5 * r * r,
+                                             epsilon * np.abs(r) - 0.5 * epsilon ** 2)
+        batch.append((x, np.clip(r, -epsilon, epsilon)))
         if (i + 1) % B == 0:
             gamma = 1.0 / (1.0 + 1e-4 * ((i + 1) // B))
-            coef = [(1 - gamma * nu) * a for a in coef] + [-gamma / B * g for _, g in batch]
+            coef = [(1 - gamma * nu) * a for a in coef] + [-gamma * steps / B * g
+                                                           for _, g in batch]
             support += [x for x, _ in batch]
             support, coef, batch = support[-budget:], coef[-budget:], []
     np.testing.assert_allclose(online, expected, rtol=1e-12, atol=1e-14)
     assert model.n_support_ == budget
-    f = [sum(a * kernel(s, x) for s, a in zip(support, coef)) for x in X]
+    w = np.exp(log_w - log_w.max())
+    f = [w / w.sum() @ sum(a * kernel(s, x) for s, a in zip(support, coef)) for x in X]
     np.testing.assert_allclose(model.predict(X), f, rtol=1e-12, atol=1e-14)
     buffer = io.BytesIO()
     model.save(buffer)

@@ -214,6 +214,35 @@ def test_a_renamed_parameter_keeps_its_value_through_a_file(tmp_path):
     assert loaded.get_params() == model.get_params()
 
 
+def test_norma_files_written_before_its_step_ensemble_load_and_continue(tmp_path):
+    """NORMA's files of one expansion in raw units (before eta="ensemble" and
+    standardize_target): coef and pending_g vectors, no standardize_target in the header.  They
+    load as the one-expansion raw-unit model they are and continue bit-identically."""
+    import json
+    from fastomkl import NORMA
+    from fastomkl.persistence import _digest
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (90, 3))
+    y = np.sin(3 * X[:, 0])
+    older = NORMA(eta=1.0, standardize_target=False, batch_size=8).fit(X[:60], y[:60],
+                                                                       shuffle=False)
+    older.save(tmp_path / "new.npz")
+    with np.load(tmp_path / "new.npz", allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    del header["params"]["standardize_target"]
+    for name in ("experts.coef", "experts.pending_g"):
+        key = next(k for k in arrays if k.endswith(name))
+        assert arrays[key].shape[1:] == (1,)
+        arrays[key] = arrays[key][:, 0]                  # the vectors of the releases before
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
+    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+    loaded = fastomkl.load(tmp_path / "old.npz")
+    assert loaded.standardize_target is False and loaded.eta == 1.0
+    np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),
+                                  older.predict_learn(X[60:], y[60:]))
+
+
 def test_norma_writes_the_rows_it_holds_and_reads_files_of_its_whole_capacity():
     """A NORMA model with room for 2^20 rows that has learnt 24 writes 24 (its file is small),
     and a state holding the spare zero rows too (files of 0.1) loads into the same model."""

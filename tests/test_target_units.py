@@ -9,7 +9,7 @@ import pytest
 
 import fastomkl
 from fastomkl import DoublySGDRegressor, Gaussian, NystromAWV
-from fastomkl.dsg import merge
+from fastomkl.dsg import NORMA, merge
 from reference import winsorised_stream
 
 
@@ -181,3 +181,14 @@ def test_files_without_the_parameter_load_in_raw_units(tmp_path, make):
     assert loaded.standardize_target is False
     np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),
                                   model.predict_learn(X[60:], y[60:]))
+
+
+@pytest.mark.parametrize("eta", ["ensemble", 0.5])
+def test_norma_learns_standardised_targets(eta):
+    """NORMA standardises as DSG: each round of a batch learns its target in the units of that
+    round, exactly as the raw-unit model on the standardised stream; predictions mapped back."""
+    X, y = stream()
+    make = lambda standardize: NORMA(Gaussian(0.7), budget=64, batch_size=8, eta=eta,
+                                     standardize_target=standardize)
+    np.testing.assert_allclose(make(True).predict_learn(X, y), expected_standardised(make, X, y),
+                               rtol=1e-12, atol=1e-9)

@@ -8,7 +8,10 @@ cdef class NormaExpansion(ExpertBank):
     cdef readonly double sigma, param, nu
     cdef Schedule eta
     cdef double[:, ::1] support, pending_x     # (budget, d) ring; (batch, d) the batch's rows
-    cdef double[::1] coef, pending_g           # (budget,); (batch,) the batch's slopes
+    cdef double[:, ::1] coef, pending_g        # (budget, experts); (batch, experts) the slopes
+    cdef readonly double[::1] steps            # each expert's scale of the step
+    cdef double[::1] values                    # scratch: this sample's kernel values on the rows
+    cdef bint weighed                          # a step ensemble: learn returns the loss
     cdef double[::1] reals                     # [scale]
     cdef long long[::1] counts                 # [iterations, batch rows, rows held, head]
     cdef void iterate(self) noexcept nogil

@@ -10,6 +10,13 @@ The expansion holds at most ``budget`` rows: a new row replaces the oldest (the 
 NORMA's paper analyses, whose error after tau shrinks is at most prod (1 - gamma nu) of the
 dropped terms).  The guards of FunctionalSGDExperts hold: |1 - gamma nu| <= 1 and every new
 coefficient within STATE_LIMIT, or the iteration is refused (n_rejected).
+
+A step ensemble (``step_scales``), as DSG's: expert k is the expansion over the same rows whose new
+coefficients take the step gamma_t step_scales[k] (the shrink 1 - gamma_t nu, shared by the lazy
+scale, stays that of eta), and its loss goes to the combiner that weighs the experts (Hedge).
+The kernel values of a sample on the rows are computed once (``prepare``) for every expert; the
+experts are learnt in index order (the engine's order for independent experts), the row joining
+the batch with expert 0 and the batch ending with the last.
 """
 import numpy as np
 
@@ -20,7 +27,7 @@ from libc.string cimport memcpy
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport shift_invariant
-from fastomkl._core.losses cimport loss_derivative_with
+from fastomkl._core.losses cimport loss_derivative_with, loss_value_with
 from fastomkl._core.numeric cimport STATE_LIMIT
 from fastomkl._core.steps cimport schedule_at
 
@@ -29,58 +36,78 @@ cdef double RENORMALISE_BELOW = 1e-100
 
 cdef class NormaExpansion(ExpertBank):
     """NORMA's expansion (see the module docstring); kinds as BlockFeatures' (0 Gaussian,
-    1 Laplacian, 2 Cauchy, 3 Matern of 2 nu = matern_df)."""
+    1 Laplacian, 2 Cauchy, 3 Matern of 2 nu = matern_df); ``step_scales``: the members of a step
+    ensemble (None: one expansion, whose loss is not weighed)."""
 
     def __init__(self, int kind, int matern_df, double sigma, int n_features, int loss,
                  double param, double nu, double eta, int eta_kind, double eta_decay,
-                 int batch_size, int budget):
+                 int batch_size, int budget, step_scales=None):
         if budget < 1 or batch_size < 1 or not sigma > 0.0:
             raise ValueError("NormaExpansion needs budget >= 1, batch_size >= 1, sigma > 0")
-        self.n_experts = 1
+        steps = np.ones(1) if step_scales is None else np.array(step_scales, dtype=np.float64)
+        if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
+            raise ValueError("step_scales must be a non-empty vector of positive scales")
+        self.steps = steps
+        self.weighed = step_scales is not None
+        self.n_experts = self.per_kernel = len(steps)
         self.independent = True
         self.kind, self.matern_df, self.sigma = kind, matern_df, sigma
         self.n_features, self.loss, self.param, self.nu = n_features, loss, param, nu
         self.eta.scale, self.eta.kind, self.eta.decay = eta, eta_kind, eta_decay
         self.batch_size, self.budget = batch_size, budget
         self.support = np.zeros((budget, n_features))
-        self.coef = np.zeros(budget)
+        self.coef = np.zeros((budget, self.n_experts))
+        self.values = np.zeros(budget)
         self.pending_x = np.zeros((batch_size, n_features))
-        self.pending_g = np.zeros(batch_size)
+        self.pending_g = np.zeros((batch_size, self.n_experts))
         self.reals = np.ones(1)
         self.counts = np.zeros(4, dtype=np.int64)
+
+    cdef void prepare(self, const double* x) noexcept nogil:
+        """The kernel values of x on the rows held, once per sample for every expert."""
+        cdef long j
+        for j in range(self.counts[2]):
+            self.values[j] = shift_invariant(self.kind, self.matern_df, self.sigma,
+                                             &self.support[j, 0], x, self.n_features)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef long j, n = self.counts[2]
         cdef double f = 0.0
         for j in range(n):
-            f += self.coef[j] * shift_invariant(self.kind, self.matern_df, self.sigma,
-                                                &self.support[j, 0], x, self.n_features)
+            f += self.coef[j, k] * self.values[j]
         return self.reals[0] * f
 
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
         cdef long rows = self.counts[1]
-        memcpy(&self.pending_x[rows, 0], x, self.n_features * sizeof(double))
-        self.pending_g[rows] = loss_derivative_with(self.loss, f, ctx.y, self.param)
-        self.counts[1] = rows + 1
-        if ctx.t % self.batch_size == 0:
-            self.iterate()
-        return 0.0
+        if k == 0:
+            memcpy(&self.pending_x[rows, 0], x, self.n_features * sizeof(double))
+        self.pending_g[rows, k] = loss_derivative_with(self.loss, f, ctx.y, self.param)
+        if k == self.n_experts - 1:
+            self.counts[1] = rows + 1
+            if ctx.t % self.batch_size == 0:
+                self.iterate()
+        # only a step ensemble's combiner weighs the experts by their losses
+        return loss_value_with(self.loss, f, ctx.y, self.param) if self.weighed else 0.0
 
     cdef void iterate(self) noexcept nogil:
         cdef long iteration = self.counts[0] + 1, rows = self.counts[1], b, j, slot
+        cdef int k, m = self.n_experts
         cdef double gamma = schedule_at(self.eta, iteration), shrink = 1.0 - gamma * self.nu
         cdef double scale = self.reals[0] * shrink
         cdef bint ok = fabs(shrink) <= 1.0 and isfinite(gamma)
         for b in range(rows):
-            ok = ok and fabs(gamma / rows * self.pending_g[b]) <= STATE_LIMIT
+            for k in range(m):
+                ok = ok and (fabs(gamma * self.steps[k] / rows * self.pending_g[b, k])
+                             <= STATE_LIMIT)
         self.counts[1] = 0
         if not ok:
             self.n_rejected += 1
             return
         if shrink == 0.0 or fabs(scale) < RENORMALISE_BELOW:
             for j in range(self.counts[2]):
-                self.coef[j] *= scale
+                for k in range(m):
+                    self.coef[j, k] *= scale
             scale = 1.0
         for b in range(rows):
             if self.counts[2] < self.budget:            # a free slot after the held rows
@@ -91,7 +118,8 @@ cdef class NormaExpansion(ExpertBank):
                 self.counts[3] = (self.counts[3] + 1) % self.budget
             memcpy(&self.support[slot, 0], &self.pending_x[b, 0],
                    self.n_features * sizeof(double))
-            self.coef[slot] = -gamma / rows * self.pending_g[b] / scale
+            for k in range(m):
+                self.coef[slot, k] = -gamma * self.steps[k] / rows * self.pending_g[b, k] / scale
         self.reals[0] = scale
         self.counts[0] = iteration
 
@@ -109,7 +137,8 @@ cdef class NormaExpansion(ExpertBank):
 
     # The arrays are allocated at capacity (budget rows, batch_size pending rows); a state holds
     # the rows in use only, so a model with a large budget writes a file of the rows it has
-    # (files written before held the spare zero rows too, and load as well).
+    # (files written before held the spare zero rows too, and load as well, as do the files of
+    # one expansion written before the ensemble, whose coef and pending_g were vectors).
     _HELD = {"support": 2, "coef": 2, "pending_x": 1, "pending_g": 1}      # name -> counts index
 
     def get_state(self):
@@ -134,6 +163,8 @@ cdef class NormaExpansion(ExpertBank):
         live = self._state_arrays()
         for name, count in self._HELD.items():
             value, capacity = np.asarray(state.get(name)), np.asarray(live[name]).shape
+            if value.ndim == 1 and capacity[1:] == (1,):     # one expansion's vector
+                value = state[name] = value[:, None]
             if (value.ndim == len(capacity) and value.shape[1:] == capacity[1:]
                     and value.shape[0] == counts[count] < capacity[0]):
                 padded = np.zeros(capacity, dtype=value.dtype)
