@@ -57,6 +57,16 @@ def linear_awv(Z, y, lam, mode="vaw"):
     return out
 
 
+def centred(predictions, y):
+    """A forecaster that learns its labels less their running mean: at round t it predicts
+    m_{t-1} + (the forecaster on the targets y_s - m_s, s < t), with m_s the mean of
+    y_0 .. y_s (m_{-1} = 0).  `predictions(targets)` are the online predictions of the
+    uncentred forecaster on a stream of targets."""
+    y = np.asarray(y, dtype=np.float64)
+    mean = np.cumsum(y) / np.arange(1, len(y) + 1)
+    return np.concatenate([[0.0], mean[:-1]]) + predictions(y - mean)
+
+
 def kors_probability(C, S, x, sigma, mu, beta, eps):
     """KORS as the authors' code computes it: the dictionary C (m, d) with weights S plus x with
     weight 1, the inverse of S K S + mu I over it; returns p = clip(beta tau, 0, 1)."""

@@ -14,17 +14,26 @@ def data(n, d=3, seed=0):
     return X, np.clip(np.sin(3 * X[:, 0]) + 0.2 * rng.normal(size=n), -1, 1)
 
 
+@pytest.mark.parametrize("center", [False, True])
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
-def test_equals_the_dual_formula(mode):
+def test_equals_the_dual_formula(mode, center):
+    """The dual formula on the labels, or with center on the labels less their running mean
+    (added back to each prediction); y + 5 shows the offset costs a centred model nothing."""
     X, y = data(90)
-    got = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode).predict_learn(X, y)
-    np.testing.assert_allclose(got, ref.kernel_awv(X, y, 0.7, 0.3, mode), rtol=1e-10, atol=1e-12)
+    y = y + 5.0
+    got = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode, center=center).predict_learn(X, y)
+    awv = lambda targets: ref.kernel_awv(X, targets, 0.7, 0.3, mode)      # noqa: E731
+    expected = ref.centred(awv, y) if center else awv(y)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    if center:
+        shifted = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode).predict_learn(X, y - 5.0)
+        np.testing.assert_allclose(got[1:], shifted[1:] + 5.0, rtol=1e-12, atol=1e-9)
 
 
 def test_awv_is_shrunk_krr_and_the_regret_bound_holds():
     X, y = data(150, seed=1)
-    awv = KernelAWV(mode="vaw").predict_learn(X, y)
-    krr = KernelAWV(mode="ridge").predict_learn(X, y)
+    awv = KernelAWV(mode="vaw", lam=1.0, center=False).predict_learn(X, y)
+    krr = KernelAWV(mode="ridge", lam=1.0, center=False).predict_learn(X, y)
     var = np.array([1 - ref.gaussian(X[t:t + 1], X[:t], 1.0)[0]
                     @ np.linalg.solve(ref.gaussian(X[:t], X[:t], 1.0) + np.eye(t),
                                       ref.gaussian(X[:t], X[t:t + 1], 1.0)[:, 0]) for t in range(150)])
@@ -38,7 +47,7 @@ def test_awv_is_shrunk_krr_and_the_regret_bound_holds():
 
 def test_factor_persistence_and_guards(tmp_path):
     X, y = data(120, seed=2)
-    model = KernelAWV(kernel=Gaussian(0.8), max_samples=100).partial_fit(X[:80], y[:80])
+    model = KernelAWV(kernel=Gaussian(0.8), lam=1.0, max_samples=100).partial_fit(X[:80], y[:80])
     L = model._engine.experts.factor()
     K = ref.gaussian(X[:80], X[:80], 0.8) + np.eye(80)
     np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-10, atol=1e-12)
@@ -48,7 +57,8 @@ def test_factor_persistence_and_guards(tmp_path):
                                   model.predict_learn(X[80:95], y[80:95]))
     state = model._engine.get_state()
     for name, change in (("L", lambda L: L.T.copy()), ("L", lambda L: -L),
-                         ("q", lambda q: q[:-1]), ("info", lambda i: i + 1)):
+                         ("q", lambda q: q[:-1]), ("info", lambda i: i + 1),
+                         ("label_sums", lambda s: s * np.nan), ("label_sums", lambda s: -s)):
         bad = dict(state)
         bad["experts." + name] = change(np.array(state["experts." + name]))
         with pytest.raises(ValueError):
@@ -71,17 +81,20 @@ def window_awv(X, y, sigma, lam, mode, window):
     return out
 
 
+@pytest.mark.parametrize("center", [False, True])
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
-def test_a_full_model_is_kernel_awv_on_its_last_max_samples_inputs(mode):
+def test_a_full_model_is_kernel_awv_on_its_last_max_samples_inputs(mode, center):
     """Past max_samples the oldest input leaves as each new one joins (the factor downdated by
     a rank-one update): every prediction equals the dual formula on the window, the factor
     stays the Cholesky factor of the window's K + lam I, and a BudgetWarning says so once."""
     from fastomkl import BudgetWarning
     X, y = data(200, seed=5)
-    model = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode, max_samples=40)
+    model = KernelAWV(kernel=Gaussian(0.7), lam=0.3, mode=mode, max_samples=40, center=center)
     with pytest.warns(BudgetWarning, match="last 40 inputs"):
         got = model.predict_learn(X, y)
-    np.testing.assert_allclose(got, window_awv(X, y, 0.7, 0.3, mode, 40), rtol=1e-9, atol=1e-12)
+    awv = lambda targets: window_awv(X, targets, 0.7, 0.3, mode, 40)     # noqa: E731
+    expected = ref.centred(awv, y) if center else awv(y)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
     L = model._engine.experts.factor()
     K = ref.gaussian(X[-40:], X[-40:], 0.7) + 0.3 * np.eye(40)
     np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-9, atol=1e-12)
@@ -115,3 +128,24 @@ def test_capacity_never_exceeds_max_samples():
     for x, target in zip(X, y):
         model.learn_one(x, target)
     assert model._engine.experts.capacity == 70
+
+
+def test_files_written_before_centring_load_uncentred_and_continue(tmp_path):
+    """Files of KernelAWV before ``center`` (no parameter, no label sums in the state) learnt
+    the labels as they came: they load so and continue bit-identically."""
+    import json
+    from fastomkl.persistence import _digest
+    X, y = data(90, seed=7)
+    older = KernelAWV(kernel=Gaussian(0.8), lam=1.0, center=False).partial_fit(X[:60], y[:60])
+    older.save(tmp_path / "new.npz")
+    with np.load(tmp_path / "new.npz", allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    del header["params"]["center"]
+    del arrays[next(k for k in arrays if k.endswith("experts.label_sums"))]
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
+    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+    loaded = load(tmp_path / "old.npz")
+    assert loaded.center is False
+    np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),
+                                  older.predict_learn(X[60:], y[60:]))

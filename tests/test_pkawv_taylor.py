@@ -63,16 +63,22 @@ def test_orthonormal_basis_in_the_rkhs():
     np.testing.assert_allclose(w @ w, norm2, rtol=1e-12)
 
 
+@pytest.mark.parametrize("center", [False, True])
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
-def test_taylor_awv_equals_direct_solve_and_tensor_basis(mode):
+def test_taylor_awv_equals_direct_solve_and_tensor_basis(mode, center):
+    """Linear AWV on the Taylor features by direct solves, on the labels or, with center, on
+    the labels less their running mean (added back to each prediction)."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, (60, 3))
-    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=60)
-    model = TaylorAWV(kernel=Gaussian(0.9), degree=3, lam=0.5, mode=mode)
+    y = 3.0 + np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=60)
+    model = TaylorAWV(kernel=Gaussian(0.9), degree=3, lam=0.5, mode=mode, center=center)
     got = model.predict_learn(X, y)
-    direct = ref.linear_awv(ref.taylor_features(X, 3, 0.9), y, 0.5, mode)
+    solve = lambda targets: ref.linear_awv(ref.taylor_features(X, 3, 0.9), targets, 0.5,  # noqa
+                                           mode)
+    direct = ref.centred(solve, y) if center else solve(y)
     tensor = ref.linear_awv(ref.tensor_taylor_features(X, 3, 0.9), y, 0.5, mode)
     np.testing.assert_allclose(got, direct, rtol=1e-10, atol=1e-12)
+    direct = solve(y)
     np.testing.assert_allclose(direct, tensor, rtol=1e-10, atol=1e-12)
     assert model.n_taylor_features_ == comb(6, 3)
     np.testing.assert_allclose(model.taylor_features(X), ref.taylor_features(X, 3, 0.9),
@@ -83,20 +89,22 @@ def test_awv_is_shrunk_ridge():
     rng = np.random.default_rng(3)
     X, y = rng.uniform(-1, 1, (40, 2)), rng.normal(size=40)
     Z = ref.taylor_features(X, 2, 1.0)
-    awv = TaylorAWV(mode="vaw").predict_learn(X, y)
-    ridge = TaylorAWV(mode="ridge").predict_learn(X, y)
+    awv = TaylorAWV(mode="vaw", lam=1.0, center=False).predict_learn(X, y)
+    ridge = TaylorAWV(mode="ridge", lam=1.0, center=False).predict_learn(X, y)
     lev = np.array([Z[t] @ np.linalg.solve(np.eye(6) + Z[:t].T @ Z[:t], Z[t]) for t in range(40)])
     np.testing.assert_allclose(awv, ridge / (1 + lev), rtol=1e-10, atol=1e-13)
 
 
-def test_classifier_learns_the_square_loss_on_signs():
+@pytest.mark.parametrize("center", [False, True])
+def test_classifier_learns_the_square_loss_on_signs(center):
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (200, 2))
     labels = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 < 0.5, "in", "out")
-    clf = TaylorAWVClassifier(degree=4, lam=0.1)
+    clf = TaylorAWVClassifier(degree=4, center=center)          # lam "auto": 0.1
     online = clf.predict_learn(X, labels)
     codes = np.where(labels == clf.classes_[1], 1.0, -1.0)
-    scores = ref.linear_awv(ref.taylor_features(X, 4, 1.0), codes, 0.1)
+    solve = lambda targets: ref.linear_awv(ref.taylor_features(X, 4, 1.0), targets, 0.1)  # noqa
+    scores = ref.centred(solve, codes) if center else solve(codes)
     np.testing.assert_array_equal(online, np.where(scores > 0, clf.classes_[1], clf.classes_[0]))
     assert clf.score(X, labels) > 0.9
 

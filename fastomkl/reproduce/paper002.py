@@ -110,19 +110,20 @@ def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
     def pick(cls):
         return getattr(pkawv, cls.__name__ + "Classifier") if classify else cls
 
-    if name in ("KRR", "Kernel-AWV"):
+    if name in ("KRR", "Kernel-AWV"):            # the paper's labels, uncentred
         return pick(pkawv.KernelAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode,
-                                     max_samples=KRR_MAX_SAMPLES)
+                                     max_samples=KRR_MAX_SAMPLES, center=False)
     if name.startswith("Taylor"):
-        return pick(pkawv.TaylorAWV)(kernel=Gaussian(SIGMA), degree=int(name[-1]), lam=LAM, mode=mode)
+        return pick(pkawv.TaylorAWV)(kernel=Gaussian(SIGMA), degree=int(name[-1]), lam=LAM,
+                                     mode=mode, center=False)
+    raw = {} if classify else {"standardize_target": False}          # the paper's raw units
     if name == "Nyström":
-        raw = {} if classify else {"standardize_target": False}      # the paper's raw units
         return pick(pkawv.NystromAWV)(kernel=Gaussian(SIGMA), lam=LAM, mode=mode, mu=1.0, beta=1.0, eps=0.5,
                                       kors_weights="inverse", max_centres=None,
                                       random_state=seed, **raw)
     if name == "Pros-N-KONS":
         return pick(pkawv.ProsNKons)(kernel=Gaussian(SIGMA), alpha=1.0, beta=1.0, eps=0.5, C=1.0,
-                                     kors_weights="inverse", random_state=seed)
+                                     kors_weights="inverse", random_state=seed, **raw)
     if name == "FOGD":
         return pick(pkawv.FOGD)(kernel=Gaussian(SIGMA), n_components=1000, eta=1.0 / np.sqrt(n),
                                 random_state=seed)
