@@ -52,13 +52,13 @@ def test_online_api_determinism_and_round_trip(cls, stream, labelled_stream, tmp
 
 def test_prediction_uses_argmax_p_or_the_mixture(stream):
     X, y = stream
-    m = make(RFOKSPlusPlus).fit(X, y)
+    m = make(RFOKSPlusPlus, standardize_target=False).fit(X, y)     # f in the units of y
     best = int(np.argmax(m.weights_))
     w = np.asarray(m._engine.experts.w)
     Z = m.features_.transform(X[:10])                     # (n, K, 2D)
     f = np.einsum("nkj,kj->nk", Z, w)
     np.testing.assert_allclose(m.predict(X[:10]), f[:, best], rtol=0, atol=1e-12)
-    mix = make(RFOKSPlusPlus, predict_with="mixture").fit(X, y)
+    mix = make(RFOKSPlusPlus, predict_with="mixture", standardize_target=False).fit(X, y)
     f = np.einsum("nkj,kj->nk", mix.features_.transform(X[:10]), np.asarray(mix._engine.experts.w))
     np.testing.assert_allclose(mix.predict(X[:10]), f @ mix.weights_ / mix.weights_.sum(), rtol=0, atol=1e-12)
 
@@ -75,18 +75,19 @@ def test_shared_draw_scales_one_draw_per_sigma(stream):
 
 
 def test_model_matches_the_reference_with_the_paper_settings(stream):
-    """RF-OKS++ with the paper's U = 1 and RF-IOKS with T, U, ell_max: the same numbers as the
-    NumPy reference fed the model's own frequencies and round stream."""
+    """RF-OKS++ with the paper's U = 1 and RF-IOKS with T, U, ell_max (and its raw units): the
+    same numbers as the NumPy reference fed the model's own frequencies and round stream."""
     X, y = stream
     n = X.shape[0]
+    raw = {"standardize_target": False}
     for model, experts, sampler in [
-        (make(RFOKSPlusPlus, U=1.0), lambda W, K: ref.RFExperts(W, ref.Steps(K, 0, "okspp", U=1.0,
+        (make(RFOKSPlusPlus, U=1.0, **raw), lambda W, K: ref.RFExperts(W, ref.Steps(K, 0, "okspp", U=1.0,
                                                                               gc0=4.0), True),
          lambda K: ref.OKSPlusPlus(K, 4.0, 1.0)),
-        (make(RFIOKS, T=n, U=1.0, ell_max=1.0, loss="absolute"),
+        (make(RFIOKS, T=n, U=1.0, ell_max=1.0, loss="absolute", **raw),
          lambda W, K: ref.RFExperts(W, ref.Steps(K, 1, "adagrad_u", U=1.0), True),
          lambda K: ref.IOKS(K, T=n)),
-        (make(RFOKS, T=n, step=25.0, ell_max=1.0),
+        (make(RFOKS, T=n, step=25.0, ell_max=1.0, **raw),
          lambda W, K: ref.RFExperts(W, ref.Steps(K, 0, "fixed", U=0.0,
                                                  scale=25 * np.sqrt((K / n) ** (1 / 3) / (K * n))),
                                     False),
@@ -111,7 +112,7 @@ def _round_stream(fresh, n_features):
 @pytest.mark.parametrize("loss", ["squared", "absolute"])
 def test_lkmbooks_matches_the_reference(stream, loss):
     X, y = stream
-    model = LKMBooks(B=40, loss=loss, random_state=4)
+    model = LKMBooks(B=40, loss=loss, random_state=4, standardize_target=False)
     got = model.predict_learn(X, y)
     gamma = 1.0 / (2.0 * np.array([k.sigma for k in model.kernels_]) ** 2)
     want, p, n_support = ref.lkmbooks_stream(X, y, gamma, 0 if loss == "squared" else 1, 40,
@@ -175,6 +176,27 @@ def test_files_without_the_step_scale_load_with_the_rule_they_learnt_with(cls, l
     np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
     loaded = fastomkl.load(tmp_path / "old.npz")
     assert loaded.adagrad_scale == 1.0
+    np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
+                                  older.predict_learn(X[150:], y[150:]))
+
+
+@pytest.mark.parametrize("cls", REGRESSORS + [LKMBooks])
+def test_files_without_standardize_target_load_in_raw_units(cls, stream, tmp_path):
+    """Regressor files written before ``standardize_target`` learnt in raw units: they load so
+    and continue bit-identically."""
+    import json
+    from fastomkl.persistence import _digest
+    X, y = stream
+    older = make(cls, standardize_target=False).partial_fit(X[:150], y[:150])
+    older.save(tmp_path / "new.npz")
+    with np.load(tmp_path / "new.npz", allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    header = json.loads(str(arrays.pop("__header__")))
+    del header["params"]["standardize_target"]       # as the releases before it wrote them
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
+    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+    loaded = fastomkl.load(tmp_path / "old.npz")
+    assert loaded.standardize_target is False
     np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
                                   older.predict_learn(X[150:], y[150:]))
 

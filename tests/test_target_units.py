@@ -1,5 +1,5 @@
-"""Regressors learn in the units the user gives: NystromAWV and DoublySGDRegressor standardise
-their targets online (the papers' raw units one argument away), checked against a NumPy
+"""Regressors learn in the units the user gives: NystromAWV, DoublySGDRegressor, NORMA,
+ProsNKons and the bandit regressors standardise their targets online (the papers' raw units one argument away), checked against a NumPy
 computation of the standardisation around the raw-unit model, whose own equations
 tests/test_pkawv_nystrom.py and tests/test_dsg_core.py check."""
 import json
@@ -192,3 +192,40 @@ def test_norma_learns_standardised_targets(eta):
                                      standardize_target=standardize)
     np.testing.assert_allclose(make(True).predict_learn(X, y), expected_standardised(make, X, y),
                                rtol=1e-12, atol=1e-9)
+
+
+BANDIT_REGRESSORS = {"OKS": {}, "RFOKS": {"n_components": 16}, "OKSPlusPlus": {},
+                     "RFOKSPlusPlus": {"n_components": 16}, "IOKS": {},
+                     "RFIOKS": {"n_components": 16}, "LKMBooks": {"B": 40}}
+
+
+def bandit_regressor(name, standardize_target=True, **params):
+    """A small bandit regressor (or ProsNKons), standardising unless told not to (RF-OKS++'s and
+    LKMBooks' default is not to)."""
+    return getattr(fastomkl, name)(random_state=3, standardize_target=standardize_target,
+                                   **BANDIT_REGRESSORS.get(name, {}), **params)
+
+
+@pytest.mark.parametrize("name", sorted(set(BANDIT_REGRESSORS) - {"LKMBooks"}) + ["ProsNKons"])
+def test_bandit_regressors_and_pros_n_kons_learn_standardised_targets(name):
+    """Each round learns its target standardised with the statistics of that round: the
+    raw-unit model on the standardised stream, predictions mapped back (the same kernel draws,
+    seeded alike).  (LKMBooks' mixture also learns from the combined prediction, which the
+    engine gives it in the units of the round's target, saturated: see the next test.)"""
+    X, y = stream()
+    make = lambda standardize: bandit_regressor(name, standardize_target=standardize)  # noqa
+    np.testing.assert_allclose(make(True).predict_learn(X, y), expected_standardised(make, X, y),
+                               rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(BANDIT_REGRESSORS))
+def test_standardised_bandit_regressors_answer_in_the_units_of_y(name):
+    """Learning a y + b is learning y with every prediction moved by a y_hat + b, from the third
+    round (the first predicts 0, the second learns from one target); raw units are not."""
+    X, y = stream()
+    got = bandit_regressor(name).predict_learn(X, y)
+    moved = bandit_regressor(name).predict_learn(X, -0.01 * y + 40.0)
+    np.testing.assert_allclose(moved[2:], -0.01 * got[2:] + 40.0, rtol=1e-9, atol=1e-9)
+    raw = bandit_regressor(name, standardize_target=False)
+    raw_moved = bandit_regressor(name, standardize_target=False).predict_learn(X, -0.01 * y + 40)
+    assert not np.allclose(raw_moved[2:], -0.01 * raw.predict_learn(X, y)[2:] + 40.0, atol=1e-3)

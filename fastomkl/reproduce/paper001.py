@@ -238,7 +238,8 @@ def make_model(algorithm: str, loss: str, T: int, size, seed: int, step: float |
     cls_task = loss == "logistic"
     U = 15.0 if cls_task else 1.0
     kernels = paper001_dictionary()
-    common = {"kernels": kernels, "loss": loss, "random_state": seed}
+    common = {"kernels": kernels, "loss": loss, "random_state": seed,
+              **({} if cls_task else {"standardize_target": False})}      # the paper's units
     pick = (lambda reg, clf: clf if cls_task else reg)
     m = released_step(loss) if step is None else float(step)
     if algorithm == "OKS":
