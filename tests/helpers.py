@@ -32,3 +32,22 @@ def cpu_isa_level() -> int:
                           "from fastomkl._core.features.rff import isa_level; print(isa_level())"],
                          env=env, capture_output=True, text=True, check=True)
     return int(run.stdout)
+
+
+def as_older_file(path, out, params=(), arrays=(), edit=None):
+    """The model file at `path` as a release before some parameters existed wrote it, saved to
+    `out` with a valid digest: without the header parameters `params` and the state arrays
+    `arrays`; `edit(arrays)` then changes the others in place."""
+    import json
+    from fastomkl.persistence import _digest
+    with np.load(path, allow_pickle=False) as z:
+        state = {name: z[name] for name in z.files}
+    header = json.loads(str(state.pop("__header__")))
+    for name in params:
+        del header["params"][name]
+    for name in arrays:
+        del state[name]
+    if edit is not None:
+        edit(state)
+    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, state, None)
+    np.savez(out, __header__=np.array(json.dumps(header)), **state)

@@ -2,7 +2,6 @@
 OnlineKernelRegressor, the OKS family) and the dictionary budget of NystromAWV -- their policies
 against NumPy computations of the same equations, flat memory once full, one BudgetWarning, files
 that continue bit-identically, older files, and the load checks."""
-import json
 import warnings
 
 import numpy as np
@@ -13,7 +12,7 @@ from fastomkl import (IOKS, OKS, OMKR, BudgetWarning, Gaussian, IOKSClassifier, 
                       OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, OMKRClassifier,
                       OnlineKernelRegressor)
 from fastomkl.pkawv import NystromAWV, NystromAWVClassifier
-from fastomkl.persistence import _digest
+from helpers import as_older_file
 
 KERNELS = [Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)]
 B = 25          # a small budget, reached quickly
@@ -233,24 +232,15 @@ def test_nystrom_freezes_on_stored_inputs_too():
 
 
 # -- files -------------------------------------------------------------------------------------
-def _as_older_file(path, out):
-    """The file as the release before budgets wrote it: no 'budget' parameter, no 'oldest'."""
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    header = json.loads(str(arrays.pop("__header__")))
-    del header["params"]["budget"]
-    arrays.pop("experts.oldest")
-    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
-    np.savez(out, __header__=np.array(json.dumps(header)), **arrays)
-
-
 @pytest.mark.parametrize("cls, params", [(OMKR, {"kernels": KERNELS}),
                                          (OKS, {"kernels": KERNELS, "random_state": 0})])
 def test_older_files_load_unbounded(tmp_path, cls, params):
     X, y = _data(4 * B, seed=6)
     model = cls(**params, budget=None).partial_fit(X[:2 * B], y[:2 * B])
     model.save(tmp_path / "new.npz")
-    _as_older_file(tmp_path / "new.npz", tmp_path / "old.npz")
+    # as the release before budgets wrote it: no 'budget' parameter, no 'oldest'
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["budget"],
+                  arrays=["experts.oldest"])
     loaded = fastomkl.load(tmp_path / "old.npz")
     assert loaded.budget is None
     np.testing.assert_array_equal(loaded.predict_learn(X[2 * B:], y[2 * B:]),

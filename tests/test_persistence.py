@@ -218,25 +218,21 @@ def test_norma_files_written_before_its_step_ensemble_load_and_continue(tmp_path
     """NORMA's files of one expansion in raw units (before eta="ensemble" and
     standardize_target): coef and pending_g vectors, no standardize_target in the header.  They
     load as the one-expansion raw-unit model they are and continue bit-identically."""
-    import json
     from fastomkl import NORMA
-    from fastomkl.persistence import _digest
+    from helpers import as_older_file
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (90, 3))
     y = np.sin(3 * X[:, 0])
     older = NORMA(eta=1.0, standardize_target=False, batch_size=8).fit(X[:60], y[:60],
                                                                        shuffle=False)
     older.save(tmp_path / "new.npz")
-    with np.load(tmp_path / "new.npz", allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    header = json.loads(str(arrays.pop("__header__")))
-    del header["params"]["standardize_target"]
-    for name in ("experts.coef", "experts.pending_g"):
-        key = next(k for k in arrays if k.endswith(name))
-        assert arrays[key].shape[1:] == (1,)
-        arrays[key] = arrays[key][:, 0]                  # the vectors of the releases before
-    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
-    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+
+    def as_vectors(arrays):                              # the vectors of the releases before
+        for name in ("experts.coef", "experts.pending_g"):
+            assert arrays[name].shape[1:] == (1,)
+            arrays[name] = arrays[name][:, 0]
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["standardize_target"],
+                  edit=as_vectors)
     loaded = fastomkl.load(tmp_path / "old.npz")
     assert loaded.standardize_target is False and loaded.eta == 1.0
     np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),

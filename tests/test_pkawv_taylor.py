@@ -100,10 +100,10 @@ def test_classifier_learns_the_square_loss_on_signs(center):
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (200, 2))
     labels = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 < 0.5, "in", "out")
-    clf = TaylorAWVClassifier(degree=4, center=center)          # lam "auto": 0.1
+    clf = TaylorAWVClassifier(degree=4, center=center)          # lam "auto": 0.01
     online = clf.predict_learn(X, labels)
     codes = np.where(labels == clf.classes_[1], 1.0, -1.0)
-    solve = lambda targets: ref.linear_awv(ref.taylor_features(X, 4, 1.0), targets, 0.1)  # noqa
+    solve = lambda targets: ref.linear_awv(ref.taylor_features(X, 4, 1.0), targets, 0.01)  # noqa
     scores = ref.centred(solve, codes) if center else solve(codes)
     np.testing.assert_array_equal(online, np.where(scores > 0, clf.classes_[1], clf.classes_[0]))
     assert clf.score(X, labels) > 0.9

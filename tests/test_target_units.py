@@ -2,7 +2,6 @@
 ProsNKons and the bandit regressors standardise their targets online (the papers' raw units one argument away), checked against a NumPy
 computation of the standardisation around the raw-unit model, whose own equations
 tests/test_pkawv_nystrom.py and tests/test_dsg_core.py check."""
-import json
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 import fastomkl
 from fastomkl import DoublySGDRegressor, Gaussian, NystromAWV
 from fastomkl.dsg import NORMA, merge
+from helpers import as_older_file
 from reference import winsorised_stream
 
 
@@ -167,16 +167,10 @@ def test_standardised_targets_beat_raw_units_on_diabetes():
     ids=["nystrom", "dsg"])
 def test_files_without_the_parameter_load_in_raw_units(tmp_path, make):
     """A file written before ``standardize_target`` existed learnt in raw units: it loads so."""
-    from fastomkl.persistence import _digest
     X, y = stream(120)
     model = make(False).fit(X[:60], y[:60])
     model.save(tmp_path / "m.npz")
-    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
-    header = json.loads(str(arrays.pop("__header__")))
-    del header["params"]["standardize_target"]
-    header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, arrays, None)
-    np.savez(tmp_path / "old.npz", __header__=np.array(json.dumps(header)), **arrays)
+    as_older_file(tmp_path / "m.npz", tmp_path / "old.npz", params=["standardize_target"])
     loaded = fastomkl.load(tmp_path / "old.npz")
     assert loaded.standardize_target is False
     np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),
