@@ -173,20 +173,6 @@ def test_files_without_the_step_scale_load_with_the_rule_they_learnt_with(cls, l
                                   older.predict_learn(X[150:], y[150:]))
 
 
-@pytest.mark.parametrize("cls", REGRESSORS + [LKMBooks])
-def test_files_without_standardize_target_load_in_raw_units(cls, stream, tmp_path):
-    """Regressor files written before ``standardize_target`` learnt in raw units: they load so
-    and continue bit-identically."""
-    X, y = stream
-    older = make(cls, standardize_target=False).partial_fit(X[:150], y[:150])
-    older.save(tmp_path / "new.npz")
-    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["standardize_target"])
-    loaded = fastomkl.load(tmp_path / "old.npz")
-    assert loaded.standardize_target is False
-    np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
-                                  older.predict_learn(X[150:], y[150:]))
-
-
 def test_horizon_is_enforced_without_changing_the_model(stream):
     X, y = stream
     m = make(IOKS, T=50).partial_fit(X[:40], y[:40])

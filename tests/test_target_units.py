@@ -160,13 +160,28 @@ def test_standardised_targets_beat_raw_units_on_diabetes():
         assert mae[cls, True] < min(mae["running mean"], mae[cls, False])
 
 
+BANDIT_REGRESSORS = {"OKS": {}, "RFOKS": {"n_components": 16}, "OKSPlusPlus": {},
+                     "RFOKSPlusPlus": {"n_components": 16}, "IOKS": {},
+                     "RFIOKS": {"n_components": 16}, "LKMBooks": {"B": 40}}
+
+
+def bandit_regressor(name, standardize_target=True, **params):
+    """A small bandit regressor (or ProsNKons), standardising unless told not to (RF-OKS++'s and
+    LKMBooks' default is not to)."""
+    return getattr(fastomkl, name)(random_state=3, standardize_target=standardize_target,
+                                   **BANDIT_REGRESSORS.get(name, {}), **params)
+
+
 @pytest.mark.parametrize("make", [
     lambda standardize: NystromAWV(random_state=0, standardize_target=standardize),
     lambda standardize: DoublySGDRegressor(batch_size=8, block_size=16, random_state=0,
-                                           standardize_target=standardize)],
-    ids=["nystrom", "dsg"])
+                                           standardize_target=standardize),
+    *[lambda standardize, name=name: bandit_regressor(name, standardize)
+      for name in ["ProsNKons", *sorted(BANDIT_REGRESSORS)]]],
+    ids=["nystrom", "dsg", "ProsNKons", *sorted(BANDIT_REGRESSORS)])
 def test_files_without_the_parameter_load_in_raw_units(tmp_path, make):
-    """A file written before ``standardize_target`` existed learnt in raw units: it loads so."""
+    """A file written before ``standardize_target`` existed learnt in raw units: it loads so,
+    and continues bit-identically."""
     X, y = stream(120)
     model = make(False).fit(X[:60], y[:60])
     model.save(tmp_path / "m.npz")
@@ -186,18 +201,6 @@ def test_norma_learns_standardised_targets(eta):
                                      standardize_target=standardize)
     np.testing.assert_allclose(make(True).predict_learn(X, y), expected_standardised(make, X, y),
                                rtol=1e-12, atol=1e-9)
-
-
-BANDIT_REGRESSORS = {"OKS": {}, "RFOKS": {"n_components": 16}, "OKSPlusPlus": {},
-                     "RFOKSPlusPlus": {"n_components": 16}, "IOKS": {},
-                     "RFIOKS": {"n_components": 16}, "LKMBooks": {"B": 40}}
-
-
-def bandit_regressor(name, standardize_target=True, **params):
-    """A small bandit regressor (or ProsNKons), standardising unless told not to (RF-OKS++'s and
-    LKMBooks' default is not to)."""
-    return getattr(fastomkl, name)(random_state=3, standardize_target=standardize_target,
-                                   **BANDIT_REGRESSORS.get(name, {}), **params)
 
 
 @pytest.mark.parametrize("name", sorted(set(BANDIT_REGRESSORS) - {"LKMBooks"}) + ["ProsNKons"])
