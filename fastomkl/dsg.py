@@ -1648,7 +1648,7 @@ class NORMA(OnlineEstimator):
         combiner = (FirstOutput(1) if config["steps"] is None
                     else Hedge(experts.n_experts, *ENSEMBLE_RATE))
         return Engine(NullFeatures(1, n_features), experts, combiner, round_bit_generator,
-                      bool(self.standardize_target) and self.loss in REGRESSION_LOSSES)
+                      bool(self.standardize_target) and self._winsorises_targets(config))
 
     def _random_streams(self, config: dict):
         return None, np.random.PCG64(0)          # NORMA draws nothing

@@ -43,7 +43,7 @@ from fastomkl._core.experts.models import ModelExperts
 from fastomkl._core.experts.nystrom import NystromExperts
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.experts.pros_n_kons import ProsNKonsExperts
-from fastomkl._core.experts.vaw import CENTER_NONE, CENTER_WITH_LABEL, VAWExperts
+from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._core.features.embedding import IdentityFeatures, NullFeatures, NystromFeatures
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.features.taylor import TaylorBank, n_taylor_features
@@ -110,6 +110,15 @@ _LAM_DOC = """    lam : "auto" or float, default "auto"
         bench/defaults.py's streams in recorded and shuffled order (worst ratio to the best lam
         of each stream {regression} for regression, {classification} for classification, where
         the paper's lam = 1 on uncentred labels was up to {paper}).  The paper's setting is 1.
+"""
+_CENTER_DOC = """    center : bool, default True
+        Learn each label less the running mean of the labels with it, and add the mean of those
+        before to every prediction (the engine's ``center_target``; a regressor's labels are
+        winsorised first, as in every regressor): an intercept the features lack, so a constant
+        added to the labels moves every prediction after the first by that constant, and, least
+        squares being equivariant in the labels' scale, the model learns in the units it is
+        given.  False learns the labels as they come, as the paper (and files written before
+        the parameter existed).
 """
 
 
@@ -179,9 +188,9 @@ class _TaylorAWVBase(_CentredAWV, _OneKernel):
                           RuntimeWarning, stacklevel=4)
         bank = TaylorBank(n_features, config["degree"], [config["sigma"]])
         experts = VAWExperts(1, bank.n_outputs, config["lam"], config["mode"],
-                             config["refresh_every"], forget=config["forget"],
-                             center=CENTER_WITH_LABEL if config["center"] else CENTER_NONE)
-        return Engine(bank, experts, Single(1), round_bit_generator)
+                             config["refresh_every"], forget=config["forget"])
+        return Engine(bank, experts, Single(1), round_bit_generator,
+                      center_target=config["center"])
 
     def _implied_state_size(self, n_features: int) -> int:
         """Doubles the engine allocates when it is built: the packed r x r inverse (and as much
@@ -230,13 +239,7 @@ _TAYLOR_DOC = """
 {lam_doc}    mode : {"vaw", "ridge"}, default "vaw"
         "vaw": PKAWV (x_t enters the Gram matrix before predicting); "ridge": projected kernel
         ridge regression (the paper's real-data curves).
-    center : bool, default True
-        Learn the labels less their running mean (the mean with the label being learnt) and add
-        the mean back to every prediction: an intercept the Taylor features lack, so a constant
-        offset of the labels costs nothing and the model learns in the units it is given
-        (least squares are equivariant in the labels' scale).  False learns the labels as they
-        come, as the paper (and files written before the parameter existed).
-    refresh_every : int, default 0
+{center_doc}    refresh_every : int, default 0
         When > 0, recompute the inverse from a Cholesky factorisation every that many rounds
         (see ``fastomkl.VAW``).
     forget : float in (0, 1], default 1.0
@@ -251,7 +254,8 @@ _TAYLOR_DOC = """
     coef_ : ndarray (r,)
         Current ridge weights on the Taylor features.
 """.replace(
-    "{lam_doc}", _LAM_DOC.format(regression=1.40, classification=1.25, paper=2.16))
+    "{lam_doc}", _LAM_DOC.format(regression=1.40, classification=1.25, paper=2.16)).replace(
+    "{center_doc}", _CENTER_DOC)
 
 
 class TaylorAWV(_TaylorAWVBase, OnlineEstimator):
@@ -520,8 +524,9 @@ class _KernelAWVBase(_CentredAWV, _OneKernel):
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         experts = KernelAWVExperts(n_features, config["sigma"], config["lam"], config["mode"],
-                                   config["max_samples"], center=config["center"])
-        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator)
+                                   config["max_samples"])
+        return Engine(NullFeatures(1, n_features), experts, Single(1), round_bit_generator,
+                      center_target=config["center"])
 
     @property
     def budget_reached_(self) -> bool:
@@ -542,13 +547,7 @@ _KERNEL_DOC = """
         (Formerly ``sigma``, a number: still accepted, with a FutureWarning.)
 {lam_doc}    mode : {"vaw", "ridge"}, default "vaw"
         Kernel-AWV (the paper's adversarial baseline) or KRR (its real-data baseline).
-    center : bool, default True
-        Learn the labels less their running mean (the mean with the label being learnt, over
-        every label, the window's and before) and add the mean back to every prediction: an
-        intercept, so a constant offset of the labels costs nothing and the model learns in the
-        units it is given.  False learns the labels as they come, as the paper (and files
-        written before the parameter existed).
-    max_samples : int or None, default 1000
+{center_doc}    max_samples : int or None, default 1000
         The most inputs kept: once full, the model is exact Kernel-AWV on the last
         ``max_samples`` inputs, the oldest leaving as each new one joins (its factor downdated
         exactly, O(max_samples^2) per round), so memory (8 max_samples^2 bytes: 8 MB) and the
@@ -556,7 +555,8 @@ _KERNEL_DOC = """
         ``budget_reached_`` says so after.  None keeps every input (the paper's setting: O(t^2)
         memory and time at round t).
 """.replace(
-    "{lam_doc}", _LAM_DOC.format(regression=1.73, classification=1.37, paper=2.13))
+    "{lam_doc}", _LAM_DOC.format(regression=1.73, classification=1.37, paper=2.13)).replace(
+    "{center_doc}", _CENTER_DOC)
 
 
 class KernelAWV(_KernelAWVBase, OnlineEstimator):

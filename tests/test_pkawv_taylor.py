@@ -109,6 +109,24 @@ def test_classifier_learns_the_square_loss_on_signs(center):
     assert clf.score(X, labels) > 0.9
 
 
+def test_a_centred_classifier_does_not_winsorise_its_labels():
+    """Centring keeps a rare class's +1 labels as they are (a regressor's would be winsorised to
+    mean +- 8 sd, and at 1 positive in 200 a +1 lies 14 sd from the mean): after learning, the
+    scores are the labels' mean plus the VAW forecaster on the centred labels, in NumPy."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, (400, 2))
+    codes = -np.ones(400)
+    codes[[20, 200]] = 1.0
+    labels = np.where(codes > 0, "rare", "common")
+    clf = TaylorAWVClassifier(degree=2).fit(X, labels, shuffle=False)       # lam "auto": 0.01
+    Z = ref.taylor_features(X, 2, 1.0)
+    mean = np.cumsum(codes) / np.arange(1, 401)
+    b = Z.T @ (codes - mean)
+    A = 0.01 * np.eye(Z.shape[1]) + Z.T @ Z
+    scores = [mean[-1] + b @ np.linalg.solve(A + np.outer(z, z), z) for z in Z[:5]]
+    np.testing.assert_allclose(clf.decision_function(X[:5]), scores, rtol=1e-9, atol=1e-9)
+
+
 def test_persistence_round_trip_is_bit_identical(tmp_path):
     rng = np.random.default_rng(5)
     X, y = rng.uniform(-1, 1, (50, 4)), rng.normal(size=50)

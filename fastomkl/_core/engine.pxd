@@ -10,6 +10,7 @@ cdef class Engine:
     cdef public long t                   # rounds learned so far
     cdef readonly int n_features
     cdef readonly bint standardize_target  # learn (y - mean) / std of the targets seen so far
+    cdef readonly bint center_target       # learn y - mean (implied by standardize_target)
     cdef readonly bint winsorize_target    # clip far targets (implied by standardize_target)
     cdef readonly bint grows             # a component's arrays grow with the stream
     cdef readonly bint checks_input      # a component refuses some inputs (check_input)

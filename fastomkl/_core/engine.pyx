@@ -123,13 +123,14 @@ cdef double WARMUP = TARGET_WARMUP
 cdef double CLIP = TARGET_CLIP
 
 
-cdef inline double winsorised_update(double* target, double y) noexcept nogil:
-    """y clipped to mean +- CLIP sd once WARMUP targets are counted (target = [count, mean,
-    variance] of the clipped targets so far), then added to those statistics by Welford's update
-    of the mean and of the (population) variance itself, which stays below (2 * 1e150)^2 for
-    accepted targets where a sum of squares could overflow.  Returns the clipped y."""
+cdef inline double winsorised_update(double* target, double y, bint clip) noexcept nogil:
+    """y, with `clip` clipped to mean +- CLIP sd once WARMUP targets are counted (target =
+    [count, mean, variance] of the targets so far, as learnt), then added to those statistics by
+    Welford's update of the mean and of the (population) variance itself, which stays below
+    (2 * 1e150)^2 for accepted targets where a sum of squares could overflow.  Returns y as
+    learnt."""
     cdef double bound, delta
-    if target[0] >= WARMUP and target[2] > 0.0:
+    if clip and target[0] >= WARMUP and target[2] > 0.0:
         bound = CLIP * sqrt(target[2])
         if y > target[1] + bound:
             y = target[1] + bound
@@ -267,7 +268,8 @@ cdef class Engine:
     """Runs rounds of a model made of a FeatureBank, an ExpertBank and a Combiner."""
 
     def __init__(self, FeatureBank features, ExpertBank experts, Combiner combiner, bit_generator,
-                 bint standardize_target=False, bint winsorize_target=False):
+                 bint standardize_target=False, bint winsorize_target=False,
+                 bint center_target=False):
         if not (features.n_kernels * experts.per_kernel == experts.n_experts
                 == combiner.n_experts):
             raise ValueError(f"features ({features.n_kernels} kernels), experts "
@@ -281,6 +283,7 @@ cdef class Engine:
         self.t = 0
         self.n_features = features.n_features
         self.standardize_target = standardize_target
+        self.center_target = center_target or standardize_target
         self.winsorize_target = winsorize_target or standardize_target
         self.grows = features.grows or experts.grows or combiner.grows
         self.checks_input = any(_overrides(part, "check_input")
@@ -297,6 +300,10 @@ cdef class Engine:
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
         self._forget_twins()
+
+    def keeps_target(self):
+        """Whether the engine keeps statistics of its targets (to centre or winsorise them)."""
+        return self.center_target or self.winsorize_target
 
     def winsorize_targets(self):
         """Winsorise the targets from the first round on, in their own units (a regressor's
@@ -396,14 +403,15 @@ cdef class Engine:
                 self.features.transform_prepared(x, &self.work[0], kernel, z)
                 last = kernel
             self.preds[k] = self.experts.predict(k, x, z)
-        if self.standardize_target:
+        if self.center_target:
             return saturate(self.target[1] + self.target_scale()
                             * self.combiner.combine(active, n, &self.preds[0]))
         return self.combiner.combine(active, n, &self.preds[0])
 
     cdef double target_scale(self) noexcept nogil:
-        """The standard deviation of the targets seen so far (1 before it is defined)."""
-        if self.target[0] >= 2.0 and self.target[2] > 0.0:
+        """The standard deviation of the targets seen so far (1 before it is defined, and for
+        an engine that only centres)."""
+        if self.standardize_target and self.target[0] >= 2.0 and self.target[2] > 0.0:
             return sqrt(self.target[2])
         return 1.0
 
@@ -420,15 +428,15 @@ cdef class Engine:
         cdef bint whole_models = self.experts.whole_models
         ctx.t = self.t + 1
         n = self.combiner.select(ctx, active, &self.weight[0])
-        if self.standardize_target:
-            # Predict in the units of the targets seen before y; learn the winsorised y in those
-            # of the targets with it (winsorised_update), so the first round learns nothing but
-            # the mean.
+        if self.center_target:
+            # Predict in the units of the targets seen before y; learn the (winsorised) y in
+            # those of the targets with it (winsorised_update), so the first round learns
+            # nothing but the mean.
             center, scale = self.target[1], self.target_scale()
-            y = winsorised_update(&self.target[0], y)
+            y = winsorised_update(&self.target[0], y, self.winsorize_target)
             y = (y - self.target[1]) / self.target_scale()
         elif self.winsorize_target:
-            y = winsorised_update(&self.target[0], y)      # learnt in the units of y
+            y = winsorised_update(&self.target[0], y, True)     # learnt in the units of y
         ctx.y = y
         self.features.prepare(x, &self.work[0])
         self.experts.prepare(x)
@@ -455,7 +463,7 @@ cdef class Engine:
                 z = &self.z[0, 0] + (k // per_kernel) * self.z_stride
                 ctx.weight = self.weight[j]
                 losses[k] = self.experts.learn(k, x, z, preds[k], ctx)
-        if self.standardize_target:
+        if self.center_target:
             y_hat = saturate(center + scale * y_hat)  # in the units of y
             ctx.y_hat = (y_hat - self.target[1]) / self.target_scale()
         self.combiner.learn(ctx, active, n, preds, losses)
@@ -727,7 +735,7 @@ cdef class Engine:
             theirs = its._state_arrays()
             for name, source in mine._state_arrays().items():
                 rows += _copy_rows(theirs[name], source)
-        if self.winsorize_target:
+        if self.keeps_target():
             rows += _copy_rows(twin.target, self.target)
         return np.array(rows, dtype=np.intp).reshape(-1, 3)
 
@@ -778,7 +786,7 @@ cdef class Engine:
     def _state(self):
         """get_state's arrays (the caller holds the lock)."""
         state = {"engine.t": np.array(self.t, dtype=np.int64)}
-        if self.winsorize_target:
+        if self.keeps_target():
             state["engine.target"] = np.array(self.target)
         for prefix, part in self._parts():
             for name, value in part.get_state().items():
@@ -845,12 +853,12 @@ cdef class Engine:
         """The saved target statistics (None unless the engine keeps them), validated.  An engine
         that only winsorises takes a state without them (files written before it did) as no
         target seen: the warm-up starts again."""
-        if not self.winsorize_target:
+        if not self.keeps_target():
             if "engine.target" in state:
                 raise ValueError("unknown state entry 'engine.target'")
             return None
         if "engine.target" not in state:
-            if not self.standardize_target:
+            if not self.center_target:
                 return np.zeros(3)
             raise ValueError("state has no 'engine.target'")
         target = np.asarray(state["engine.target"])

@@ -15,13 +15,6 @@ the oldest leaves before a new one joins.  Removing input 1 leaves K' + lam I = 
 = L[1:, 1:] L[1:, 1:]^T + l l^T with l = L[1:, 0], so the new factor is a rank-one update of
 L[1:, 1:] (Givens rotations, BLAS drot) and q' = L'^{-1} Y[1:], with Y = L q: O(m^2), the order
 of a round.  m = 0 keeps every input.
-
-With ``center`` the forecaster also keeps the mean m of the labels it has learnt from (all of
-them, the window's and before), predicts m + (the above) and learns the target y_t - m (m after
-the update: the mean with y_t), as VAWExperts' CENTER_WITH_LABEL: a data-adaptive intercept, so
-that the labels' offset costs nothing (a constant added to every label moves every prediction
-after the first by that constant; the least squares are equivariant in the labels' scale, so
-the model learns in any units).
 """
 import warnings
 
@@ -58,11 +51,9 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef double[::1] s                   # scratch: L^{-1} k of the last prediction
     cdef double ss, sq
     cdef bint warned                     # the BudgetWarning was given
-    cdef readonly bint center            # learn the labels less their running mean
-    cdef double[::1] label_sums          # [sum of the labels learnt, their count]
 
     def __init__(self, int n_features, double sigma, double lam, mode, long max_samples,
-                 int capacity=64, bint center=False):
+                 int capacity=64):
         if n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}")
         if not (np.isfinite(sigma) and sigma > 0 and np.isfinite(lam) and lam > 0):
@@ -75,8 +66,6 @@ cdef class KernelAWVExperts(ExpertBank):
         self.sigma, self.lam = sigma, lam
         self.mode = MODES[mode]
         self.max_samples = max_samples
-        self.center = center
-        self.label_sums = np.zeros(2)
         self.info = np.zeros(1, dtype=np.int_)
         self.grows = True
         if max_samples > 0:
@@ -157,7 +146,6 @@ cdef class KernelAWVExperts(ExpertBank):
         n = int(self.info[0])
         return {"info": np.array(self.info, dtype=np.int64), "X": np.array(self.X[:n]),
                 "L": np.array(np.asarray(self.L)[:n, :n]), "q": np.array(self.q[:n]),
-                "label_sums": np.array(self.label_sums),
                 "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
 
     def _write(self, state):
@@ -165,8 +153,6 @@ cdef class KernelAWVExperts(ExpertBank):
         np.asarray(self.X)[:n] = state["X"]
         np.asarray(self.L)[:n, :n] = state["L"]
         np.asarray(self.q)[:n] = state["q"]
-        # files written before centring existed hold no sums: they learnt uncentred
-        np.asarray(self.label_sums)[:] = state.get("label_sums", (0.0, 0.0))
         self.info[0] = n
 
     def check_state(self, state):
@@ -175,8 +161,7 @@ cdef class KernelAWVExperts(ExpertBank):
         k(x_i, x_i) + lam = 1 + lam, and each diagonal entry's square a Schur complement of
         K + lam I, at least lam up to rounding (a tiny diagonal or a huge entry would make the next triangular
         solve overflow)."""
-        names = {"info", "X", "L", "q", "n_rejected"}
-        require_names(self, state, names | {"label_sums"} if "label_sums" in state else names)
+        require_names(self, state, {"info", "X", "L", "q", "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (1,) or info[0] < 0:
@@ -185,8 +170,7 @@ cdef class KernelAWVExperts(ExpertBank):
         if self.max_samples > 0 and n > self.max_samples:
             raise ValueError(f"KernelAWVExperts state holds {n} samples, more than max_samples="
                              f"{self.max_samples}")
-        require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,),
-                                     **({"label_sums": (2,)} if "label_sums" in state else {})})
+        require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,)})
         require_triangular(self, state, "L", "lower")
         require_inputs(self, "X", state["X"])
         L = np.asarray(state["L"])
@@ -196,10 +180,6 @@ cdef class KernelAWVExperts(ExpertBank):
         if n and not np.allclose(np.einsum("ij,ij->i", L, L), 1.0 + self.lam, rtol=1e-6,
                                  atol=0.0):
             raise ValueError("KernelAWVExperts state 'L' must have rows of squared norm 1 + lam")
-        sums = np.asarray(state.get("label_sums", (0.0, 0.0)), dtype=np.float64)
-        if not (np.isfinite(sums).all() and sums[1] >= 0 and (self.center or not sums.any())):
-            raise ValueError("KernelAWVExperts state 'label_sums' must be finite with a count "
-                             ">= 0, and zero unless the model centres its labels")
 
     def set_state(self, state):
         self.check_state(state)
@@ -216,30 +196,18 @@ cdef class KernelAWVExperts(ExpertBank):
         if n == 0:
             self.ss = 0.0
             self.sq = 0.0
-            return self.offset()
+            return 0.0
         gaussian_row(&self.X[0, 0], n, self.X.shape[1], d, x, scale, &self.s[0])
         # row-major lower L is column-major upper L^T: L s = k is (L^T)^T s = k
         dtrsv(&up, &tr, &no, &n, &self.L[0, 0], &ld, &self.s[0], &one)
         self.ss = ddot(&n, &self.s[0], &one, &self.s[0], &one)
         self.sq = ddot(&n, &self.s[0], &one, &self.q[0], &one)
         if self.mode == 1:
-            return self.sq + self.offset()
+            return self.sq
         e = 1.0 - self.ss
         if e < 0.0:
             e = 0.0
-        return self.sq / (1.0 + e / self.lam) + self.offset()
-
-    cdef double offset(self) noexcept nogil:
-        """The mean of the labels learnt (0 without centring or before the first label)."""
-        if self.label_sums[1] > 0.0:
-            return self.label_sums[0] / self.label_sums[1]
-        return 0.0
-
-    cdef double mean_with(self, double y) noexcept nogil:
-        """The mean of the labels learnt and y (0 without centring)."""
-        if self.center:
-            return (self.label_sums[0] + y) / (self.label_sums[1] + 1.0)
-        return 0.0
+        return self.sq / (1.0 + e / self.lam)
 
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
@@ -257,8 +225,8 @@ cdef class KernelAWVExperts(ExpertBank):
             self.n_rejected += 1
             return (f - y) * (f - y)
         l = sqrt(l2)
-        qn = (y - self.mean_with(y) - self.sq) / l
-        if not (qn == qn and -1e300 < qn < 1e300 and -1e300 < self.label_sums[0] + y < 1e300):
+        qn = (y - self.sq) / l
+        if not (qn == qn and -1e300 < qn < 1e300):
             self.n_rejected += 1
             return (f - y) * (f - y)
         for j in range(n):
@@ -267,7 +235,4 @@ cdef class KernelAWVExperts(ExpertBank):
         self.q[n] = qn
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
         self.info[0] = n + 1
-        if self.center:
-            self.label_sums[0] += y
-            self.label_sums[1] += 1.0
         return (f - y) * (f - y)

@@ -1,12 +1,6 @@
 # One VAW / online-ridge forecaster per kernel (the round and the packed storage: linalg.pxd).
 from fastomkl._core.base cimport ExpertBank
 
-# `center`: the labels as they come, less the mean of those before, less the mean with the label
-cpdef enum:
-    CENTER_NONE = 0
-    CENTER_BEFORE = 1
-    CENTER_WITH_LABEL = 2
-
 cdef class VAWExperts(ExpertBank):
     # One VAW / online-ridge forecaster per kernel on that kernel's features.
     cdef readonly int dim
@@ -15,9 +9,7 @@ cdef class VAWExperts(ExpertBank):
     cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
     cdef readonly double forget             # gamma in (0, 1]: an old update weighs gamma^age
     cdef readonly long period               # P recomputed from S every that many updates (0: never)
-    # learn y minus the running mean of the labels: CENTER_BEFORE the mean of those before y,
-    # CENTER_WITH_LABEL the mean with y (vaw.pyx); 0: the labels as they come
-    cdef readonly int center
+    cdef readonly bint center               # learn y minus the running mean of the labels
     cdef double[:, ::1] label_sums          # (n_experts, 2): sum w y, sum w (center; else (0, 2))
     cdef double[:, ::1] P                   # (n_experts, dim (dim + 1) / 2), packed (see above)
     cdef double[:, ::1] b                   # (n_experts, dim)

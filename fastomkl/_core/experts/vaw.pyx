@@ -53,12 +53,9 @@ cdef class VAWExperts(ExpertBank):
     costs about dim^3 flops, at most dim^2 a round while 0.5^(1 / dim) <= gamma; S_k doubles the
     memory.
     forget = 1 is the undiscounted forecaster, with no extra work.
-    With center=True (CENTER_BEFORE) every expert also keeps the weighted mean m_k of the labels
-    it has learnt from, predicts m_k + (the above) and learns the target y - m_k (m_k before the
-    update): a data-adaptive intercept, which the paper's features lack (its default is False).
-    With CENTER_WITH_LABEL the target is y - m_k with m_k after the update (the mean with y), so
-    every target, the first one too, is free of the labels' offset: a constant added to every
-    label moves every prediction after the first by that constant and nothing else.
+    With center=True every expert also keeps the weighted mean m_k of the labels it has learnt
+    from, predicts m_k + (the above) and learns the target y - m_k (m_k before the update): a
+    data-adaptive intercept, which the paper's features lack (its default is False).
     learn() adds the round with importance weight w (1 under full information) and returns the
     squared loss (f_k - y)^2 of the prediction.  Cost per expert and round: one packed symmetric
     matrix-vector product and a quarter of a rank-4 update (the rank-one Sherman-Morrison terms are
@@ -72,7 +69,7 @@ cdef class VAWExperts(ExpertBank):
     """
 
     def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0,
-                 int center=CENTER_NONE, double forget=1.0):
+                 bint center=False, double forget=1.0):
         if n_experts < 1 or dim < 1:
             raise ValueError(f"n_experts and dim must be >= 1, got {n_experts} and {dim}")
         if not lam > 0.0:
@@ -83,8 +80,6 @@ cdef class VAWExperts(ExpertBank):
             raise ValueError(f"refresh_every must be >= 0 (0 = never), got {refresh_every}")
         if not 0.0 < forget <= 1.0:
             raise ValueError(f"forget must be in (0, 1], got {forget}")
-        if not CENTER_NONE <= center <= CENTER_WITH_LABEL:
-            raise ValueError(f"center must be 0, 1 or 2, got {center}")
         self.n_experts = n_experts
         self.independent = True
         self.dim = dim
@@ -230,14 +225,7 @@ cdef class VAWExperts(ExpertBank):
         cdef double g = self.forget, c = 1.0
         cdef int D = self.dim, i
         cdef long slot = self.n_pending[k]
-        cdef double target = y, sum_w
-        if self.center == CENTER_BEFORE:
-            target = y - self.offset(k)
-        elif self.center == CENTER_WITH_LABEL:
-            # the mean with y: the sums as the update below leaves them
-            sum_w = g * self.label_sums[k, 1] + weight
-            if sum_w > 0.0:
-                target = y - (g * self.label_sums[k, 0] + weight * y) / sum_w
+        cdef double target = y - self.offset(k) if self.center else y
         cdef double wy = weight * target
         cdef double* u = &self.u[k, 0]
         cdef double* b = &self.b[k, 0]
