@@ -67,6 +67,34 @@ def centred(predictions, y):
     return np.concatenate([[0.0], mean[:-1]]) + predictions(y - mean)
 
 
+def scaled_hedge(P, targets, rate):
+    """Exponential weights over the columns of P (each a forecaster's online predictions of
+    `targets`): round t predicts w_t . P[t], then log w -= rate / v_t (P[t] - y_t)^2 with v_t the
+    variance of targets[0 .. t] (no update while it is 0).  Returns (predictions, final w)."""
+    log_w = np.zeros(P.shape[1])
+    out = np.zeros(len(targets))
+    for t in range(len(targets)):
+        w = np.exp(log_w - log_w.max())
+        w /= w.sum()
+        out[t] = w @ P[t]
+        v = np.var(targets[:t + 1])
+        if v > 0:
+            log_w -= rate / v * (P[t] - targets[t]) ** 2
+    w = np.exp(log_w - log_w.max())
+    return out, w / w.sum()
+
+
+def centred_ridge_ensemble(solves, y, rate):
+    """``centred`` for the ridge ensemble: the forecasters solves[i](targets) all learn the
+    labels less their running mean, mixed by ``scaled_hedge`` on those targets.  Returns
+    (predictions, final weights)."""
+    y = np.asarray(y, dtype=np.float64)
+    mean = np.cumsum(y) / np.arange(1, len(y) + 1)
+    targets = y - mean
+    mixed, w = scaled_hedge(np.column_stack([solve(targets) for solve in solves]), targets, rate)
+    return np.concatenate([[0.0], mean[:-1]]) + mixed, w
+
+
 def kors_probability(C, S, x, sigma, mu, beta, eps):
     """KORS as the authors' code computes it: the dictionary C (m, d) with weights S plus x with
     weight 1, the inverse of S K S + mu I over it; returns p = clip(beta tau, 0, 1)."""

@@ -1,9 +1,11 @@
 """Exact Kernel-AWV and online KRR (spec 002 §3.1, tests §9.2 items 3 and 7)."""
+import warnings
+
 import numpy as np
 import pytest
 
-from fastomkl import load
-from fastomkl.pkawv import KernelAWV, KernelAWVClassifier
+from fastomkl import BudgetWarning, load
+from fastomkl.pkawv import AWV_ENSEMBLE_LAMS, AWV_ENSEMBLE_RATE, KernelAWV, KernelAWVClassifier
 from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
@@ -141,3 +143,72 @@ def test_files_written_before_centring_load_uncentred_and_continue(tmp_path):
     assert loaded.center is False
     np.testing.assert_array_equal(loaded.predict_learn(X[60:], y[60:]),
                                   older.predict_learn(X[60:], y[60:]))
+
+
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+@pytest.mark.parametrize("window", [None, 30])
+def test_the_ridge_ensemble_mixes_the_dual_formulas(mode, window):
+    """lam="ensemble": the dual formula of each ridge of AWV_ENSEMBLE_LAMS on the centred labels
+    (on the last `window` inputs, each factor downdated in turn), mixed by exponential weights at
+    AWV_ENSEMBLE_RATE over the running variance of the centred labels (plain NumPy)."""
+    X, y = data(110, seed=7)
+    y = 50.0 + 20.0 * y
+    model = KernelAWV(kernel=Gaussian(0.7), mode=mode, max_samples=window)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetWarning)
+        got = model.predict_learn(X, y)
+    solves = [lambda t, lam=lam: (window_awv(X, t, 0.7, lam, mode, window) if window
+                                  else ref.kernel_awv(X, t, 0.7, lam, mode))
+              for lam in AWV_ENSEMBLE_LAMS["regressor"]]
+    expected, weights = ref.centred_ridge_ensemble(solves, y, AWV_ENSEMBLE_RATE)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.ridge_weights_, weights, rtol=1e-7, atol=1e-12)
+    for i, lam in enumerate(AWV_ENSEMBLE_LAMS["regressor"]):
+        n = 30 if window else 110
+        K = ref.gaussian(X[-n:], X[-n:], 0.7) + lam * np.eye(n)
+        np.testing.assert_allclose(model._engine.experts.factor(i), np.linalg.cholesky(K),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_the_ridge_ensemble_learns_in_the_units_it_is_given():
+    """Centred labels and a rate over their variance: labels scaled by 1000 scale every
+    prediction by 1000 and leave the ridges' weights as they were (a fixed rate on the squared
+    losses would weigh them 10^6 times faster)."""
+    X, y = data(80, seed=8)
+    small, large = KernelAWV(kernel=Gaussian(0.7)), KernelAWV(kernel=Gaussian(0.7))
+    np.testing.assert_allclose(large.predict_learn(X, 1000.0 * y),
+                               1000.0 * small.predict_learn(X, y), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(large.ridge_weights_, small.ridge_weights_, rtol=1e-6,
+                               atol=1e-300)
+
+
+def test_the_classifier_ensemble_uses_the_classifier_ridges():
+    X, _ = data(150, d=2, seed=3)
+    labels = np.where(X[:, 0] * X[:, 1] > 0, "a", "b")
+    clf = KernelAWVClassifier(kernel=Gaussian(0.5))
+    online = clf.predict_learn(X, labels)
+    codes = np.where(labels == "b", 1.0, -1.0)
+    solves = [lambda t, lam=lam: ref.kernel_awv(X, t, 0.5, lam, "vaw")
+              for lam in AWV_ENSEMBLE_LAMS["classifier"]]
+    scores, _ = ref.centred_ridge_ensemble(solves, codes, AWV_ENSEMBLE_RATE)
+    np.testing.assert_array_equal(online, np.where(scores > 0, "b", "a"))
+
+
+def test_a_stacked_factor_is_checked_expert_by_expert(tmp_path):
+    """The ensemble's state stacks the experts' factors: a file whose second factor is not a
+    Cholesky factor of K + lam I is refused, and the model is left as it was."""
+    X, y = data(40, seed=9)
+    model = KernelAWV(kernel=Gaussian(0.8)).partial_fit(X, y)
+    state = model._engine.get_state()
+    assert state["experts.L"].shape == (3 * 40, 40)
+    before = model.predict(X)
+    for change in (lambda L: np.vstack([L[:40], L[40:80].T, L[80:]]),
+                   lambda L: np.vstack([L[:40], 2.0 * L[40:80], L[80:]])):
+        bad = dict(state)
+        bad["experts.L"] = change(np.array(state["experts.L"]))
+        with pytest.raises(ValueError, match="KernelAWVExperts"):
+            model._engine.set_state(bad)
+    np.testing.assert_array_equal(model.predict(X), before)
+    model.save(tmp_path / "e.npz")
+    np.testing.assert_array_equal(load(tmp_path / "e.npz").predict_learn(X[:5], y[:5]),
+                                  model.predict_learn(X[:5], y[:5]))

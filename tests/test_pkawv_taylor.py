@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from fastomkl._core.features.taylor import TaylorBank, n_taylor_features, taylor_tables
-from fastomkl.pkawv import TaylorAWV, TaylorAWVClassifier, taylor_degree_theory
+from fastomkl.pkawv import (AWV_ENSEMBLE_LAMS, AWV_ENSEMBLE_RATE, TaylorAWV, TaylorAWVClassifier,
+                            taylor_degree_theory)
 from fastomkl.kernels import Gaussian
 from tests import pkawv_reference as ref
 
@@ -85,6 +86,42 @@ def test_taylor_awv_equals_direct_solve_and_tensor_basis(mode, center):
                                rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("mode", ["vaw", "ridge"])
+def test_the_ridge_ensemble_mixes_direct_solves(mode):
+    """lam="ensemble": linear AWV on the Taylor features for each ridge of AWV_ENSEMBLE_LAMS, by
+    direct solves on the centred labels, mixed by exponential weights at AWV_ENSEMBLE_RATE over
+    the running variance of those labels; coef_ is the mixture of the ridge weights."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (70, 3))
+    y = 40.0 + 10.0 * np.sin(3 * X[:, 0]) + rng.normal(size=70)
+    model = TaylorAWV(kernel=Gaussian(0.9), degree=3, mode=mode)
+    got = model.predict_learn(X, y)
+    Z = ref.taylor_features(X, 3, 0.9)
+    solves = [lambda t, lam=lam: ref.linear_awv(Z, t, lam, mode)
+              for lam in AWV_ENSEMBLE_LAMS["regressor"]]
+    expected, weights = ref.centred_ridge_ensemble(solves, y, AWV_ENSEMBLE_RATE)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.ridge_weights_, weights, rtol=1e-7, atol=1e-12)
+    targets = y - np.cumsum(y) / np.arange(1, 71)
+    coefs = [np.linalg.solve(lam * np.eye(Z.shape[1]) + Z.T @ Z, Z.T @ targets)
+             for lam in AWV_ENSEMBLE_LAMS["regressor"]]
+    np.testing.assert_allclose(model.coef_, weights @ np.array(coefs), rtol=1e-7, atol=1e-9)
+
+
+def test_the_classifier_ensemble_uses_the_classifier_ridges():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, (150, 2))
+    labels = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 < 0.5, "in", "out")
+    clf = TaylorAWVClassifier(degree=4)
+    online = clf.predict_learn(X, labels)
+    codes = np.where(labels == "out", 1.0, -1.0)
+    Z = ref.taylor_features(X, 4, 1.0)
+    solves = [lambda t, lam=lam: ref.linear_awv(Z, t, lam)
+              for lam in AWV_ENSEMBLE_LAMS["classifier"]]
+    scores, _ = ref.centred_ridge_ensemble(solves, codes, AWV_ENSEMBLE_RATE)
+    np.testing.assert_array_equal(online, np.where(scores > 0, "out", "in"))
+
+
 def test_awv_is_shrunk_ridge():
     rng = np.random.default_rng(3)
     X, y = rng.uniform(-1, 1, (40, 2)), rng.normal(size=40)
@@ -100,7 +137,7 @@ def test_classifier_learns_the_square_loss_on_signs(center):
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (200, 2))
     labels = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 < 0.5, "in", "out")
-    clf = TaylorAWVClassifier(degree=4, center=center)          # lam "auto": 0.01
+    clf = TaylorAWVClassifier(degree=4, lam="auto", center=center)          # 0.01
     online = clf.predict_learn(X, labels)
     codes = np.where(labels == clf.classes_[1], 1.0, -1.0)
     solve = lambda targets: ref.linear_awv(ref.taylor_features(X, 4, 1.0), targets, 0.01)  # noqa
@@ -118,7 +155,7 @@ def test_a_centred_classifier_does_not_winsorise_its_labels():
     codes = -np.ones(400)
     codes[[20, 200]] = 1.0
     labels = np.where(codes > 0, "rare", "common")
-    clf = TaylorAWVClassifier(degree=2).fit(X, labels, shuffle=False)       # lam "auto": 0.01
+    clf = TaylorAWVClassifier(degree=2, lam="auto").fit(X, labels, shuffle=False)     # 0.01
     Z = ref.taylor_features(X, 2, 1.0)
     mean = np.cumsum(codes) / np.arange(1, 401)
     b = Z.T @ (codes - mean)

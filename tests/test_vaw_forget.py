@@ -40,38 +40,43 @@ def discounted_targets(Z, weights, y, gamma):
 
 
 # -- the expert bank ------------------------------------------------------------------------------
+@pytest.mark.parametrize("lams", [(0.5,), (0.5, 0.02)])
 @pytest.mark.parametrize("mode", ["vaw", "ridge"])
 @pytest.mark.parametrize("gamma", [0.999, 0.99])
-def test_experts_are_the_discounted_ridge(mode, gamma):
+def test_experts_are_the_discounted_ridge(mode, gamma, lams):
     """After 10^4 importance-weighted updates P is (lam I + sum gamma^age w z z^T)^-1, and between
-    two recomputations the ridge is lam gamma^k (k updates since the last), as documented."""
+    two recomputations the ridge is lam gamma^k (k updates since the last), as documented; with a
+    ridge per expert (a ridge ensemble on one kernel's features), each expert's own lam."""
     rng = np.random.default_rng(7)
-    D, lam, n = 16, 0.5, 10_000
+    D, n = 16, 10_000
     Z = rng.standard_normal((n + 1, D))
     Z *= rng.uniform(0, 1, (n + 1, 1)) / np.linalg.norm(Z, axis=1, keepdims=True)
     y = Z[:, :3].sum(1) + 0.1 * rng.standard_normal(n + 1)
     w = rng.uniform(0.5, 2.0, n + 1)
-    bank = VAWExperts(1, D, lam, mode, forget=gamma)
+    bank = VAWExperts(len(lams), D, lams, mode, forget=gamma, per_kernel=len(lams))
     R = bank.period
     assert R >= D and n % R == 0
     for t in range(n):
-        bank.learn_expert(0, Z[t], y[t], w[t])
+        for i in range(len(lams)):
+            bank.learn_expert(i, Z[t], y[t], w[t])
         if t + 1 in (5, 999, 4321, n):
             k = (t + 1) % R
-            S = lam * gamma ** k * np.eye(D) + discounted_gram(Z[:t + 1], w[:t + 1], gamma)
-            b = discounted_targets(Z[:t + 1], w[:t + 1], y[:t + 1], gamma)
-            assert relative_error(bank.inverse()[0], np.linalg.inv(S)) < 1e-9
-            assert relative_error(bank.targets[0], b) < 1e-12
-            z = Z[n]
-            if mode == "ridge":
-                expected = z @ np.linalg.solve(S, b)
-            else:
-                expected = z @ np.linalg.solve(gamma * S + np.outer(z, z), gamma * b)
-            assert abs(bank.predict_expert(0, z) - expected) < 1e-9 * abs(expected)
+            for i, lam in enumerate(lams):
+                S = lam * gamma ** k * np.eye(D) + discounted_gram(Z[:t + 1], w[:t + 1], gamma)
+                b = discounted_targets(Z[:t + 1], w[:t + 1], y[:t + 1], gamma)
+                assert relative_error(bank.inverse()[i], np.linalg.inv(S)) < 1e-9
+                assert relative_error(bank.targets[i], b) < 1e-12
+                z = Z[n]
+                if mode == "ridge":
+                    expected = z @ np.linalg.solve(S, b)
+                else:
+                    expected = z @ np.linalg.solve(gamma * S + np.outer(z, z), gamma * b)
+                assert abs(bank.predict_expert(i, z) - expected) < 1e-9 * abs(expected)
     # after n updates, a multiple of the period: the ridge is lam itself
-    fresh = np.linalg.inv(lam * np.eye(D) + discounted_gram(Z[:n], w[:n], gamma))
-    assert relative_error(bank.inverse()[0], fresh) < 1e-9
-    assert relative_error(bank.gram()[0], np.linalg.inv(fresh)) < 1e-9
+    for i, lam in enumerate(lams):
+        fresh = np.linalg.inv(lam * np.eye(D) + discounted_gram(Z[:n], w[:n], gamma))
+        assert relative_error(bank.inverse()[i], fresh) < 1e-9
+        assert relative_error(bank.gram()[i], np.linalg.inv(fresh)) < 1e-9
 
 
 @pytest.mark.parametrize("gamma", [0.3, 0.9, 0.99, 0.999, 0.9999, 1 - 1e-9])

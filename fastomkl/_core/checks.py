@@ -67,9 +67,11 @@ def require_packed_spd(owner, name, value, dim: int, strict: bool = True,
         require((diag >= 0).all(), owner, f"'{name}' must have a non-negative diagonal")
         return
     require((diag > 0).all(), owner, f"'{name}' must have a positive diagonal")
-    if max_eigenvalue is not None:
-        require((diag <= max_eigenvalue * (1.0 + 1e-6)).all(), owner,
-                f"'{name}' must have no diagonal entry above {max_eigenvalue!r}")
+    if max_eigenvalue is not None:          # a number, or one per matrix
+        bound = np.asarray(max_eigenvalue, dtype=np.float64)
+        bound = bound.reshape(bound.shape + (1,) * (diag.ndim - bound.ndim))
+        require((diag <= bound * (1.0 + 1e-6)).all(), owner,
+                f"'{name}' must have no diagonal entry above {bound.max()!r}")
     rows, cols = np.tril_indices(dim)
     full = np.empty((dim, dim))
     for packed in value.reshape(-1, value.shape[-1]):

@@ -8,6 +8,13 @@ cdef class Hedge(FullInformation):
     cdef readonly double[::1] w_bar
     cdef Schedule eta
     cdef readonly double share        # fixed share: the part of the weight spread evenly each round
+    cdef void update(self, double eta, const int* active, int n_active,
+                     const double* losses) noexcept nogil
+
+
+cdef class ScaledHedge(Hedge):
+    # Hedge whose rate is eta over the running variance of the targets.
+    cdef readonly double[::1] moments
 
 
 cdef class DiscountHedge(FullInformation):

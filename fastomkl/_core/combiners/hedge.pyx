@@ -1,4 +1,5 @@
-"""Exponential weights over every expert: Hedge (Raker) and the discounted Hedge of OMKR."""
+"""Exponential weights over every expert: Hedge (Raker), Hedge in the targets' units (KernelAWV's
+ridge ensemble) and the discounted Hedge of OMKR."""
 import numpy as np
 
 from fastomkl._core.checks import require
@@ -7,7 +8,7 @@ from libc.math cimport exp, isfinite, log, INFINITY
 
 from fastomkl._core.base cimport FullInformation, Round
 from fastomkl._core.numeric cimport LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights
-from fastomkl._core.steps cimport Schedule, schedule_at
+from fastomkl._core.steps cimport SCHEDULE_CONSTANT, Schedule, schedule_at
 
 
 cdef class Hedge(FullInformation):
@@ -49,8 +50,10 @@ cdef class Hedge(FullInformation):
 
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
                     const double* losses) noexcept nogil:
-        cdef long t = ctx.t
-        cdef double eta = schedule_at(self.eta, t)
+        self.update(schedule_at(self.eta, ctx.t), active, n_active, losses)
+
+    cdef void update(self, double eta, const int* active, int n_active,
+                     const double* losses) noexcept nogil:
         cdef int j
         for j in range(n_active):
             if not isfinite(eta * losses[active[j]]):
@@ -61,6 +64,38 @@ cdef class Hedge(FullInformation):
         normalise_log_weights(&self.log_w[0], &self.w_bar[0], self.n_experts, 1)
         if self.share > 0.0:
             fixed_share(&self.log_w[0], &self.w_bar[0], self.n_experts, self.share)
+
+
+cdef class ScaledHedge(Hedge):
+    """Hedge at a rate in the targets' units: w_k <- w_k exp(-eta L_k / v_t), v_t the variance of
+    the targets seen so far (y_1 ... y_t, Welford's running moments), so that squared losses
+    weigh the same whatever the units of y, as a constant rate does on standardised targets.
+    The first round (v = 0) moves no weight."""
+
+    def __init__(self, int n_experts, double eta_scale, double share=0.0):
+        Hedge.__init__(self, n_experts, eta_scale, SCHEDULE_CONSTANT, share)
+        self.moments = np.zeros(3)             # [targets seen, their mean, sum of squared deviations]
+
+    def _state_arrays(self):
+        return {**Hedge._state_arrays(self), "moments": self.moments}
+
+    def _check_semantics(self, state):
+        Hedge._check_semantics(self, state)
+        count, _, m2 = state["moments"]
+        require(count >= 0 and count == np.floor(count) and m2 >= 0, self,
+                "moments must be [count >= 0 (whole), mean, sum of squares >= 0]")
+
+    cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
+                    const double* losses) noexcept nogil:
+        cdef double y = ctx.y, count = self.moments[0] + 1.0, delta = y - self.moments[1]
+        if not isfinite(y):
+            self.n_rejected += 1
+            return
+        self.moments[0] = count
+        self.moments[1] += delta / count
+        self.moments[2] += delta * (y - self.moments[1])
+        if self.moments[2] > 0.0:
+            self.update(self.eta.scale * count / self.moments[2], active, n_active, losses)
 
 
 cdef class DiscountHedge(FullInformation):

@@ -15,6 +15,11 @@ the oldest leaves before a new one joins.  Removing input 1 leaves K' + lam I = 
 = L[1:, 1:] L[1:, 1:]^T + l l^T with l = L[1:, 0], so the new factor is a rank-one update of
 L[1:, 1:] (Givens rotations, BLAS drot) and q' = L'^{-1} Y[1:], with Y = L q: O(m^2), the order
 of a round.  m = 0 keeps every input.
+
+With several ridges lam_1 ... lam_r the bank holds r such forecasters on the same inputs (expert i
+the one of lam_i, a factor L_i and q_i each): the kernel row k of a sample is computed once
+(``prepare``) and each expert solves its own system with it, so r ridges cost r triangular solves
+a round but one kernel row.  A combiner weighs them (KernelAWV's lam="ensemble").
 """
 import warnings
 
@@ -35,49 +40,71 @@ from fastomkl._core.inputs import BudgetWarning
 
 
 cdef class KernelAWVExperts(ExpertBank):
-    """One exact Kernel-AWV (or KRR) forecaster with a Gaussian kernel (module docstring).
+    """Exact Kernel-AWV (or KRR) forecasters with a Gaussian kernel, one per ridge of `lams`
+    (module docstring), expert i the one of lams[i].
 
     Made for full-information combiners: learn() ignores the importance weight (every round
-    counts once).
+    counts once), and the experts share their inputs, so they learn together (in expert 0's
+    learn): a round that one expert refuses (n_rejected) is refused by all.
     """
 
-    cdef readonly double sigma, lam
+    cdef readonly double sigma
+    cdef readonly double[::1] lams
     cdef readonly int mode, n_features
     cdef readonly long max_samples
     cdef long[::1] info                  # [samples learnt]
     cdef double[:, ::1] X                # (cap, d)
-    cdef double[:, ::1] L                # (cap, cap) lower, L L^T = K + lam I
-    cdef double[::1] q                   # (cap,) L^{-1} Y
-    cdef double[::1] s                   # scratch: L^{-1} k of the last prediction
-    cdef double ss, sq
+    cdef double[:, :, ::1] L             # (r, cap, cap) lower, L_i L_i^T = K + lams[i] I
+    cdef double[:, ::1] q                # (r, cap) L_i^{-1} Y
+    cdef double[::1] krow                # scratch: the kernel row of this sample on X
+    cdef double[:, ::1] s                # scratch: L_i^{-1} k of the last prediction
+    cdef double[::1] ss, sq              # scratch: s_i.s_i, s_i.q_i
+    cdef double[::1] scratch             # scratch: each expert's new diagonal entry, then q entry
     cdef bint warned                     # the BudgetWarning was given
 
-    def __init__(self, int n_features, double sigma, double lam, mode, long max_samples,
+    def __init__(self, int n_features, double sigma, lams, mode, long max_samples,
                  int capacity=64):
+        lams = np.atleast_1d(np.asarray(lams, dtype=np.float64))
         if n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}")
-        if not (np.isfinite(sigma) and sigma > 0 and np.isfinite(lam) and lam > 0):
-            raise ValueError(f"sigma and lam must be finite and > 0, got {sigma} and {lam}")
+        if lams.ndim != 1 or len(lams) == 0:
+            raise ValueError("lams must give one ridge or more")
+        if not (np.isfinite(sigma) and sigma > 0 and np.isfinite(lams).all() and (lams > 0).all()):
+            raise ValueError(f"sigma and every lam must be finite and > 0, got {sigma} and "
+                             f"{lams.tolist()}")
         if mode not in MODES:
             raise ValueError(f"mode must be in {sorted(MODES)}, got {mode!r}")
-        self.n_experts = 1
-        self.independent = True
+        self.n_experts = self.per_kernel = len(lams)
+        self.independent = len(lams) == 1
+        self.scratch = np.zeros(2 * len(lams))
         self.n_features = n_features
-        self.sigma, self.lam = sigma, lam
+        self.sigma = sigma
+        self.lams = lams
         self.mode = MODES[mode]
         self.max_samples = max_samples
         self.info = np.zeros(1, dtype=np.int_)
+        self.ss = np.zeros(len(lams))
+        self.sq = np.zeros(len(lams))
         self.grows = True
         if max_samples > 0:
             capacity = min(capacity, max_samples)
         self._allocate(max(capacity, 1), False)
 
+    @property
+    def lam(self):
+        """The ridge of every expert when they share one (else an error: see ``lams``)."""
+        if not np.all(np.asarray(self.lams) == self.lams[0]):
+            raise ValueError("the experts have different ridges: read lams")
+        return self.lams[0]
+
     def _allocate(self, long cap, bint keep=True):
         old = self.get_state() if keep else None
+        r = self.n_experts
         self.X = np.zeros((cap, self.n_features))
-        self.L = np.zeros((cap, cap))
-        self.q = np.zeros(cap)
-        self.s = np.zeros(cap)
+        self.L = np.zeros((r, cap, cap))
+        self.q = np.zeros((r, cap))
+        self.krow = np.zeros(cap)
+        self.s = np.zeros((r, cap))
         if old is not None:
             self._write(old)
 
@@ -114,72 +141,82 @@ cdef class KernelAWVExperts(ExpertBank):
         """True once the window holds max_samples inputs."""
         return bool(self.window_full())
 
-    cdef void drop_oldest(self) noexcept nogil:
-        """Remove the first input: L' = cholupdate(L[1:, 1:], L[1:, 0]), q' = L'^{-1} (L q)[1:]
-        (module docstring).  Uses s as scratch (the caller predicts again after)."""
-        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[0], one = 1, i, width
-        cdef double* L = &self.L[0, 0]
-        cdef double* v = &self.s[0]
+    cdef void drop_oldest(self, int i) noexcept nogil:
+        """Expert i forgets the first input: L' = cholupdate(L[1:, 1:], L[1:, 0]),
+        q' = L'^{-1} (L q)[1:] (module docstring).  Uses s[i] as scratch; the inputs X stay
+        (learn_all moves them once every expert has forgotten)."""
+        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[2], one = 1, j, width
+        cdef double* L = &self.L[i, 0, 0]
+        cdef double* q = &self.q[i, 0]
+        cdef double* v = &self.s[i, 0]
         cdef char up = b'U', tr = b'T', no = b'N'
-        for i in range(n - 1, 0, -1):           # Y = L q in place, last row first (row i reads
-            width = i + 1                       # q[0..i], not yet overwritten); Y[0] leaves
-            self.q[i] = ddot(&width, &L[i * ld], &one, &self.q[0], &one)
-        memmove(&self.q[0], &self.q[1], m * sizeof(double))
-        for i in range(1, n):                   # l = L[1:, 0], then L[1:, 1:] moved up-left
-            v[i - 1] = L[i * ld]                # (old row i - 1 is nonzero in columns < i only:
-            memmove(&L[(i - 1) * ld], &L[i * ld + 1], i * sizeof(double))   # all overwritten)
+        for j in range(n - 1, 0, -1):           # Y = L q in place, last row first (row j reads
+            width = j + 1                       # q[0..j], not yet overwritten); Y[0] leaves
+            q[j] = ddot(&width, &L[j * ld], &one, q, &one)
+        memmove(q, &q[1], m * sizeof(double))
+        for j in range(1, n):                   # l = L[1:, 0], then L[1:, 1:] moved up-left
+            v[j - 1] = L[j * ld]                # (old row j - 1 is nonzero in columns < j only:
+            memmove(&L[(j - 1) * ld], &L[j * ld + 1], j * sizeof(double))   # all overwritten)
         cholupdate(m, L, ld, ld, v)             # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
-        dtrsv(&up, &tr, &no, &m, L, &ld, &self.q[0], &one)
-        memmove(&self.X[0, 0], &self.X[1, 0], m * self.X.shape[1] * sizeof(double))
-        self.info[0] = m
+        dtrsv(&up, &tr, &no, &m, L, &ld, q, &one)
 
     @property
     def n_samples(self):
         return int(self.info[0])
 
-    def factor(self):
-        """(t, t) copy of the lower Cholesky factor of K + lam I."""
+    def factor(self, int i=0):
+        """(t, t) copy of the lower Cholesky factor of K + lams[i] I."""
         n = self.info[0]
-        return np.array(np.asarray(self.L)[:n, :n])
+        return np.array(np.asarray(self.L)[i, :n, :n])
 
     def get_state(self):
+        """The inputs, and the experts' factors and q stacked: 'L' (r t, t) and 'q' (r t,), the
+        rows of expert i from i t (one expert: the factor and q themselves)."""
         n = int(self.info[0])
+        r = self.n_experts
         return {"info": np.array(self.info, dtype=np.int64), "X": np.array(self.X[:n]),
-                "L": np.array(np.asarray(self.L)[:n, :n]), "q": np.array(self.q[:n]),
+                "L": np.array(np.asarray(self.L)[:, :n, :n]).reshape(r * n, n),
+                "q": np.array(np.asarray(self.q)[:, :n]).reshape(r * n),
                 "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
 
     def _write(self, state):
         n = int(state["info"][0])
+        r = self.n_experts
         np.asarray(self.X)[:n] = state["X"]
-        np.asarray(self.L)[:n, :n] = state["L"]
-        np.asarray(self.q)[:n] = state["q"]
+        np.asarray(self.L)[:, :n, :n] = np.asarray(state["L"]).reshape(r, n, n)
+        np.asarray(self.q)[:, :n] = np.asarray(state["q"]).reshape(r, n)
         self.info[0] = n
 
     def check_state(self, state):
-        """ValueError unless `state` is consistent: sizes match the count, finite values, L lower
-        triangular with the magnitudes its equations give: each row's squared norm is
-        k(x_i, x_i) + lam = 1 + lam, and each diagonal entry's square a Schur complement of
-        K + lam I, at least lam up to rounding (a tiny diagonal or a huge entry would make the next triangular
-        solve overflow)."""
+        """ValueError unless `state` is consistent: sizes match the count, finite values, each
+        expert's L lower triangular with the magnitudes its equations give: each row's squared
+        norm is k(x_i, x_i) + lam = 1 + lam, and each diagonal entry's square a Schur complement
+        of K + lam I, at least lam up to rounding (a tiny diagonal or a huge entry would make the
+        next triangular solve overflow)."""
         require_names(self, state, {"info", "X", "L", "q", "n_rejected"})
         state, _ = self._split_counter(state)
         info = np.asarray(state["info"])
         if info.dtype != np.int64 or info.shape != (1,) or info[0] < 0:
             raise ValueError("KernelAWVExperts state 'info' must be int64 [samples >= 0]")
         n = int(info[0])
+        r = self.n_experts
         if self.max_samples > 0 and n > self.max_samples:
             raise ValueError(f"KernelAWVExperts state holds {n} samples, more than max_samples="
                              f"{self.max_samples}")
-        require_shapes(self, state, {"X": (n, self.n_features), "L": (n, n), "q": (n,)})
-        require_triangular(self, state, "L", "lower")
+        require_shapes(self, state, {"X": (n, self.n_features), "L": (r * n, n), "q": (r * n,)})
         require_inputs(self, "X", state["X"])
-        L = np.asarray(state["L"])
-        # (rounding in 1 + lam - s.s: 1e-12 absolute, for a lam near the float resolution)
-        if n and not (np.diag(L) ** 2 >= 0.5 * self.lam - 1e-12).all():
-            raise ValueError("KernelAWVExperts state 'L' must have a diagonal >= sqrt(lam / 2)")
-        if n and not np.allclose(np.einsum("ij,ij->i", L, L), 1.0 + self.lam, rtol=1e-6,
-                                 atol=0.0):
-            raise ValueError("KernelAWVExperts state 'L' must have rows of squared norm 1 + lam")
+        factors = np.asarray(state["L"]).reshape(r, n, n)
+        for i in range(r):
+            L, lam = factors[i], self.lams[i]
+            require_triangular(self, {"L": L}, "L", "lower")
+            # (rounding in 1 + lam - s.s: 1e-12 absolute, for a lam near the float resolution)
+            if n and not (np.diag(L) ** 2 >= 0.5 * lam - 1e-12).all():
+                raise ValueError("KernelAWVExperts state 'L' must have a diagonal >= "
+                                 "sqrt(lam / 2)")
+            if n and not np.allclose(np.einsum("ij,ij->i", L, L), 1.0 + lam, rtol=1e-6,
+                                     atol=0.0):
+                raise ValueError("KernelAWVExperts state 'L' must have rows of squared norm "
+                                 "1 + lam")
 
     def set_state(self, state):
         self.check_state(state)
@@ -189,50 +226,74 @@ cdef class KernelAWVExperts(ExpertBank):
         self.n_rejected = int(state["n_rejected"])
         self.warned = self.window_full()
 
-    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        cdef int n = self.info[0], j, i, d = self.n_features, one = 1, ld = self.L.shape[0]
-        cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma), ridge, e
+    cdef void prepare(self, const double* x) noexcept nogil:
+        cdef int n = self.info[0]
+        if n > 0:
+            gaussian_row(&self.X[0, 0], n, self.X.shape[1], self.n_features, x,
+                         0.5 / (self.sigma * self.sigma), &self.krow[0])
+
+    cdef double solve(self, int i, int n, const double* k) noexcept nogil:
+        """Expert i's prediction from the kernel row k on its first n inputs (s[i], ss, sq)."""
+        cdef int one = 1, ld = self.L.shape[2]
+        cdef double e
         cdef char up = b'U', tr = b'T', no = b'N'
         if n == 0:
-            self.ss = 0.0
-            self.sq = 0.0
+            self.ss[i] = 0.0
+            self.sq[i] = 0.0
             return 0.0
-        gaussian_row(&self.X[0, 0], n, self.X.shape[1], d, x, scale, &self.s[0])
+        memcpy(&self.s[i, 0], k, n * sizeof(double))
         # row-major lower L is column-major upper L^T: L s = k is (L^T)^T s = k
-        dtrsv(&up, &tr, &no, &n, &self.L[0, 0], &ld, &self.s[0], &one)
-        self.ss = ddot(&n, &self.s[0], &one, &self.s[0], &one)
-        self.sq = ddot(&n, &self.s[0], &one, &self.q[0], &one)
+        dtrsv(&up, &tr, &no, &n, &self.L[i, 0, 0], &ld, &self.s[i, 0], &one)
+        self.ss[i] = ddot(&n, &self.s[i, 0], &one, &self.s[i, 0], &one)
+        self.sq[i] = ddot(&n, &self.s[i, 0], &one, &self.q[i, 0], &one)
         if self.mode == 1:
-            return self.sq
-        e = 1.0 - self.ss
+            return self.sq[i]
+        e = 1.0 - self.ss[i]
         if e < 0.0:
             e = 0.0
-        return self.sq / (1.0 + e / self.lam)
+        return self.sq[i] / (1.0 + e / self.lams[i])
+
+    cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
+        return self.solve(k, self.info[0], &self.krow[0])
 
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
+        # the bank learns as one, in expert 0's learn (the engine runs every prediction of the
+        # round before any learn: the bank is not independent when it has several experts)
         cdef double y = ctx.y
-        cdef int n, j
-        cdef double l2, l, qn
+        if k == 0:
+            self.learn_all(x, y)
+        return (f - y) * (f - y)
+
+    cdef void learn_all(self, const double* x, double y) noexcept nogil:
+        cdef int r = self.n_experts, n = self.info[0], i, j
+        cdef double l2
         if self.window_full():                 # the oldest leaves; x's row against the rest
-            self.drop_oldest()
-            self.predict(k, x, z)
-        n = self.info[0]
-        l2 = 1.0 + self.lam - self.ss
-        # l2 >= lam in exact arithmetic; below lam / 2 (beyond rounding) the stored inputs and
-        # factor disagree: refuse, as check_state would refuse the factor it leads to
-        if not l2 >= 0.5 * self.lam - 1e-12:
-            self.n_rejected += 1
-            return (f - y) * (f - y)
-        l = sqrt(l2)
-        qn = (y - self.sq) / l
-        if not (qn == qn and -1e300 < qn < 1e300):
-            self.n_rejected += 1
-            return (f - y) * (f - y)
-        for j in range(n):
-            self.L[n, j] = self.s[j]
-        self.L[n, n] = l
-        self.q[n] = qn
+            for i in range(r):
+                self.drop_oldest(i)
+            n -= 1
+            memmove(&self.X[0, 0], &self.X[1, 0], n * self.X.shape[1] * sizeof(double))
+            self.info[0] = n
+            self.prepare(x)
+            for i in range(r):
+                self.solve(i, n, &self.krow[0])
+        for i in range(r):
+            l2 = 1.0 + self.lams[i] - self.ss[i]
+            # l2 >= lam in exact arithmetic; below lam / 2 (beyond rounding) the stored inputs
+            # and factor disagree: refuse, as check_state would refuse the factor it leads to
+            if not l2 >= 0.5 * self.lams[i] - 1e-12:
+                self.n_rejected += 1
+                return
+            self.scratch[i] = sqrt(l2)
+            self.scratch[r + i] = (y - self.sq[i]) / self.scratch[i]
+            if not (self.scratch[r + i] == self.scratch[r + i]
+                    and -1e300 < self.scratch[r + i] < 1e300):
+                self.n_rejected += 1
+                return
+        for i in range(r):
+            for j in range(n):
+                self.L[i, n, j] = self.s[i, j]
+            self.L[i, n, n] = self.scratch[i]
+            self.q[i, n] = self.scratch[r + i]
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
         self.info[0] = n + 1
-        return (f - y) * (f - y)

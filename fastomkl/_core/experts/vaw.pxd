@@ -5,7 +5,7 @@ cdef class VAWExperts(ExpertBank):
     # One VAW / online-ridge forecaster per kernel on that kernel's features.
     cdef readonly int dim
     cdef readonly int mode
-    cdef readonly double lam
+    cdef readonly double[::1] lams          # the ridge of each expert
     cdef readonly long refresh_every        # 0: never (P only); > 0: keep S, refresh P from it
     cdef readonly double forget             # gamma in (0, 1]: an old update weighs gamma^age
     cdef readonly long period               # P recomputed from S every that many updates (0: never)

@@ -43,6 +43,8 @@ cdef class VAWExperts(ExpertBank):
 
     predict(k, z) = b_k^T P_k z / (1 + z^T P_k z) in mode "vaw", b_k^T P_k z in mode "ridge", with
     P_k = (lam I + sum_s w_s z_s z_s^T)^{-1} over past rounds and b_k = sum_s w_s y_s z_s.
+    ``lam`` is one ridge for every expert or one per expert; with ``per_kernel`` m > 1 the
+    experts k m ... k m + m - 1 all learn on kernel k's features (a ridge ensemble).
     With forget = gamma < 1 (discounted least squares, see linalg.pxd) an update that is `age`
     updates of expert k old weighs gamma^age in S_k, b_k and the label mean (half-life
     ln 2 / -ln gamma updates): P_k = (lam_t I + sum_s gamma^age w_s z_s z_s^T)^{-1}, and mode "vaw"
@@ -68,12 +70,15 @@ cdef class VAWExperts(ExpertBank):
     prediction whose arithmetic overflows saturates at the largest finite double.
     """
 
-    def __init__(self, int n_experts, int dim, double lam=1.0, mode="vaw", long refresh_every=0,
-                 bint center=False, double forget=1.0):
+    def __init__(self, int n_experts, int dim, lam=1.0, mode="vaw", long refresh_every=0,
+                 bint center=False, double forget=1.0, int per_kernel=1):
         if n_experts < 1 or dim < 1:
             raise ValueError(f"n_experts and dim must be >= 1, got {n_experts} and {dim}")
-        if not lam > 0.0:
+        lams = np.broadcast_to(np.asarray(lam, dtype=np.float64), (n_experts,)).copy()
+        if not (lams > 0.0).all():
             raise ValueError(f"lam must be > 0, got {lam}")
+        if per_kernel < 1 or n_experts % per_kernel:
+            raise ValueError(f"per_kernel must divide n_experts ({n_experts}), got {per_kernel}")
         if mode not in MODES:
             raise ValueError(f"mode must be 'vaw' or 'ridge', got {mode!r}")
         if refresh_every < 0:
@@ -81,9 +86,10 @@ cdef class VAWExperts(ExpertBank):
         if not 0.0 < forget <= 1.0:
             raise ValueError(f"forget must be in (0, 1], got {forget}")
         self.n_experts = n_experts
+        self.per_kernel = per_kernel
         self.independent = True
         self.dim = dim
-        self.lam = lam
+        self.lams = lams
         self.mode = MODES[mode]
         self.refresh_every = refresh_every
         self.forget = forget
@@ -95,10 +101,10 @@ cdef class VAWExperts(ExpertBank):
         self.center = center
         self.label_sums = np.zeros((n_experts if center else 0, 2))
         eye = pack(np.eye(dim))
-        self.P = np.repeat((eye / lam)[None], n_experts, axis=0)
+        self.P = eye[None] / lams[:, None]
         self.scale = np.ones(n_experts if forget < 1.0 else 0)
         if self.period > 0:
-            self.S = np.repeat((eye * lam)[None], n_experts, axis=0)
+            self.S = eye[None] * lams[:, None]
             self._work = np.zeros(dim * dim)
         else:
             self.S = np.zeros((0, 0))
@@ -110,6 +116,13 @@ cdef class VAWExperts(ExpertBank):
         self.pend_u = np.zeros((n_experts, VAW_PENDING, dim))
         self.pend_a = np.zeros((n_experts, VAW_PENDING))
         self.n_pending = np.zeros(n_experts, dtype=np.int_)
+
+    @property
+    def lam(self):
+        """The ridge of every expert when they share one (else an error: see ``lams``)."""
+        if not np.all(np.asarray(self.lams) == self.lams[0]):
+            raise ValueError("the experts have different ridges: read lams")
+        return self.lams[0]
 
     @property
     def mode_name(self):
@@ -148,7 +161,7 @@ cdef class VAWExperts(ExpertBank):
             require(((state["scale"] >= 1.0) & (state["scale"] <= (1.0 + 1e-9) / decay)).all(),
                     self, f"'scale' must be in [1, {1.0 / decay!r}]")
         require_packed_spd(self, "P", _with_pending(state), self.dim,
-                           max_eigenvalue=1.0 / (self.lam * decay))
+                           max_eigenvalue=1.0 / (np.asarray(self.lams) * decay))
         if self.period > 0:
             require_packed_spd(self, "S", state["S"], self.dim)
         if self.center:
@@ -263,7 +276,7 @@ cdef class VAWExperts(ExpertBank):
             c = self.scale[k] if g < 1.0 else 1.0       # S is kept times the inverse's scale
             fastomkl_spr(D, weight * c, z, &self.S[k, 0])
             if g < 1.0:
-                add_diagonal(D, (1.0 - g) * self.lam * c, &self.S[k, 0])
+                add_diagonal(D, (1.0 - g) * self.lams[k] * c, &self.S[k, 0])
             if self.n_updates[k] % self.period == 0:
                 self.refresh(k)
         return loss
