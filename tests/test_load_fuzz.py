@@ -71,6 +71,16 @@ def set_diagonal(value):
     return edit
 
 
+def scale_second_factor(value):
+    """Scale the second of the factors a ridge ensemble stacks in (r t, t) (KernelAWV's 'L')."""
+    def edit(a):
+        a = a.copy()
+        t = a.shape[1]
+        a[t:2 * t] *= value
+        return a
+    return edit
+
+
 # Values that pass finiteness and sign checks but not the magnitudes the equations allow: each
 # made a loaded model predict NaN, or left it unable to load its own file after a few rounds.
 SEMANTIC_EDITS = [
@@ -88,6 +98,9 @@ SEMANTIC_EDITS = [
     (fastomkl.NystromAWV, "experts.L", set_diagonal(1e-20), "'L' must have a diagonal"),
     (fastomkl.KernelAWV, "experts.L", set_diagonal(5e-324), "'L' must have a diagonal"),
     (fastomkl.KernelAWV, "experts.L", set_at(-2, 1e300), "squared norm"),
+    (fastomkl.KernelAWV, "experts.L", scale_second_factor(3.0), "squared norm"),
+    (fastomkl.KernelAWV, "combiner.moments", set_at(2, -1.0), "moments"),
+    (fastomkl.TaylorAWV, "combiner.moments", set_at(0, 2.5), "moments"),
 ]
 
 
