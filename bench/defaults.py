@@ -321,23 +321,22 @@ def baseline(y, classify: bool) -> float:
     return float(np.mean((seen / counts - y) ** 2))
 
 
-def _candidate_models(family, make, candidates, classify):
-    """{name: model} of the candidates judged beside `family`: the step rules it accepts and the
+def _candidate_makes(family, make, candidates, classify):
+    """{name: factory} of the candidates judged beside `family`: the step rules it accepts and the
     other models named for it."""
-    models = {}
+    makes = {}
     for name in candidates:
         candidate = CANDIDATES[name]
         if isinstance(candidate, tuple):
             if candidate[0] == family:
-                models[name] = candidate[2 if classify else 1]()
+                makes[name] = candidate[2 if classify else 1]
             continue
         try:
-            model = make(**candidate)
-            model._check_all_params()        # a family that refuses the rule is skipped for it
+            make(**candidate)._check_all_params()   # a family that refuses the rule skips it
         except (ValueError, TypeError, AttributeError):
             continue
-        models[name] = model
-    return models
+        makes[name] = lambda kwargs=candidate: make(**kwargs)
+    return makes
 
 
 def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, candidates=(),
@@ -362,8 +361,8 @@ def evaluate(family, make, grid, sweep, X, y, classify, points=(), window=200, c
         result["recovery"]["best constant"] = [recovery_time(grid_errors[best_constant], p, window)
                                                for p in points]
         result["after"]["best constant"] = error_after(grid_errors[best_constant], points, window)
-    for name, model in _candidate_models(family, make, candidates, classify).items():
-        e = prequential_errors(model, X, y, classify)
+    for name, candidate in _candidate_makes(family, make, candidates, classify).items():
+        e = prequential_errors(candidate(), X, y, classify)
         result["candidates"][name] = float(np.mean(e))
         if points:
             result["recovery"][name] = [recovery_time(e, p, window) for p in points]
@@ -419,19 +418,9 @@ def time_per_sample(makes, rows=2000, seed=0, repeats=3):
 def per_sample_cost(candidates, rows=2000, seed=0, repeats=3):
     """Seconds per sample of Raker (76 kernels, D = 50) with its default and with each candidate
     rule it takes (``time_per_sample``)."""
-    makes = {"default": lambda: fo.Raker(n_components=D, random_state=0)}
-    for c in candidates:
-        candidate = CANDIDATES[c]
-        if isinstance(candidate, tuple):
-            makes[c] = candidate[1]
-            continue
-        make = lambda kwargs=candidate: fo.Raker(n_components=D, random_state=0, **kwargs)  # noqa
-        try:
-            make()._check_all_params()
-        except (ValueError, TypeError):      # a rule of other families (one_ridge)
-            continue
-        makes[c] = make
-    return time_per_sample(makes, rows, seed, repeats)
+    raker = FAMILIES[0][1]
+    return time_per_sample({"default": raker, **_candidate_makes("Raker", raker, candidates, False)},
+                           rows, seed, repeats)
 
 
 def _ratio(value, best, rows=None):

@@ -60,7 +60,6 @@ released code shares one draw scaled per sigma, the default).
 """
 from __future__ import annotations
 
-import inspect
 import math
 
 import numpy as np
@@ -76,7 +75,7 @@ import warnings
 
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator.params import (Boolean, Interval, Kernels, Options, RandomState,
-                                        take_renamed)
+                                        take_renamed, with_standardize_target)
 from fastomkl._rff_models import (DTYPE_DOC, MAX_RATE, RFF_PARAMETERS, RFFModelMixin, auto)
 from fastomkl.kernels import Gaussian, paper001_dictionary
 
@@ -151,7 +150,6 @@ def _declare(parameters: dict, losses: tuple) -> dict:
 # RF-OKS, OKS++, IOKS and RF-IOKS fell by 9-19% on geometric mean, none rose by more than 23%);
 # RF-OKS++ (bias_correction in recorded order 1.44x the raw model's error) and LKMBooks (ailerons
 # 1.50x; geometric mean 1.01x) keep the paper's raw units.
-_RAW_UNITS = {"standardize_target": False}
 _STANDARDIZE_PARAM = """
     standardize_target : bool, default {default}
         Learn the targets standardised online, (y - mean) / std of the targets seen so far (each
@@ -165,24 +163,6 @@ def _standardize_doc(default: bool) -> str:
             "regression streams, scaled to [0, 1]\n        as the paper's, it raised the worst "
             "error 1.4-1.5x.")
     return _STANDARDIZE_PARAM.format(default=default, note=note)
-
-
-def _regressor(declared: dict, family: type, standardize: bool = True) -> tuple:
-    """What a bandit regressor adds to its `family`'s declared parameters, __init__ and older
-    files' defaults: ``standardize_target`` (a keyword, default `standardize`; False in older
-    files)."""
-    init = family.__init__
-
-    def __init__(self, *args, standardize_target=standardize, **kwargs):
-        init(self, *args, **kwargs)
-        self.standardize_target = standardize_target
-    parameters = list(inspect.signature(init).parameters.values())
-    at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
-    parameters.insert(at, inspect.Parameter("standardize_target", inspect.Parameter.KEYWORD_ONLY,
-                                            default=standardize))
-    __init__.__signature__ = inspect.Signature(parameters)
-    return ({**declared, "standardize_target": [Boolean()]}, __init__,
-            {**getattr(family, "_defaults_of_older_files", {}), **_RAW_UNITS})
 
 
 def _unit_kernels():
@@ -777,7 +757,7 @@ class OKS(_OKSKernel, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), round(float(model.p_.sum()), 6), model.score(X, y) > 0.8
     (300, 1.0, True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_EXPANSION_PARAMETERS, **_OKS_PARAMETERS}, _OKSRule._regression_losses),
         _OKSKernel)
 
@@ -815,7 +795,7 @@ class RFOKS(_OKSRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.8
     (300, True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_RF_PARAMETERS, **_OKS_PARAMETERS}, _OKSRule._regression_losses), _OKSRF)
 
 
@@ -853,7 +833,7 @@ class OKSPlusPlus(_OKSPPKernel, OnlineEstimator):
     >>> int(model.support_sizes_.sum()), model.score(X, y) > 0.3     # one kernel learns per round
     (300, True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_EXPANSION_PARAMETERS, **_OKSPP_PARAMETERS},
                  _OKSPlusPlusRule._regression_losses), _OKSPPKernel)
 
@@ -892,9 +872,9 @@ class RFOKSPlusPlus(_OKSPPRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
     (300, True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_RF_CLIP_PARAMETERS, **_OKSPP_PARAMETERS},
-                 _OKSPlusPlusRule._regression_losses), _OKSPPRF, standardize=False)
+                 _OKSPlusPlusRule._regression_losses), _OKSPPRF, default=False)
 
 
 class RFOKSPlusPlusClassifier(_OKSPPRF, BinaryClassifier):
@@ -930,7 +910,7 @@ class IOKS(_IOKSKernel, OnlineEstimator):
     >>> model.eta_.shape, model.score(X, y) > 0.3
     ((3,), True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_EXPANSION_PARAMETERS, **_IOKS_PARAMETERS}, _IOKSRule._regression_losses),
         _IOKSKernel)
 
@@ -969,7 +949,7 @@ class RFIOKS(_IOKSRF, OnlineEstimator):
     >>> int(model.selection_counts_.sum()), model.score(X, y) > 0.3
     (300, True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_RF_CLIP_PARAMETERS, **_IOKS_PARAMETERS}, _IOKSRule._regression_losses),
         _IOKSRF)
 
@@ -1083,9 +1063,9 @@ class LKMBooks(_LKMBooksBase, OnlineEstimator):
     >>> model.support_size_ <= 50, model.weights_.shape, model.score(X, y) > 0.8
     (True, (3,), True)
     """
-    _parameter_constraints, __init__, _defaults_of_older_files = _regressor(
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare(_LKM_PARAMETERS, _LKMBooksBase._regression_losses), _LKMBooksBase,
-        standardize=False)
+        default=False)
 
 
 class LKMBooksClassifier(_LKMBooksBase, BinaryClassifier):

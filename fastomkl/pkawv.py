@@ -50,11 +50,11 @@ from fastomkl._core.features.taylor import TaylorBank, n_taylor_features
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import (Array, Boolean, Function, Interval, OneKernel, Options,
-                                        RandomState, Range, Regressors, take_renamed)
+                                        RandomState, Range, Regressors, take_renamed,
+                                        with_standardize_target)
 from fastomkl._rff_models import (AUTO_STEP, ENSEMBLE_RATE, MAX_COMPONENTS, OGD_STEP,
                                   STEP_PARAMETERS, auto, check_steps, ogd_experts)
-from fastomkl._validation import (MAX_ABS_INPUT, check_float, check_int, check_matrix,
-                                  check_sample, check_targets)
+from fastomkl._validation import MAX_ABS_INPUT, check_float, check_int, check_sample
 from fastomkl.features import draw_frequencies
 from fastomkl.kernels import Gaussian
 from fastomkl.vaw import FORGET
@@ -500,17 +500,8 @@ class NystromAWV(_NystromAWVBase, OnlineEstimator):
     >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.8
     (True, True)
     """
-    _parameter_constraints = {**_NystromAWVBase._parameter_constraints,
-                              "standardize_target": [Boolean()]}
-    # files written before the parameter existed learnt in raw units
-    _defaults_of_older_files = {"standardize_target": False}
-
-    def __init__(self, kernel=None, lam=NYSTROM_LAM, mode="vaw", mu=NYSTROM_MU, beta=1.0, eps=0.5,
-                 kors_weights="sqrt", max_centres=DEFAULT_MAX_CENTRES, cache_kernel=True,
-                 random_state=None, standardize_target=True, **renamed):
-        super().__init__(kernel, lam, mode, mu, beta, eps, kors_weights, max_centres,
-                         cache_kernel, random_state, **renamed)
-        self.standardize_target = standardize_target
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
+        _NystromAWVBase._parameter_constraints, _NystromAWVBase)
 
     @classmethod
     def _unit_test_params(cls):
@@ -943,15 +934,8 @@ class ProsNKons(_ProsNKonsBase, OnlineEstimator):
     >>> 0 < model.n_centres_ < len(X), model.score(X, y) > 0.3
     (True, True)
     """
-    _parameter_constraints = {**_ProsNKonsBase._parameter_constraints,
-                              "standardize_target": [Boolean()]}
-    # files written before the parameter existed learnt in raw units
-    _defaults_of_older_files = {"standardize_target": False}
-
-    def __init__(self, kernel=None, alpha=1.0, beta=1.0, eps=0.5, C=1.0, kors_weights="sqrt",
-                 random_state=None, standardize_target=True, **renamed):
-        super().__init__(kernel, alpha, beta, eps, C, kors_weights, random_state, **renamed)
-        self.standardize_target = standardize_target
+    _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
+        _ProsNKonsBase._parameter_constraints, _ProsNKonsBase)
 
     @classmethod
     def _unit_test_params(cls):

@@ -7,7 +7,6 @@ import fastomkl
 from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBooksClassifier,
                       OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, RFIOKSClassifier,
                       RFOKSClassifier, RFOKSPlusPlus, RFOKSPlusPlusClassifier)
-from fastomkl.features import RandomFourierFeatures
 from helpers import as_older_file, state_bytes
 
 import bandit_reference as ref

@@ -341,6 +341,30 @@ def validate_parameters(model) -> None:
             raise ValueError(f"{name} must be {describe(forms)}, got {value!r:.200}")
 
 
+def with_standardize_target(declared: dict, family: type, default: bool = True) -> tuple:
+    """What a regressor adds to its `family`'s declared parameters, ``__init__`` and the defaults
+    of files written before it, to learn its targets standardised online (the engine's
+    ``standardize_target``): the keyword ``standardize_target`` (default `default`; False in
+    older files, which learnt in raw units).  A regressor class assigns the three::
+
+        _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
+            family._parameter_constraints, family)
+    """
+    import inspect
+    init = family.__init__
+
+    def __init__(self, *args, standardize_target=default, **kwargs):
+        init(self, *args, **kwargs)
+        self.standardize_target = standardize_target
+    parameters = list(inspect.signature(init).parameters.values())
+    at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
+    parameters.insert(at, inspect.Parameter("standardize_target", inspect.Parameter.KEYWORD_ONLY,
+                                            default=default))
+    __init__.__signature__ = inspect.Signature(parameters)
+    return ({**declared, "standardize_target": [Boolean()]}, __init__,
+            {**getattr(family, "_defaults_of_older_files", {}), "standardize_target": False})
+
+
 def take_renamed(model, renamed: dict) -> None:
     """Accept the old spellings of renamed parameters for one release, with a FutureWarning.
 

@@ -88,9 +88,6 @@ cdef class ScaledHedge(Hedge):
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
                     const double* losses) noexcept nogil:
         cdef double y = ctx.y, count = self.moments[0] + 1.0, delta = y - self.moments[1]
-        if not isfinite(y):
-            self.n_rejected += 1
-            return
         self.moments[0] = count
         self.moments[1] += delta / count
         self.moments[2] += delta * (y - self.moments[1])

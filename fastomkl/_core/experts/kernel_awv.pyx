@@ -90,13 +90,6 @@ cdef class KernelAWVExperts(ExpertBank):
             capacity = min(capacity, max_samples)
         self._allocate(max(capacity, 1), False)
 
-    @property
-    def lam(self):
-        """The ridge of every expert when they share one (else an error: see ``lams``)."""
-        if not np.all(np.asarray(self.lams) == self.lams[0]):
-            raise ValueError("the experts have different ridges: read lams")
-        return self.lams[0]
-
     def _allocate(self, long cap, bint keep=True):
         old = self.get_state() if keep else None
         r = self.n_experts

@@ -118,13 +118,6 @@ cdef class VAWExperts(ExpertBank):
         self.n_pending = np.zeros(n_experts, dtype=np.int_)
 
     @property
-    def lam(self):
-        """The ridge of every expert when they share one (else an error: see ``lams``)."""
-        if not np.all(np.asarray(self.lams) == self.lams[0]):
-            raise ValueError("the experts have different ridges: read lams")
-        return self.lams[0]
-
-    @property
     def mode_name(self):
         return "vaw" if self.mode == VAW_MODE_VAW else "ridge"
 
