@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from fastomkl import Gaussian, Laplacian, Raker
+from fastomkl import Gaussian, Laplacian, NystromAWV, Raker
 from helpers import state_bytes
 
 
@@ -107,6 +107,44 @@ def test_a_snapshot_copies_padded_rows(n_components):
     assert model._engine.snapshot_copy_bytes > 0
     for x in X[:20]:
         assert model._engine._predict_snapshot(x) == model.predict_one(x)
+
+
+@pytest.mark.parametrize("max_centres", [None, 12])
+def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
+    """A Nystrom dictionary's twins are brought up to date by copies alone (no set_state) while
+    the dictionary gains centres within its capacity, and once it is frozen: the twin predicts
+    what the model predicts, and a copy moves the centres, R and h, not the stored inputs."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(700, 4))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2]
+    model = NystromAWV(Gaussian(0.4), max_centres=max_centres, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # the budget's warning
+        model.fit(X[:300], y[:300])
+        engine = model._engine
+        experts = engine.experts
+        engine._publish_snapshot()
+        copied = engine.snapshot_copy_bytes
+        cap_t, cap_m = experts.capacity
+        centres_before = experts.n_centres
+        rounds = 0
+        for x, t in zip(X[300:], y[300:]):
+            if not experts.budget_reached and (experts.n_centres + 1 >= cap_m
+                                               or 300 + rounds + 1 >= cap_t):
+                break                                   # the next round could move the arrays
+            model.learn_one(x, t)
+            rounds += 1
+            if rounds % 7 == 0:
+                warnings.simplefilter("error", RuntimeWarning)
+                engine._publish_snapshot()
+                assert engine.snapshot_copy_bytes == copied     # the same plan, no rebuild
+                for probe in X[:5]:
+                    assert engine._predict_snapshot(probe) == model.predict_one(probe)
+    assert rounds >= 100
+    assert max_centres is not None or experts.n_centres > centres_before   # the twin gained centres
+    d = X.shape[1]
+    # the counts, centres, R and h, and the engine's target statistics (count, mean, variance)
+    assert copied == 8 * (2 + cap_m * d + cap_m * cap_m + cap_m + 3)
 
 
 def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():

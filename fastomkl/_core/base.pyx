@@ -79,6 +79,16 @@ cdef class Component:
     def _state_restored(self):
         """Recompute what is derived from the state arrays (after set_state)."""
 
+    def _prediction_arrays(self, twin):
+        """For a component whose state is not all in fixed arrays (it grows, or has its own
+        get_state): (name -> live array of this component, the same of `twin`) for everything its
+        predict reads, after giving `twin` (a component of the same layout that holds this one's
+        state) this one's capacities; or None (the default) when it offers none.  Copying the first
+        into the second brings `twin`'s predictions up to date until this component next reserves
+        room (a snapshot's copy plan, engine module docstring); the rest of `twin`'s state is left
+        behind, so such a twin only predicts."""
+        return None
+
 
 cdef class FeatureBank(Component):
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:

@@ -23,7 +23,11 @@ So a prediction made while a batch learns is the model's prediction at a round b
 batch: never a torn state, never older than the call, and at most max(one round, 20 copies'
 time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
 do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn as before.  The
-twins double the model's memory once a service predicts while it learns.  A batch call that has
+twins double the model's memory once a service predicts while it learns.  The copy is a plan of
+byte ranges, run without the GIL: every state array of a fixed-size component, and of a growing
+one the arrays its predictions read (``Component._prediction_arrays``, the twin given the model's
+capacities), valid until the model next makes room; a component that offers none is copied
+through ``set_state`` with the GIL.  A batch call that has
 left its rounds, the lock still held, says it wants the GIL back (``gil_wanted``); a prediction
 that meets the call then waits, without the GIL, until the call has it.  Otherwise a serving
 thread that keeps the GIL between its predictions would make each batch wait for the
@@ -723,7 +727,8 @@ cdef class Engine:
 
     def _copy_plan(self, Engine twin):
         """The (to, from, bytes) rows that bring `twin` up to date, or None when a part keeps
-        state outside fixed arrays (it grows, or defines its own get_state)."""
+        state outside fixed arrays (it grows, or defines its own get_state) and offers no arrays
+        its predictions read (Component._prediction_arrays)."""
         pairs = [(self.experts, twin.experts), (self.combiner, twin.combiner)]
         if self.features.learns or self.features.grows:
             pairs.append((self.features, twin.features))
@@ -731,9 +736,13 @@ cdef class Engine:
         for mine, its in pairs:
             if (mine.grows or type(mine).get_state is not _Component.get_state
                     or type(mine).set_state is not _Component.set_state):
-                return None
-            theirs = its._state_arrays()
-            for name, source in mine._state_arrays().items():
+                arrays = mine._prediction_arrays(its)
+                if arrays is None:
+                    return None
+                sources, theirs = arrays
+            else:
+                sources, theirs = mine._state_arrays(), its._state_arrays()
+            for name, source in sources.items():
                 rows += _copy_rows(theirs[name], source)
         if self.keeps_target():
             rows += _copy_rows(twin.target, self.target)

@@ -260,6 +260,14 @@ cdef class NystromExperts(ExpertBank):
         self.n_rejected = int(state["n_rejected"])
         self.warned = self.frozen()
 
+    def _prediction_arrays(self, NystromExperts twin):
+        """predict reads the counts, the centres, R and h (the stored inputs, KORS' factor and the
+        kernel cache only matter to learning)."""
+        if twin.capacity != self.capacity:
+            twin._allocate(*self.capacity)
+        return ({"info": self.info, "centres": self.centres, "R": self.R, "h": self.h},
+                {"info": twin.info, "centres": twin.centres, "R": twin.R, "h": twin.h})
+
     # -- views ----------------------------------------------------------------------------------------
     @property
     def n_centres(self):
