@@ -13,6 +13,8 @@ Contenders, per prequential sample (predict, then learn the label):
   (both with 100 random features, the width of fastomkl's [cos; sin] map of 50 frequencies).
 * ``predict_one`` of a tiny model (one kernel, D = 1): the cost of the Python boundary.
 * Memory: parameter bytes, and Python-heap growth over a long stream (tracemalloc).
+* On an AVX-512 machine, the Raker-76 table again under ``FASTOMKL_ISA=avx2`` (its own process,
+  the C loop built for AVX2 too), so one run reports both instruction sets.
 
 Times are medians over repeated passes, the contenders of a table interleaved pass by pass; ratios
 compare numbers from the same run.  Results go to
@@ -70,11 +72,22 @@ def naval(n: int):
     return X[:n].copy(), scale_to_unit_interval(y)[:n].copy()
 
 
+def c_loop_march_for(cap: str) -> str:
+    """The hand-written loop's target: this machine's, or the instruction set FASTOMKL_ISA caps the
+    kernels to (so that an AVX-512 machine measures the AVX2 comparison on equal terms)."""
+    return {"v3": "-march=x86-64-v3", "avx2": "-march=x86-64-v3", "base": "-march=x86-64",
+            "sse2": "-march=x86-64"}.get(cap, "-march=native")
+
+
+def c_loop_march() -> str:
+    return c_loop_march_for(os.environ.get("FASTOMKL_ISA", ""))
+
+
 def handwritten_c(model, X, y, tmp: Path):
     """A contender running bench/handwritten_raker.c on the model's own frequencies, or None."""
     weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)       # (N, d, D)
     exe, data = tmp / "hw", tmp / "input.bin"
-    build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", "-march=native",
+    build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", c_loop_march(),
                             str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
                            capture_output=True, text=True)
     if build.returncode != 0:
@@ -243,6 +256,19 @@ def write(results: dict, quick: bool) -> None:
         "The hand-written C loop is float64 (bench/handwritten_raker.c); float32 rows: "
         "`dtype=\"float32\"` (float32 frequencies, float projection and sine-cosine, float64 "
         "features, weights and sums).", "",
+    ]
+    for cap, v in results.get("raker76_variants", {}).items():
+        lines += [
+            f"Under `FASTOMKL_ISA={cap}` (a process of its own; the C loop built with "
+            f"`{c_loop_march_for(cap)}`): {v['machine']}.", "",
+            "| contender | µs per sample | ratio to the C loop (stream) |", "|---|---|---|",
+            f"| fastomkl float64 `predict_learn_one` | {fmt(v['fastomkl_predict_learn_one_us'])} | "
+            f"{fmt(v['ratio_to_handwritten_c'])} ({fmt(v['stream_ratio_to_handwritten_c'])}) |",
+            f"| fastomkl float32 `predict_learn_one` | {fmt(v['float32_predict_learn_one_us'])} | "
+            f"{fmt(v['float32_ratio_to_handwritten_c'])} "
+            f"({fmt(v['float32_stream_ratio_to_handwritten_c'])}) |",
+            f"| hand-written C loop | {fmt(v['handwritten_c_us'])} | |", ""]
+    lines += [
         f"## {g['config']}", "",
         "| contender | µs per sample | fastomkl is faster by |", "|---|---|---|",
         f"| fastomkl `predict_learn_one` | {fmt(g['fastomkl_predict_learn_one_us'])} | |",
@@ -265,13 +291,33 @@ def write(results: dict, quick: bool) -> None:
     print("\n".join(lines))
 
 
+def narrower_variants(T: int, T_numpy: int, repeats: int, quick: bool) -> dict:
+    """The Raker-76 table again under each narrower variant this machine can run (AVX2 on an
+    AVX-512 machine), each in a process of its own with FASTOMKL_ISA set (the variant is chosen at
+    load time) and the C loop built for the same instruction set."""
+    from fastomkl._core.features.rff import isa_level
+    variants = {}
+    if isa_level() >= 4:
+        command = [sys.executable, __file__, "--raker76-json"] + (["--quick"] if quick else [])
+        out = subprocess.run(command, env={**os.environ, "FASTOMKL_ISA": "avx2"},
+                             capture_output=True, text=True, check=True).stdout
+        variants["avx2"] = json.loads(out.splitlines()[-1])
+    return variants
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples and passes")
+    parser.add_argument("--raker76-json", action="store_true",
+                        help="only the Raker-76 table, as one line of JSON (for another variant)")
     args = parser.parse_args()
     T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 9)
+    if args.raker76_json:
+        print(json.dumps({"machine": describe(), **raker76(T, T_numpy, repeats)}))
+        return
     results = {"machine": describe()}
     results["raker76"] = raker76(T, T_numpy, repeats)
+    results["raker76_variants"] = narrower_variants(T, T_numpy, repeats, args.quick)
     results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)
     results["memory"] = memory(T)
