@@ -65,7 +65,6 @@ import warnings
 import numpy as np
 
 from fastomkl._core.combiners.direct import BestOutput, FirstOutput
-from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.functional_sgd import FunctionalSGDExperts
 from fastomkl._core.features.dsg import (MIN_BANDWIDTH, SECOND_DRAWS, BlockFeatures,
@@ -77,7 +76,7 @@ from fastomkl._estimator.base import _sample_weight, _unchanged_on_error, availa
 from fastomkl._estimator.classifiers import _label
 from fastomkl._estimator.params import (Array, Boolean, Interval, OneKernel, Options,
                                         RandomState, take_renamed)
-from fastomkl._rff_models import ENSEMBLE_RATE
+from fastomkl._rff_models import StepEnsembleCombiner
 from fastomkl._validation import check_int, check_matrix, check_sample, check_targets
 from fastomkl.kernels import Cauchy, Gaussian, Kernel, Laplacian, Matern
 
@@ -170,8 +169,8 @@ def _convert_matern_nu(value, model):
 _LEGACY_ORDER = ("bandwidth", "matern_nu")     # the bandwidth first: matern_nu reads its kernel
 
 
-# eta="ensemble": the members' steps eta_k / (1 + eta_decay t), weighed by Hedge at the rate of
-# the other families' step ensembles (fastomkl._rff_models.ENSEMBLE_RATE)
+# eta="ensemble": the members' steps eta_k / (1 + eta_decay t), mixed by ML-Poly as FOGD's
+# (fastomkl._rff_models.StepEnsembleCombiner)
 DSG_ENSEMBLE_STEPS = (0.25, 1.0, 2.0)
 # NORMA's: its exact kernel takes full steps where DSG's features of one block are noisy, so its
 # members stop at the paper's step (2 diverges on 14 of the 20 regression streams of
@@ -201,7 +200,7 @@ class _DSGEngine(Engine):
         return grown
 
 
-class _DoublySGD:
+class _DoublySGD(StepEnsembleCombiner):
     """Parameters, their checks and the engine shared by the DSG estimators."""
 
     _losses: tuple = ()
@@ -350,8 +349,9 @@ class _DoublySGD:
             step_scales=config["steps"], **extra)
         # a GP's variance functions learn at the end of each iteration: only its mean runs in
         # rounds
-        if config["steps"] is not None:         # the step ensemble's members, weighed by Hedge
-            combiner = Hedge(n_outputs, *ENSEMBLE_RATE)
+        if config["steps"] is not None:         # the step ensemble's members
+            combiner = self._ensemble_combiner(n_outputs, FUNCTIONAL_LOSSES[config["loss"]],
+                                               config["param"])
         elif config["loss"] == "softmax":
             combiner = BestOutput(n_outputs)
         else:
@@ -364,6 +364,7 @@ class _DoublySGD:
 
     # -- loading -------------------------------------------------------------------------------
     def _restore_engine(self, n_features, arrays, rng_state):
+        self._note_file_combiner(arrays)
         arrays = dict(arrays)
         if "dsg.counts" in arrays:
             arrays = self._upgraded_state(arrays, n_features)
@@ -463,10 +464,11 @@ _ETA_DOC = """    eta : float, default 1
 """
 _ENSEMBLE_ETA_DOC = """    eta : "ensemble" or float, default "ensemble"
         "ensemble": three models on the same blocks, with steps 0.25, 1 and 2 times the schedule
-        (gamma_t = eta_k / (1 + eta_decay t)), weighed by Hedge on their losses, as the other
-        families' step ensembles: the step that suits the data, in recorded order as shuffled
-        (worst ratio to the best step of a grid over 20 streams 1.06, against 1.26 for eta=1;
-        bench/results/defaults_orders.md), at about twice the cost per sample.  The shrink of
+        (gamma_t = eta_k / (1 + eta_decay t)), mixed by ML-Poly on the loss's tangent (as
+        FOGD's: ``fastomkl._rff_models.StepEnsembleCombiner``): the steps that suit the data, in
+        recorded order as shuffled (worst ratio to the best step of a grid over 20 streams 1.03,
+        against 1.26 for eta=1; bench/results/defaults_orders.md), at about twice the cost per
+        sample.  The shrink of
         the regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers'
         setting is 1).  With features normalised per block (||z(x)||^2 about k(x, x) = 1), a
         step of 1 fits a batch's residual without overshooting, whatever the units of x and y;
@@ -1448,8 +1450,7 @@ def merge(models, base=None):
     if target is not None:
         state["engine.target"] = target
     if weights is not None:
-        state["combiner.w_bar"] = weights
-        state["combiner.log_w"] = np.log(weights) - np.log(weights.max())
+        state.update(_merged_combiner(parts, weights))
     merged = type(first)(**first.get_params())
     for name in ("_codes", "classes_", "_feature_names"):
         if name in first.__dict__:
@@ -1468,7 +1469,29 @@ def _member_shares(parts):
     each = np.array([s["combiner.w_bar"] for _, s in parts])
     weights = each.mean(axis=0)
     weights = weights / weights.sum()
-    return weights, list(each / each.mean(axis=0))
+    # a member no model weighs (ML-Poly's weights can be 0) adds nothing to any prediction: it
+    # keeps the mean of the models' members
+    mean = each.mean(axis=0)
+    return weights, list(each / np.where(mean > 0, mean, 1.0))
+
+
+def _merged_combiner(parts, weights) -> dict:
+    """The combiner state of a merged step ensemble whose weights are `weights`: Hedge's log
+    weights (files written when the members were mixed by Hedge), or ML-Poly's regrets and sums
+    of squares: the mean sums of squares, and regrets that give exactly `weights`, on the scale
+    of the models' own (their mean total lead sum_k max(R_k, 0) / (1 + S_k))."""
+    state = {"combiner.w_bar": weights}
+    if "combiner.log_w" in parts[0][1]:
+        state["combiner.log_w"] = np.log(weights) - np.log(weights.max())
+        return state
+    squares = np.mean([s["combiner.squares"] for _, s in parts], axis=0)
+    lead = np.mean([(np.maximum(s["combiner.regret"], 0.0) / (1.0 + s["combiner.squares"])).sum()
+                    for _, s in parts])
+    state["combiner.squares"] = squares
+    state["combiner.regret"] = weights * (1.0 + squares) * lead
+    if lead == 0.0:                 # no model had a member ahead: uniform weights, as each had
+        state["combiner.w_bar"] = np.full(len(weights), 1.0 / len(weights))
+    return state
 
 
 def _pooled_targets(stats) -> np.ndarray:
@@ -1557,7 +1580,7 @@ def on_stream(model, stream: int):
     return out
 
 
-class NORMA(OnlineEstimator):
+class NORMA(StepEnsembleCombiner, OnlineEstimator):
     """NORMA (Kivinen, Smola and Williamson, 2004): DSG with the exact kernel (a baseline, oracle).
 
     f <- (1 - gamma_t nu) f - gamma_t / B sum_b l'(f(x_b), y_b) k(x_b, .), on mini-batches of
@@ -1580,8 +1603,8 @@ class NORMA(OnlineEstimator):
     eta : "ensemble" or float, default "ensemble"
         "ensemble": three expansions over the same rows, with steps 0.25, 0.5 and 1 times the
         schedule (gamma_t = 1 / (1 + eta_decay t) times the member's scale; the shrink stays
-        1 - gamma_t nu), weighed by Hedge on their losses, as DSG's ensemble: the step that
-        suits the data, in recorded order as shuffled.  The kernel values of a sample are
+        1 - gamma_t nu), mixed by ML-Poly as DSG's ensemble: the steps that suit the data, in
+        recorded order as shuffled.  The kernel values of a sample are
         computed once for the three, so a round costs little more than one expansion's.  A
         float: one expansion (the paper's setting is 1; on elevators in recorded order its
         prequential MSE is 1.8 times that of the best step of a grid).
@@ -1646,7 +1669,8 @@ class NORMA(OnlineEstimator):
             config["eta"], ITERATION_SCHEDULES[self.eta_schedule], self.eta_decay,
             self.batch_size, self.budget, config["steps"])
         combiner = (FirstOutput(1) if config["steps"] is None
-                    else Hedge(experts.n_experts, *ENSEMBLE_RATE))
+                    else self._ensemble_combiner(experts.n_experts, FUNCTIONAL_LOSSES[self.loss],
+                                                 param))
         return Engine(NullFeatures(1, n_features), experts, combiner, round_bit_generator,
                       bool(self.standardize_target) and self._winsorises_targets(config))
 

@@ -41,7 +41,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.experts.kernel_awv import KernelAWVExperts
 from fastomkl._core.experts.models import ModelExperts
 from fastomkl._core.experts.nystrom import NystromExperts
-from fastomkl._core.combiners.hedge import Hedge, ScaledHedge
+from fastomkl._core.combiners.hedge import ScaledHedge
 from fastomkl._core.experts.pros_n_kons import ProsNKonsExperts
 from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._core.features.embedding import IdentityFeatures, NullFeatures, NystromFeatures
@@ -52,7 +52,7 @@ from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import (Array, Boolean, Function, Interval, OneKernel, Options,
                                         RandomState, Range, Regressors, take_renamed,
                                         with_standardize_target)
-from fastomkl._rff_models import (AUTO_STEP, ENSEMBLE_RATE, MAX_COMPONENTS, OGD_STEP,
+from fastomkl._rff_models import (AUTO_STEP, MAX_COMPONENTS, OGD_STEP, StepEnsembleCombiner,
                                   STEP_PARAMETERS, auto, check_steps, ogd_experts)
 from fastomkl._validation import MAX_ABS_INPUT, check_float, check_int, check_sample
 from fastomkl.features import draw_frequencies
@@ -619,7 +619,7 @@ class KernelAWVClassifier(_KernelAWVBase, BinaryClassifier):
     """)
 
 
-class _FOGDBase(_OneKernel):
+class _FOGDBase(StepEnsembleCombiner, _OneKernel):
     _standardize = True
     _parameter_constraints = {"kernel": [None, OneKernel()],
                               "n_components": [Interval("int", 1, MAX_COMPONENTS)],
@@ -656,16 +656,16 @@ class _FOGDBase(_OneKernel):
         # so its ensemble also holds eta="auto"'s AdaGrad-norm member (naval in recorded order:
         # 1.37 of the best grid point without it, 1.19 with it)
         experts = ogd_experts(config, 1, bank.n_outputs, 0.0, adagrad_scale=AUTO_STEP)
-        combiner = (Hedge(experts.n_experts, *ENSEMBLE_RATE) if experts.per_kernel > 1
-                    else Single(1))
+        combiner = (self._ensemble_combiner(experts.n_experts, config["loss"])
+                    if experts.per_kernel > 1 else Single(1))
         return Engine(bank, experts, combiner, round_bit_generator,
                       config["standardize"] and self._standardize)
 
     @property
     def coef_(self) -> np.ndarray:
         """(2 D,) current weights theta on the normalised features [cos(U x); sin(U x)] / sqrt(D)
-        (under ``eta="ensemble"`` the members' weights averaged with their normalised Hedge
-        weights: the linear model the prediction uses)."""
+        (under ``eta="ensemble"`` the members' weights averaged with their mixture weights:
+        the linear model the prediction uses)."""
         engine = self._fitted_engine()
         theta = np.asarray(engine.experts.theta)
         if engine.experts.per_kernel == 1:
@@ -691,10 +691,12 @@ _FOGD_DOC = """
         Step size.  "ensemble": four models on the same features, three with the constant steps
         2^-4, 2^-2 and 1 (truncated: a step lands on the target at most, as ``Raker``'s) and one
         with "auto"'s AdaGrad-norm steps (with one kernel, nothing else can follow data that
-        want a decaying step), weighed by exponential weights at the constant rate 2, targets
-        standardised online; at most 1.19x the best point of a step grid on the shipped and
-        drifting streams in recorded order and 1.09x shuffled, where "auto" is 3.69x and 1.30x
-        (bench/results/defaults_orders.md; the three constant steps alone: 1.37x on naval).
+        want a decaying step), mixed by ML-Poly (``fastomkl._rff_models.StepEnsembleCombiner``:
+        each member weighed by its regret to the mixture, no rate to choose), targets
+        standardised online; at most 1.14x the best point of a step grid on the shipped and
+        drifting streams in recorded order and 1.07x shuffled (geometric means 0.99 and 1.00),
+        where "auto" is 3.69x and 1.30x (bench/results/defaults_orders.md; the three constant
+        steps alone: 1.37x on naval).
         "auto" (or "adagrad", the former default): truncated AdaGrad-norm steps, targets
         standardised online.  A number is the paper's step, theta <- theta - eta 2 (y_hat - y) z:
         the paper uses eta = 1 / sqrt(n) for a stream of n samples, constant.

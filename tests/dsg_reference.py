@@ -8,6 +8,7 @@ kept as its own list.  Nothing here shares code with the compiled experts but th
 import numpy as np
 
 from fastomkl._core.features import dsg as core
+from reference import NumpyMLPoly
 
 
 def slope(loss, f, y, p):
@@ -136,20 +137,18 @@ def loss_value(loss, f, y, p):
 
 
 class ReferenceEnsemble:
-    """A DSG step ensemble: ReferenceDSG with one output per step, the outputs weighed by Hedge
-    at a constant rate on their own losses; ``predict_learn_one`` returns the combination."""
+    """A DSG step ensemble: ReferenceDSG with one output per step, the outputs mixed by ML-Poly
+    on the loss's slope at the mixture (reference.NumpyMLPoly); ``predict_learn_one`` returns the
+    combination."""
 
-    def __init__(self, rate, **dsg):
-        self.model, self.rate = ReferenceDSG(**dsg), rate
-        self.log_w = np.zeros(len(dsg["steps"]))
+    def __init__(self, **dsg):
+        self.model, self.mixer = ReferenceDSG(**dsg), NumpyMLPoly(len(dsg["steps"]))
 
     def weights(self):
-        w = np.exp(self.log_w - self.log_w.max())
-        return w / w.sum()
+        return self.mixer.weights()
 
     def predict_learn_one(self, x, y):
         f = self.model.predict_learn_one(x, y)
         y_hat = self.weights() @ f
-        self.log_w -= self.rate * np.array([loss_value(self.model.loss, f_k, y, self.model.param)
-                                            for f_k in f])
+        self.mixer.learn(f, lambda mix: slope(self.model.loss, mix, y, self.model.param))
         return y_hat

@@ -38,6 +38,27 @@ def loss_derivative(kind: str, f, y):
     raise ValueError(kind)
 
 
+class NumpyMLPoly:
+    """ML-Poly on linearised losses (Gaillard, Stoltz & van Erven 2014), written from its
+    equations: w_k = max(R_k, 0) / (1 + S_k), normalised (uniform while no R_k is positive), with
+    R_k += g (mix - f_k) and S_k += (g (mix - f_k))^2 for g the loss's slope at the mixture."""
+
+    def __init__(self, n: int):
+        self.regret, self.squares = np.zeros(n), np.zeros(n)
+
+    def weights(self) -> np.ndarray:
+        lead = np.where(self.regret > 0, self.regret / (1.0 + self.squares), 0.0)
+        return lead / lead.sum() if lead.sum() > 0 else np.full(len(lead), 1.0 / len(lead))
+
+    def learn(self, f, slope) -> None:
+        """`f` the members' predictions of the round, slope(mix) the loss's derivative at their
+        mixture."""
+        mix = self.weights() @ f
+        r = slope(mix) * (mix - np.asarray(f))
+        self.regret += r
+        self.squares += r * r
+
+
 # The winsorised target statistics (fastomkl._core.engine: TARGET_WARMUP, TARGET_CLIP; a test
 # checks the two agree): once WARMUP targets are seen, a target is clipped to mean +- CLIP sd of
 # the (clipped) targets before it, and the clipped value is what the statistics take in and what

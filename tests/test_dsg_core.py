@@ -13,12 +13,12 @@ from fastomkl import Cauchy, Gaussian, Laplacian, Matern
 from fastomkl._core.features import dsg as core
 from fastomkl._core.features.rff import transform_many
 from fastomkl._core.losses import functional_derivative
-from fastomkl._rff_models import ENSEMBLE_RATE
 from fastomkl.dsg import (DSG_ENSEMBLE_STEPS, NORMA, NORMA_ENSEMBLE_STEPS, DoublySGDClassifier,
                           DoublySGDOneClass, DoublySGDRegressor, DoublySGDSoftmaxClassifier,
                           median_bandwidth, merge)
 from dsg_reference import ReferenceDSG, ReferenceEnsemble
 from helpers import state_bytes
+from reference import NumpyMLPoly
 
 RNG = np.random.default_rng(3)
 X = RNG.uniform(-1, 1, (120, 3))
@@ -232,10 +232,10 @@ ENSEMBLE_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(ENSEMBLE_CASES))
-def test_the_step_ensemble_is_its_numpy_members_under_hedge(case):
+def test_the_step_ensemble_is_its_numpy_members_under_ml_poly(case):
     """eta="ensemble": one output per step of DSG_ENSEMBLE_STEPS over the same blocks, each the
-    NumPy iteration with its step, weighed by Hedge on their losses: every prediction before
-    learning and the final weights match the NumPy ensemble."""
+    NumPy iteration with its step, mixed by ML-Poly on the loss's slope at the mixture: every
+    prediction before learning and the final weights match the NumPy ensemble."""
     cls, params, y = ENSEMBLE_CASES[case]
     full = {"kernel": Gaussian(0.8), "batch_size": 6, "block_size": 8, "random_state": 7,
             "eta": "ensemble", **params}
@@ -246,7 +246,7 @@ def test_the_step_ensemble_is_its_numpy_members_under_hedge(case):
     n = 90
     online = [engine.predict_learn_one(x, target) for x, target in zip(X[:n], y[:n])]
     reference = ReferenceEnsemble(
-        ENSEMBLE_RATE[0], kernel="gaussian", df=0, sigma=0.8, seed=7, d=3, r=8,
+        kernel="gaussian", df=0, sigma=0.8, seed=7, d=3, r=8,
         B=full["batch_size"], loss=model.loss, gamma=lambda t: 1.0 / (1.0 + 1e-4 * t),
         nu=model.nu, outputs=len(DSG_ENSEMBLE_STEPS),
         param=params.get("epsilon", params.get("quantile", 0.0)),
@@ -378,12 +378,17 @@ def test_merge_predicts_the_average_of_the_models():
 @pytest.mark.parametrize("cls, y", [(DoublySGDRegressor, Y), (DoublySGDClassifier, SIGNS)])
 def test_merged_step_ensembles_predict_the_average_of_the_models(cls, y):
     """Each model weighs its members its own way: the merged member k is the mean of the models'
-    members k scaled by w_k / mean(w_k), so the merged prediction is still their mean."""
+    members k scaled by w_k / mean(w_k), so the merged prediction is still their mean.  (The
+    regression targets get noise of another scale per model, so that each prefers another step;
+    a member may have weight 0 in every model.)"""
     params = dict(kernel=Gaussian(0.8), batch_size=10, block_size=8, random_state=3,
                   n_features_max=None, eta="ensemble")
+    if cls is DoublySGDRegressor:
+        # rows w::3 (model w's) get noise of scale 2 w
+        y = y + 2.0 * (np.arange(len(y)) % 3) * np.random.default_rng(0).normal(size=len(y))
     models = [cls(stream=w, **params).fit(X[w::3], y[w::3]) for w in range(3)]
     weights = [np.asarray(m._engine.combiner.w_bar) for m in models]
-    assert not np.allclose(weights[0], weights[1])      # the models weigh their members apart
+    assert len({tuple(np.round(w, 12)) for w in weights}) > 1   # they weigh their members apart
     merged = merge(models)
     average = np.mean([m.decision_function(X) if cls is DoublySGDClassifier else m.predict(X)
                        for m in models], axis=0)
@@ -391,6 +396,23 @@ def test_merged_step_ensembles_predict_the_average_of_the_models(cls, y):
     np.testing.assert_allclose(got, average, rtol=1e-11, atol=1e-13)
     np.testing.assert_allclose(merged._engine.combiner.w_bar, np.mean(weights, axis=0))
     merged.partial_fit(X[:10], y[:10])                   # and it keeps learning
+
+
+def test_merged_ensembles_of_files_mixed_by_hedge_keep_hedge():
+    """Models loaded from files whose members were mixed by Hedge merge into a Hedge-mixed model
+    that predicts the average of theirs."""
+    params = dict(kernel=Gaussian(0.8), batch_size=10, block_size=8, random_state=3,
+                  n_features_max=None, eta="ensemble")
+    noisy = Y + 2.0 * (np.arange(len(Y)) % 3) * np.random.default_rng(0).normal(size=len(Y))
+    models = []
+    for w in range(3):
+        model = DoublySGDRegressor(stream=w, **params)
+        model._file_hedge = True                    # what the earlier release built
+        models.append(model.partial_fit(X[w::3], noisy[w::3]))
+    merged = merge(models)
+    assert "log_w" in merged._engine.combiner.get_state()
+    np.testing.assert_allclose(merged.predict(X), np.mean([m.predict(X) for m in models], axis=0),
+                               rtol=1e-11, atol=1e-13)
 
 
 def test_median_bandwidth_is_the_median_distance_and_robust_to_huge_first_rows():
@@ -579,22 +601,20 @@ def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta):
     """NORMA in NumPy: batches of 4, f = sum a_j k(x_j, .) over the last `budget` rows, every
     coefficient shrunk by 1 - gamma nu per iteration; the budget drops the oldest rows.  The step
     ensemble: one coefficient per step of NORMA_ENSEMBLE_STEPS on the same rows (new ones with
-    the step gamma s, the shrink that of gamma), the members weighed by Hedge at ENSEMBLE_RATE on
-    their Huber losses."""
+    the step gamma s, the shrink that of gamma), the members mixed by ML-Poly on the Huber
+    loss's slope at the mixture."""
     kernel, nu, B, budget, epsilon = Laplacian(0.9), 0.05, 4, 10, 0.3
     model = NORMA(kernel, "huber", budget=budget, batch_size=B, nu=nu, epsilon=epsilon, eta=eta,
                   standardize_target=False)              # the equations' raw units
     online = model.predict_learn(X[:60], Y[:60])
     steps = np.array([1.0] if eta == 1.0 else NORMA_ENSEMBLE_STEPS)
-    log_w = np.zeros(len(steps))
+    mixer = NumpyMLPoly(len(steps))
     support, coef, expected, batch = [], [], [], []
     for i, (x, y) in enumerate(zip(X[:60], Y[:60])):
         f = sum(a * kernel(s, x) for s, a in zip(support, coef)) + np.zeros(len(steps))
-        w = np.exp(log_w - log_w.max())
-        expected.append(w / w.sum() @ f)
+        expected.append(mixer.weights() @ f)
         r = f - y
-        log_w -= ENSEMBLE_RATE[0] * np.where(np.abs(r) <= epsilon, 0.5 * r * r,
-                                             epsilon * np.abs(r) - 0.5 * epsilon ** 2)
+        mixer.learn(f, lambda mix: np.clip(mix - y, -epsilon, epsilon))
         batch.append((x, np.clip(r, -epsilon, epsilon)))
         if (i + 1) % B == 0:
             gamma = 1.0 / (1.0 + 1e-4 * ((i + 1) // B))
@@ -604,8 +624,7 @@ def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta):
             support, coef, batch = support[-budget:], coef[-budget:], []
     np.testing.assert_allclose(online, expected, rtol=1e-12, atol=1e-14)
     assert model.n_support_ == budget
-    w = np.exp(log_w - log_w.max())
-    f = [w / w.sum() @ sum(a * kernel(s, x) for s, a in zip(support, coef)) for x in X]
+    f = [mixer.weights() @ sum(a * kernel(s, x) for s, a in zip(support, coef)) for x in X]
     np.testing.assert_allclose(model.predict(X), f, rtol=1e-12, atol=1e-14)
     buffer = io.BytesIO()
     model.save(buffer)

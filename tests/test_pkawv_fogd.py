@@ -3,7 +3,7 @@ import numpy as np
 
 from fastomkl.pkawv import FOGD, FOGDClassifier
 from fastomkl.kernels import Gaussian
-from reference import StandardisedTargets, ensemble_step
+from reference import NumpyMLPoly, StandardisedTargets, ensemble_step
 
 
 def test_authors_parametrisation_gives_the_same_predictions():
@@ -37,23 +37,23 @@ def test_default_learns_and_classifier():
     assert (clf.predict_learn(X, labels)[1000:] == labels[1000:]).mean() > 0.9
 
 
-def numpy_fogd_ensemble(U, X, y, steps, adagrad_scale=2.0, rate=2.0):
+def numpy_fogd_ensemble(U, X, y, steps, adagrad_scale=2.0):
     """FOGD's eta="ensemble" in plain NumPy: on z(x) = [cos(U x); sin(U x)] / sqrt(D), members
     with the constant steps `steps` truncated at the minimiser of the squared loss (onto y), and
     one member with eta="auto"'s AdaGrad-norm steps adagrad_scale / sqrt(sum ||d z||^2) truncated
-    at the zero of the loss's tangent; exponential weights at `rate` on the squared losses; targets
-    winsorised and standardised online.  Returns the predictions and the members' weights."""
+    at the zero of the loss's tangent; mixed by ML-Poly on the squared loss's slope at the
+    mixture; targets winsorised and standardised online.  Returns the predictions, the members'
+    weights and their models."""
     D = U.shape[0]
     m = len(steps) + 1
-    theta, log_w, grad_sq = np.zeros((m, 2 * D)), np.zeros(m), 0.0
+    theta, mixer, grad_sq = np.zeros((m, 2 * D)), NumpyMLPoly(m), 0.0
     targets = StandardisedTargets(True)
     out = []
     for x, t in zip(X, y):
         z = np.concatenate([np.cos(U @ x), np.sin(U @ x)]) / np.sqrt(D)
         f = theta @ z
-        w = np.exp(log_w - log_w.max())
         center, scale = targets.units()
-        out.append(center + scale * (w / w.sum()) @ f)
+        out.append(center + scale * mixer.weights() @ f)
         target = targets.learn(t)
         d, loss, zz = 2.0 * (f[-1] - target), (f - target) ** 2, z @ z
         constant, _ = ensemble_step(theta[None, :-1], z[None], f[None, :-1], target, steps, 0.0,
@@ -63,14 +63,13 @@ def numpy_fogd_ensemble(U, X, y, steps, adagrad_scale=2.0, rate=2.0):
         if d:
             step = min(step, loss[-1] / (d ** 2 * zz))
         theta[:-1], theta[-1] = constant[0], theta[-1] - step * d * z
-        log_w -= rate * loss
-    w = np.exp(log_w - log_w.max())
-    return np.array(out), w / w.sum(), theta
+        mixer.learn(f, lambda mix: 2.0 * (mix - target))
+    return np.array(out), mixer.weights(), theta
 
 
 def test_default_is_the_step_ensemble_with_an_adagrad_member():
     """eta="ensemble" (the default): three constant steps and eta="auto"'s AdaGrad-norm member on
-    the same features under Hedge, against NumPy; coef_ is the linear model the prediction
+    the same features mixed by ML-Poly, against NumPy; coef_ is the linear model the prediction
     uses."""
     from fastomkl._core.steps import ENSEMBLE_STEPS
     rng = np.random.default_rng(0)

@@ -1,12 +1,15 @@
 """eta="ensemble": a grid of constant steps per kernel under one Hedge layer, against a plain NumPy
 implementation of the same equations on the model's own frequencies, and the properties that make
 it a step rule for streams that change."""
+import io
+
 import numpy as np
 import pytest
 
 import fastomkl as fo
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
 from fastomkl._core.combiners.hedge import Hedge
+from fastomkl._core.combiners.polynomial import PolynomialWeights
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
@@ -260,3 +263,36 @@ def test_rfomkr_ensemble_matches_numpy(loss):
     want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)
+
+
+ONE_KERNEL_ENSEMBLES = [
+    (lambda: fo.FOGD(kernel=Gaussian(0.8), n_components=16, random_state=0)),
+    (lambda: fo.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
+                                   random_state=0)),
+    (lambda: fo.NORMA(Gaussian(0.8), budget=30, batch_size=4)),
+]
+
+
+@pytest.mark.parametrize("make", ONE_KERNEL_ENSEMBLES, ids=["FOGD", "DSG", "NORMA"])
+def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
+    """One kernel's step ensembles mix their members by ML-Poly; files written when they were
+    mixed by Hedge at ENSEMBLE_RATE (the combiner's state holds log_w) load with Hedge: the same
+    predictions and the same further rounds as the model that wrote them.  A refit takes ML-Poly."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (160, 3))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=160)
+    assert isinstance(make().fit(X[:20], y[:20])._engine.combiner, PolynomialWeights)
+    written = make()
+    written._file_hedge = True              # what the earlier release built
+    written.partial_fit(X[:80], y[:80])
+    assert isinstance(written._engine.combiner, Hedge)
+    buffer = io.BytesIO()
+    written.save(buffer)
+    buffer.seek(0)
+    loaded = fo.load(buffer)
+    assert isinstance(loaded._engine.combiner, Hedge)
+    np.testing.assert_array_equal(loaded.predict(X), written.predict(X))
+    np.testing.assert_array_equal(loaded.predict_learn(X[80:], y[80:]),
+                                  written.predict_learn(X[80:], y[80:]))
+    loaded.fit(X[:20], y[:20])
+    assert isinstance(loaded._engine.combiner, PolynomialWeights)
