@@ -12,7 +12,7 @@ from fastomkl.graph_omkl import legacy_options
 from fastomkl.omkr import omkr_legacy_dictionary
 
 from helpers import state_bytes
-from reference import StandardisedTargets
+from reference import NumpyMLPoly, StandardisedTargets
 
 KERNELS = [Gaussian(s) for s in (0.1, 0.3, 1.0, 3.0)] + [Laplacian(s) for s in (0.3, 1.0, 3.0)]
 N = len(KERNELS)
@@ -251,16 +251,19 @@ def _omkr_numpy(kernel_fns, X, y, eta=0.1, beta=0.5, normalize=True):
     return np.array(out)
 
 
-def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classify=False):
+def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classify=False,
+                         ml_poly=False):
     """OMKR under eta="ensemble": expert k * m + s is kernel k's expansion with the constant step
     steps[s] on loss' itself, truncated at the loss's minimiser along the step (the squared loss:
     onto y, as k(x, x) = 1; the logistic loss: the zero of its tangent), targets standardised
     online (regression),
-    w <- w beta^L over all kernel x step experts; the support is the `budget` latest rows."""
+    w <- w beta^L over all kernel x step experts (`ml_poly`: the experts mixed by ML-Poly on the
+    squared loss's slope at the mixture instead); the support is the `budget` latest rows."""
     n, m = len(kernel_fns), len(steps)
     member_steps = np.tile(steps, n)
     support, alphas = [], np.zeros((n * m, 0))
     w = np.full(n * m, 1.0 / (n * m))
+    mixer = NumpyMLPoly(n * m)
     targets = StandardisedTargets(not classify)
     out = []
     for t in range(len(y)):
@@ -268,6 +271,8 @@ def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classif
         K = np.array([[k(x, s) for s in support] for k in kernel_fns]).reshape(n, len(support))
         f = (alphas * np.repeat(K, m, axis=0)).sum(axis=1)
         center, scale = targets.units()
+        if ml_poly:
+            w = mixer.weights()
         out.append(center + scale * np.dot(w, f) / w.sum())
         target = targets.learn(y[t])
         if classify:
@@ -284,6 +289,7 @@ def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classif
         if budget is not None and len(support) > budget:
             support, alphas = support[1:], alphas[:, 1:]
         w = w * beta ** loss
+        mixer.learn(f, lambda mix: 2.0 * (mix - target))
     return np.array(out)
 
 
@@ -335,12 +341,13 @@ def test_omkr_matches_numpy(stream):
 ])
 def test_single_kernel_regressor_default_is_the_step_ensemble(kernel, fn, budget, stream):
     """OnlineKernelRegressor's default: OMKR's ensemble on one kernel (three expansions with the
-    constant steps over one support, Hedge at beta = 0.5), in the targets' own units."""
+    constant steps over one support) mixed by ML-Poly, in the targets' own units."""
     X, y = stream
     X, y = X[:120], 3.0 + 2.0 * y[:120]
     model = fo.OnlineKernelRegressor(kernel, budget=budget)
     np.testing.assert_allclose(model.predict_learn(X, y),
-                               _omkr_ensemble_numpy([fn], X, y, ENSEMBLE_STEPS, budget=budget),
+                               _omkr_ensemble_numpy([fn], X, y, ENSEMBLE_STEPS, budget=budget,
+                                                    ml_poly=True),
                                rtol=1e-9, atol=1e-12)
     assert model._fitted_engine().experts.per_kernel == len(ENSEMBLE_STEPS)
 

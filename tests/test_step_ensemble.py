@@ -8,7 +8,7 @@ import pytest
 
 import fastomkl as fo
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
-from fastomkl._core.combiners.hedge import Hedge
+from fastomkl._core.combiners.hedge import DiscountHedge, Hedge
 from fastomkl._core.combiners.polynomial import PolynomialWeights
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDStepEnsemble
@@ -270,14 +270,17 @@ ONE_KERNEL_ENSEMBLES = [
     (lambda: fo.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
                                    random_state=0)),
     (lambda: fo.NORMA(Gaussian(0.8), budget=30, batch_size=4)),
+    (lambda: fo.OnlineKernelRegressor(Gaussian(0.8), budget=30)),
 ]
 
 
-@pytest.mark.parametrize("make", ONE_KERNEL_ENSEMBLES, ids=["FOGD", "DSG", "NORMA"])
+@pytest.mark.parametrize("make", ONE_KERNEL_ENSEMBLES,
+                         ids=["FOGD", "DSG", "NORMA", "OnlineKernelRegressor"])
 def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     """One kernel's step ensembles mix their members by ML-Poly; files written when they were
-    mixed by Hedge at ENSEMBLE_RATE (the combiner's state holds log_w) load with Hedge: the same
-    predictions and the same further rounds as the model that wrote them.  A refit takes ML-Poly."""
+    mixed by Hedge at ENSEMBLE_RATE (OnlineKernelRegressor: OMKR's discounted Hedge; the
+    combiner's state holds log_w) load with it: the same predictions and the same further rounds
+    as the model that wrote them.  A refit takes ML-Poly."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, (160, 3))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=160)
@@ -285,12 +288,13 @@ def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     written = make()
     written._file_hedge = True              # what the earlier release built
     written.partial_fit(X[:80], y[:80])
-    assert isinstance(written._engine.combiner, Hedge)
+    former = type(written._engine.combiner)
+    assert former in (Hedge, DiscountHedge)       # OnlineKernelRegressor's was OMKR's
     buffer = io.BytesIO()
     written.save(buffer)
     buffer.seek(0)
     loaded = fo.load(buffer)
-    assert isinstance(loaded._engine.combiner, Hedge)
+    assert type(loaded._engine.combiner) is former
     np.testing.assert_array_equal(loaded.predict(X), written.predict(X))
     np.testing.assert_array_equal(loaded.predict_learn(X[80:], y[80:]),
                                   written.predict_learn(X[80:], y[80:]))
