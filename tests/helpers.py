@@ -51,3 +51,30 @@ def as_older_file(path, out, params=(), arrays=(), edit=None):
         edit(state)
     header["digest"] = _digest({k: v for k, v in header.items() if k != "digest"}, state, None)
     np.savez(out, __header__=np.array(json.dumps(header)), **state)
+
+
+# The kernels' instruction-set variants (fastomkl_dispatch.h) by their FASTOMKL_ISA names.
+VARIANT_LEVELS = {"v4": 4, "v3": 3, "base": 2}
+
+
+def ran_on_variant(request, variant: str) -> bool:
+    """For a test of numbers recorded on kernels' variant `variant` to the bit (sums take another
+    order on each variant): False when this process runs that variant (the test goes on here);
+    else True once the test has run again in a pytest process under FASTOMKL_ISA=`variant` and
+    passed there (its failure fails this test).  Skips on a CPU without those instructions."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    import pytest
+    from fastomkl._core.features.rff import isa_level
+    if isa_level() == VARIANT_LEVELS[variant]:
+        return False
+    if VARIANT_LEVELS[variant] > cpu_isa_level():
+        pytest.skip(f"the numbers were recorded on the kernels' variant {variant}, which this "
+                    f"CPU cannot run")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          request.node.nodeid], env={**os.environ, "FASTOMKL_ISA": variant},
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    return True

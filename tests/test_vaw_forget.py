@@ -16,6 +16,7 @@ from fastomkl._core.experts.vaw import VAWExperts
 from fastomkl._core.features.rff import RFFBank, transform_many
 from fastomkl.compose import OnlineMKL, Part, RandomFeatures, SecondLevelVAW
 from fastomkl.compose import VAWExperts as VAWExpertsPart
+from helpers import ran_on_variant
 from load_mutations import read, write
 import test_common as common
 
@@ -162,8 +163,15 @@ def test_second_level_is_the_discounted_ridge(mode, gamma, scale_lam):
 
 
 # -- forget = 1 is the code before the parameter --------------------------------------------------
+# The files and their predictions were recorded with the AVX2 + FMA kernels ("v3"); the VAW
+# kernels sum in another order on AVX-512, so the tests run under that variant.
+RECORDED_VARIANT = "v3"
+
+
 @pytest.mark.parametrize("name", OLD_FILES)
-def test_files_before_the_parameter_load_and_predict_to_the_bit(name):
+def test_files_before_the_parameter_load_and_predict_to_the_bit(name, request):
+    if ran_on_variant(request, RECORDED_VARIANT):
+        return
     stream = np.load(DATA / "vaw_stream.npz")
     model = fastomkl.load(DATA / f"{name}.npz")
     forgets = ([model.experts.forget, model.combiner.forget] if name == "compose_vaw"
@@ -174,7 +182,9 @@ def test_files_before_the_parameter_load_and_predict_to_the_bit(name):
 
 
 @pytest.mark.parametrize("name", OLD_FILES)
-def test_forget_one_learns_what_the_code_before_the_parameter_learnt(name):
+def test_forget_one_learns_what_the_code_before_the_parameter_learnt(name, request):
+    if ran_on_variant(request, RECORDED_VARIANT):
+        return
     stream = np.load(DATA / "vaw_stream.npz")
     model = fastomkl.load(DATA / f"{name}.npz")
     fresh = type(model)(**model.get_params()).partial_fit(stream["X"], stream["y"])

@@ -151,6 +151,20 @@ def count_line(cells: list[dict]) -> str:
             f"to a switch (outside, and within with it), **{n['untraced']} untraced**.")
 
 
+# The compiled kernels' instruction-set variants (fastomkl_dispatch.h), by isa_level().
+KERNEL_VARIANTS = {4: "v4", 3: "v3", 2: "base"}
+
+
+def kernels_variant() -> str:
+    """The instruction-set variant the compiled kernels run on: "v4" (AVX-512), "v3" (AVX2 +
+    FMA) or "base" (SSE2).  Their sums take another order on each, so the last bits of a result
+    differ between them, and a run that draws on its own results (a bandit's choices) can carry
+    the difference into its fourth digit; a run records the variant, and ``FASTOMKL_ISA=<it>``
+    repeats it on any machine that has those instructions."""
+    from fastomkl._core.features.rff import isa_level
+    return KERNEL_VARIANTS[isa_level()]
+
+
 def code_commit() -> str:
     """The git commit of the package's checkout ("+ uncommitted changes" when the package's
     tracked files differ from it), or "unknown" outside a checkout.  Only the package counts:

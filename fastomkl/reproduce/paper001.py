@@ -57,7 +57,8 @@ from fastomkl import (IOKS, OKS, RFIOKS, RFOKS, IOKSClassifier, LKMBooks, LKMBoo
 from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
-                                       code_commit, count_line, figure_backend, note,
+                                       code_commit, count_line, figure_backend,
+                                       kernels_variant, note,
                                        output_folder, progress, save_figure, spread_row, verdict,
                                        write_text)
 
@@ -358,7 +359,9 @@ def report(results: dict, run: dict) -> str:
     table = cells(results)
     lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper" + run["label"],
              "",
-             f"Command: `{run['command']}`, at commit {run['commit']}; features scaled "
+             f"Command: `{run['command']}`, at commit {run['commit']}"
+             + (f", kernels' variant {run['isa']} (`FASTOMKL_ISA`)" if "isa" in run else "")
+             + "; features scaled "
              f"\"{run['scaling']}\" (see `fastomkl reproduce 001 --help`).  Mean ± sample std "
              "over the repetitions (random permutations; seed r for repetition r), the paper's "
              "mean ± std beside.  AMR in %, AL = MSE or MAE.  Spread test: within when "
@@ -568,7 +571,8 @@ def main(argv=None) -> int:
             note(bar, f"table {table} {name} {algorithm}: {np.mean([v[0] for v in values]):.4f}")
     command = "fastomkl reproduce 001 " + " ".join(argv if argv is not None else [])
     label = f" — quick run ({reps} repetition(s), {samples or 'all'} samples)" if quick else ""
-    run = {"command": command.strip(), "commit": code_commit(), "scaling": args.scaling,
+    run = {"command": command.strip(), "commit": code_commit(), "isa": kernels_variant(),
+           "scaling": args.scaling,
            "label": label, "switches": switches, "reps": reps, "samples": samples,
            "steps": steps}
     write_text(os.path.join(out, "paper001_tables.md"), report(results, run))
