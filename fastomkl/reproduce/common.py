@@ -183,8 +183,10 @@ def code_commit() -> str:
 
 
 def provenance(paper: str, argv) -> str:
-    """The sentence a results file opens with: the command that wrote it and the commit of the
-    code that ran, so a committed file says which code made its numbers."""
+    """The sentence a results file opens with: the command that wrote it, the commit of the
+    code that ran and the kernels' variant it ran on, so a committed file says which code made
+    its numbers."""
     command = " ".join(["fastomkl reproduce", paper, *(argv or [])])
-    return f"Command: `{command}`, at commit {code_commit()}."
+    return (f"Command: `{command}`, at commit {code_commit()}, kernels' variant "
+            f"{kernels_variant()}.")
 

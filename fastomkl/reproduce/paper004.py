@@ -40,9 +40,9 @@ import time
 import numpy as np
 
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
-                                       code_commit, count_line, figure_backend, note,
-                                       output_folder, progress, save_figure, spread_row, verdict,
-                                       write_text)
+                                       code_commit, count_line, figure_backend,
+                                       kernels_variant, note, output_folder, progress,
+                                       save_figure, spread_row, verdict, write_text)
 
 PAPER_ADULT_ERROR = 15.3
 THETA = 300.0              # step theta / t of the rate experiment
@@ -421,7 +421,9 @@ def report(rate, gp, adult, digits, run: dict) -> str:
     label = run["label"]
     cells = adult_cells(adult)
     lines = ["# Paper 004 (Dai et al. 2014), tier 1: ours against the paper" + label, "",
-             f"Command: `{run['command']}`, at commit {run['commit']}.  Adult: mean ± sample std "
+             f"Command: `{run['command']}`, at commit {run['commit']}"
+             + (f", kernels' variant {run['isa']}" if "isa" in run else "")
+             + ".  Adult: mean ± sample std "
              f"over {adult['seeds']} seed(s).  Spread test: within when |difference| <= bound = "
              "2 sqrt(s_paper^2 + s_ours^2), s_paper = 0 where the paper gives no spread; a cell "
              "outside is traced by a switch when the row the switch adds is within.", "",
@@ -575,7 +577,8 @@ def main(argv=None) -> int:
         adult = adult_experiment(args.data, args.quick, seeds, switched, bar)
         digits = digits_experiment(bar)
     command = "fastomkl reproduce 004 " + " ".join(argv if argv is not None else sys.argv[1:])
-    run = {"command": command.strip(), "commit": code_commit(), "label": label}
+    run = {"command": command.strip(), "commit": code_commit(), "isa": kernels_variant(),
+           "label": label}
     write_text(os.path.join(out, "paper004_results.md"), report(rate, gp, adult, digits, run))
     if plt is not None:
         source = "Adult (a9a)" if args.data is None else f"a9a.npz from {args.data}"
