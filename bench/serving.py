@@ -153,7 +153,7 @@ def families():
 def serving_while_learning(make, X, y, calls: int) -> str:
     """One row: predict_one idle, then while another thread learns; learning throughput alone and
     beside the serving thread."""
-    model = make().fit(X[:1000], y[:1000], shuffle=False)
+    model = make().fit(X[:1000], y[:1000], shuffle=False).prepare_serving()
     stream_X, stream_y = X[1000:], y[1000:]
     idle = latencies(model.predict_one, stream_X[:calls], stream_y[:calls], False)
 
@@ -192,7 +192,8 @@ def family_table(X, y, calls: int) -> list[str]:
     lines = ["## Every family: predict_one idle and while another thread learns", "",
              f"Columns: predict_one p50 / p99 / p99.9 over {min(calls, len(y) - 1000):,} calls "
              "(the rows after the first 1,000, which the model learns first) idle, then while "
-             "a thread runs `partial_fit` over batches of 1,000 rows (us); the longest wait "
+             "a thread runs `partial_fit` over batches of 1,000 rows, the snapshots built "
+             "beforehand with `prepare_serving()` as a service does (us); the longest wait "
              "while learning (us); p99 "
              "learning / p99 idle; learning throughput alone and with the serving thread beside "
              "it (rows/s) and their ratio; the share of the predictions made while learning that "

@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
+import fastomkl
+
 from fastomkl import Gaussian, Laplacian, NystromAWV, Raker
 from helpers import state_bytes
 
@@ -145,6 +147,26 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
     d = X.shape[1]
     # the counts, centres, R and h, and the engine's target statistics (count, mean, variance)
     assert copied == 8 * (2 + cap_m * d + cap_m * cap_m + cap_m + 3)
+
+
+def test_prepare_serving_builds_the_snapshots_ahead_of_the_first_batch():
+    """prepare_serving builds the twins a prediction would otherwise wait for when it first meets
+    a batch: they hold the model, and a model that has learnt nothing refuses."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(200, 3))
+    model = Raker([Gaussian(0.5), Laplacian(1.0)], n_components=12, random_state=0)
+    with pytest.raises(fastomkl.NotFittedError):
+        model.prepare_serving()
+    model.fit(X[:100], X[:100, 0])
+    assert model._engine.snapshot_copy_bytes == 0            # no twins yet
+    assert model.prepare_serving() is model
+    assert model._engine.snapshot_copy_bytes > 0
+    for x in X[100:110]:
+        assert model._engine._predict_snapshot(x) == model.predict_one(x)
+    model.prepare_serving()                                   # built once: nothing to do
+    mixture = fastomkl.Mixture([Raker([Gaussian(0.5)], n_components=4, random_state=0),
+                                Raker([Gaussian(2.0)], n_components=4, random_state=0)])
+    mixture.fit(X[:50], X[:50, 0]).prepare_serving()          # serves from the model itself
 
 
 def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():

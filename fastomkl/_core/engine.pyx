@@ -769,6 +769,16 @@ cdef class Engine:
             self.twin_lock[i] = NULL
             self.plan_length[i] = -1
 
+    def prepare_snapshots(self):
+        """Build the twins now (the lock held, with the GIL), if the engine serves from snapshots
+        and has none: what the first prediction that meets a batch would otherwise wait for."""
+        self.acquire()
+        try:
+            if self.twin_factory is not None and self.twins is None:
+                self.make_twins()
+        finally:
+            self.release()
+
     def _publish_snapshot(self):
         """Publish the model into a twin now, as a batch call does for a waiting prediction (for
         tests: the twins' predictions must be the model's)."""

@@ -378,6 +378,32 @@ class OnlineEstimator:
         names = self.__dict__.get("_feature_names")
         return _values_in_order(x, self._feature_names_for(x) if names is None else names)
 
+    def prepare_serving(self):
+        """Build now the snapshots that predictions read while a batch learns.
+
+        A ``predict_one`` that meets a batch call (``partial_fit``, ``predict_learn``) in another
+        thread reads a snapshot of the model (``docs/serving.rst``).  The snapshots (two engines
+        of the model's layout) are built when the first such prediction asks for them, and that
+        prediction waits for it: 7.5 ms for Raker with 76 kernels, 55 ms for VAW2 with 76
+        kernels, once.  A service that learns in one thread and predicts in another calls this
+        once the model is fitted or loaded, so that no request pays for it.  It doubles the
+        model's memory.  A growing model (kernel expansions, Nystrom dictionaries, DSG) builds
+        them again after its arrays grow; a ``Mixture`` serves from the model itself and builds
+        none.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        NotFittedError
+            If the model has learnt nothing yet.
+        """
+        engine = self._fitted_engine()
+        getattr(engine, "_inner", engine).prepare_snapshots()
+        return self
+
     # -- one sample -------------------------------------------------------------------------------
     def predict_one(self, x):
         """The prediction for one sample, without learning.
