@@ -149,6 +149,35 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
     assert copied == 8 * (2 + cap_m * d + cap_m * cap_m + cap_m + 3)
 
 
+@pytest.mark.parametrize("make", [
+    lambda: NystromAWV(Gaussian(0.4), random_state=0),
+    lambda: fastomkl.OMKR([Gaussian(0.5), Laplacian(1.0)], budget=None),
+    lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
+                                        random_state=0)], ids=["Nystrom", "OMKR", "DSG"])
+def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
+    """A growing model's arrays move when they grow: its twins are planned again for the new
+    arrays rather than built again, and they still hold the model after each publication."""
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-1, 1, size=(400, 4))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # budget warnings
+        model = make().fit(X[:20], y[:20]).prepare_serving()
+        engine = getattr(model._engine, "_inner", model._engine)
+        size = sum(a.nbytes for a in engine.get_state().values())
+        built = []
+        factory = engine.twin_factory
+        engine.twin_factory = lambda: built.append(1) or factory()
+        for start in range(20, 400, 20):                # the arrays grow within these chunks
+            model.partial_fit(X[start:start + 20], y[start:start + 20])
+            warnings.simplefilter("error", RuntimeWarning)
+            engine._publish_snapshot()
+            for probe in X[:3]:
+                assert engine._predict_snapshot(probe) == engine.predict_one(probe)
+    assert sum(a.nbytes for a in engine.get_state().values()) > 4 * size    # it grew
+    assert built == []
+
+
 def test_prepare_serving_builds_the_snapshots_ahead_of_the_first_batch():
     """prepare_serving builds the twins a prediction would otherwise wait for when it first meets
     a batch: they hold the model, and a model that has learnt nothing refuses."""

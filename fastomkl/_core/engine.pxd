@@ -44,6 +44,8 @@ cdef class Engine:
     cdef void publish(self, int target) noexcept nogil
     cdef int make_twins(self) except -1
     cdef int drop_twins(self) except -1
+    cdef int outdate_twins(self) except -1
+    cdef int replan_twins(self) except -1
     cdef int begin_batch(self) except -1
     cdef int end_batch(self) except -1
     cdef double predict_while_busy(self, const double* x) except? -1.0

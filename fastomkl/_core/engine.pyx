@@ -367,8 +367,9 @@ cdef class Engine:
         cdef Component part
         for part in (self.features, self.experts, self.combiner):
             if part.needs_room():
-                self.drop_twins()               # their layout (and the copy's sources) change
+                self.outdate_twins()            # the copy's sources move
                 part.reserve()
+                self.replan_twins()
                 if part.needs_room():
                     raise ValueError(f"{type(part).__name__} has no room for another round "
                                      f"(its size limit was reached by learning in another "
@@ -749,18 +750,49 @@ cdef class Engine:
         return np.array(rows, dtype=np.intp).reshape(-1, 3)
 
     cdef int drop_twins(self) except -1:
-        """Forget the twins (the lock held; before the model's arrays move): each is marked out
-        of date under its lock, so a prediction reading one finishes first."""
+        """Forget the twins (the lock held; before the model's state is replaced)."""
+        self.outdate_twins()
+        self._forget_twins()
+        return 0
+
+    cdef int outdate_twins(self) except -1:
+        """Mark every twin out of date under its lock (the lock held; before the model's arrays
+        move), so a prediction reading one finishes first and none reads one until the next
+        publication; the copy plans go with them."""
         cdef Engine twin
+        cdef int i
         if self.twins is None:
             return 0
-        for twin in self.twins:
+        for i in range(2):
+            twin = self.twins[i]
             if not PyThread_acquire_lock(twin.lock, NOWAIT_LOCK):
                 with nogil:
                     PyThread_acquire_lock(twin.lock, WAIT_LOCK)
             twin.epoch = -1
+            self.plan_length[i] = -1
             PyThread_release_lock(twin.lock)
-        self._forget_twins()
+        self.plans = None
+        return 0
+
+    cdef int replan_twins(self) except -1:
+        """After the model's arrays moved (outdate_twins, then a component's reserve): the copy
+        plans again, for the new arrays (a growing component gives its twin its new capacities),
+        so that the twins serve on without being built again."""
+        cdef Engine twin
+        cdef int i
+        if self.twins is None:
+            return 0
+        try:
+            plans = [self._copy_plan(twin) for twin in self.twins]
+        except Exception as exc:                # noqa: BLE001 (as make_twins)
+            self.drop_twins()
+            self._stop_snapshots(exc)
+            return 0
+        self.plans = plans
+        for i in range(2):
+            if plans[i] is not None:
+                self.plan_rows[i] = <Py_ssize_t*>cnp.PyArray_DATA(plans[i])
+                self.plan_length[i] = plans[i].shape[0]
         return 0
 
     def _forget_twins(self):

@@ -387,9 +387,8 @@ class OnlineEstimator:
         prediction waits for it: 7.5 ms for Raker with 76 kernels, 55 ms for VAW2 with 76
         kernels, once.  A service that learns in one thread and predicts in another calls this
         once the model is fitted or loaded, so that no request pays for it.  It doubles the
-        model's memory.  A growing model (kernel expansions, Nystrom dictionaries, DSG) builds
-        them again after its arrays grow; a ``Mixture`` serves from the model itself and builds
-        none.
+        model's memory.  A growing model (kernel expansions, Nystrom dictionaries, DSG) keeps
+        them when its arrays grow; a ``Mixture`` serves from the model itself and builds none.
 
         Returns
         -------
