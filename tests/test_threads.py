@@ -153,16 +153,24 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
     lambda: NystromAWV(Gaussian(0.4), random_state=0),
     lambda: fastomkl.OMKR([Gaussian(0.5), Laplacian(1.0)], budget=None),
     lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
-                                        random_state=0)], ids=["Nystrom", "OMKR", "DSG"])
+                                        random_state=0),
+    lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
+                                        dtype="float32", eta=1.0, average=True, random_state=0),
+    lambda: fastomkl.DoublySGDSoftmaxClassifier(kernel=Gaussian(0.8), batch_size=4,
+                                                block_size=8, random_state=0)],
+    ids=["Nystrom", "OMKR", "DSG", "DSG-float32-average", "DSG-softmax"])
 def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
     """A growing model's arrays move when they grow: its twins are planned again for the new
     arrays rather than built again, and they still hold the model after each publication."""
     rng = np.random.default_rng(6)
     X = rng.uniform(-1, 1, size=(400, 4))
     y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2]
+    model = make()
+    if isinstance(model, fastomkl.DoublySGDSoftmaxClassifier):
+        y = np.digitize(y, [-0.5, 0.5])                 # three classes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                 # budget warnings
-        model = make().fit(X[:20], y[:20]).prepare_serving()
+        model = model.fit(X[:20], y[:20]).prepare_serving()
         engine = getattr(model._engine, "_inner", model._engine)
         size = sum(a.nbytes for a in engine.get_state().values())
         built = []

@@ -747,6 +747,7 @@ cdef class Engine:
                 rows += _copy_rows(theirs[name], source)
         if self.keeps_target():
             rows += _copy_rows(twin.target, self.target)
+        twin._fit_buffers()             # a growing bank given the model's capacity is wider
         return np.array(rows, dtype=np.intp).reshape(-1, 3)
 
     cdef int drop_twins(self) except -1:

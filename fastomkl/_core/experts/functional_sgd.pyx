@@ -499,6 +499,14 @@ cdef class FunctionalSGDExperts(ExpertBank):
     # Entries keep the meaning of the files of the DSG models before the compiled engine: coef
     # (n_blocks r, outputs) with its lazy scale, avg the same shape (or empty), offset; beside
     # them what a batch in progress has accumulated.
+    def _prediction_arrays(self, FunctionalSGDExperts twin):
+        """predict reads the coefficients (and their average), their scale and offset; the
+        number of blocks is the bank's (copied with it)."""
+        if twin.coef.shape[1] != self.coef.shape[1]:
+            twin._allocate(self.coef.shape[1])
+        return ({"coef": self.coef, "avg": self.avg, "reals": self.reals},
+                {"coef": twin.coef, "avg": twin.avg, "reals": twin.reals})
+
     def get_state(self):
         held = self.bank.n_blocks * self.r
         return {"coef": np.asarray(self.coef)[:, :held].T.copy(),

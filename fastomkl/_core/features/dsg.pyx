@@ -603,6 +603,17 @@ cdef class BlockFeatures(FeatureBank):
         return self.n_blocks * self.r
 
     # -- state -----------------------------------------------------------------------------------
+    def _prediction_arrays(self, BlockFeatures twin):
+        """A round's z reads the slots' frequencies, phases and float32 guards, and the number
+        of committed blocks (a view of the count itself; the seeds and keys only matter to
+        learning and to files)."""
+        if twin.capacity != self.capacity:
+            twin._allocate(self.capacity)
+        def arrays(BlockFeatures bank):
+            return {"W": bank.W, "W32": bank.W32, "b": bank.b, "w_max": bank.w_max,
+                    "n_blocks": np.asarray(<long[:1]>&bank.n_blocks)}
+        return arrays(self), arrays(twin)
+
     def get_state(self):
         streams, indices = self.block_keys
         return {"streams": streams, "indices": indices,
