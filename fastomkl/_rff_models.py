@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._core.combiners.hedge import Hedge
-from fastomkl._core.combiners.polynomial import PolynomialWeights
+from fastomkl._core.combiners.meta import MLPoly
 from fastomkl._core.steps import ADAGRAD, ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES, SELF_CONFIDENT
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.losses import LOSSES
@@ -192,20 +192,30 @@ PAPER_EXPLORATION = (0.1, SCHEDULES["inv_sqrt"])
 
 class StepEnsembleCombiner:
     """The combiner of a one-kernel model's step ensemble (FOGD, DSG, NORMA and
-    OnlineKernelRegressor under eta="ensemble"): ML-Poly (``PolynomialWeights``) on the tangent of the model's loss at the
-    mixture.  With one kernel there is no kernel weight to learn, only how to mix the members,
-    and a mixture of a long and a short step beats either on a stream that drifts: against Hedge
-    at ``ENSEMBLE_RATE`` on the members' own losses, the geometric mean of the ratio to the best
-    step of bench/defaults.py's grid fell from 1.020 to 0.989 (FOGD), 1.010 to 0.98 (DSG) and
-    1.008 to 0.968 (NORMA) and 1.002 to 0.935 (OnlineKernelRegressor, against its discounted
-    Hedge) in recorded order, and by 0.001-0.027 shuffled.  A file written when the ensemble was
-    mixed by Hedge (its combiner's state holds ``log_w``) keeps that combiner: its predictions
-    are the file's, and it learns on with them; a refit takes ML-Poly."""
+    OnlineKernelRegressor under eta="ensemble"): ML-Poly (the ``MLPoly`` meta-learner of paper
+    003, opera's rates) on the tangent of the model's loss at the mixture (the gradient trick).
+    With one kernel there is no kernel weight to learn, only how to mix the members, and a
+    mixture of a long and a short step beats either on a stream that drifts: against Hedge at
+    ``ENSEMBLE_RATE`` on the members' own losses (OnlineKernelRegressor: OMKR's discounted
+    Hedge), the geometric mean of the ratio to the best step of bench/defaults.py's grid falls
+    by 0.02-0.07 in recorded order and by up to 0.03 shuffled (docs/defaults.rst).  A file
+    written when the ensemble was mixed by Hedge (its combiner's state holds ``log_w``) keeps
+    that combiner: its predictions are the file's, and it learns on with them; a refit takes
+    ML-Poly."""
 
     def _ensemble_combiner(self, n_members: int, loss: int, param: float = 0.0):
         if self.__dict__.get("_file_hedge"):
             return self._former_ensemble_combiner(n_members)
-        return PolynomialWeights(n_members, loss, param)
+        return MLPoly(n_members, None, loss, param)
+
+    def _member_weights(self) -> np.ndarray:
+        """The members' mixing weights (non-negative, summing to 1): ML-Poly's, or a file's
+        Hedge's."""
+        engine = self._fitted_engine()
+        combiner = engine.combiner
+        if isinstance(combiner, MLPoly):
+            return engine.locked(lambda: combiner.weights_)     # computed in the scratch a round uses
+        return np.array(combiner.w_bar)
 
     def _former_ensemble_combiner(self, n_members: int):
         """The combiner files written before ML-Poly hold."""

@@ -466,7 +466,7 @@ _ENSEMBLE_ETA_DOC = """    eta : "ensemble" or float, default "ensemble"
         "ensemble": three models on the same blocks, with steps 0.25, 1 and 2 times the schedule
         (gamma_t = eta_k / (1 + eta_decay t)), mixed by ML-Poly on the loss's tangent (as
         FOGD's: ``fastomkl._rff_models.StepEnsembleCombiner``): the steps that suit the data, in
-        recorded order as shuffled (worst ratio to the best step of a grid over 20 streams 1.03,
+        recorded order as shuffled (worst ratio to the best step of a grid over 20 streams 1.04,
         against 1.26 for eta=1; bench/results/defaults_orders.md), at about twice the cost per
         sample.  The shrink of
         the regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers'
@@ -1464,9 +1464,9 @@ def _member_shares(parts):
     model, each member's factor w_k / mean weight_k: member k of the merged model is the mean of
     the models' members k so scaled, and the merged prediction sum_k mean_w(w_k) f_k is then the
     mean of the models' predictions exactly.  (None, factors 1) for a model of one output."""
-    if "combiner.w_bar" not in parts[0][1]:
+    if "combiner.w_bar" not in parts[0][1] and "combiner.lr" not in parts[0][1]:
         return None, [1.0] * len(parts)
-    each = np.array([s["combiner.w_bar"] for _, s in parts])
+    each = np.array([_mixing_weights(s) for _, s in parts])
     weights = each.mean(axis=0)
     weights = weights / weights.sum()
     # a member no model weighs (ML-Poly's weights can be 0) adds nothing to any prediction: it
@@ -1475,23 +1475,29 @@ def _member_shares(parts):
     return weights, list(each / np.where(mean > 0, mean, 1.0))
 
 
+def _mixing_weights(state) -> np.ndarray:
+    """A step ensemble's member weights in its state: Hedge's normalised weights, or ML-Poly's
+    lr_k max(R_k, 0), normalised (uniform while none is positive), as its combine computes them."""
+    if "combiner.w_bar" in state:
+        return np.asarray(state["combiner.w_bar"])
+    lead = state["combiner.lr"] * np.maximum(state["combiner.R"], 0.0)
+    total = lead.sum()
+    return lead / total if total > 0 else np.full(len(lead), 1.0 / len(lead))
+
+
 def _merged_combiner(parts, weights) -> dict:
     """The combiner state of a merged step ensemble whose weights are `weights`: Hedge's log
-    weights (files written when the members were mixed by Hedge), or ML-Poly's regrets and sums
-    of squares: the mean sums of squares, and regrets that give exactly `weights`, on the scale
-    of the models' own (their mean total lead sum_k max(R_k, 0) / (1 + S_k))."""
-    state = {"combiner.w_bar": weights}
+    weights (files written when the members were mixed by Hedge), or ML-Poly's: the mean
+    learning rates, the largest range correction, and regrets that give exactly `weights` on the
+    scale of the models' own (their mean total lr_k max(R_k, 0))."""
     if "combiner.log_w" in parts[0][1]:
-        state["combiner.log_w"] = np.log(weights) - np.log(weights.max())
-        return state
-    squares = np.mean([s["combiner.squares"] for _, s in parts], axis=0)
-    lead = np.mean([(np.maximum(s["combiner.regret"], 0.0) / (1.0 + s["combiner.squares"])).sum()
+        return {"combiner.w_bar": weights,
+                "combiner.log_w": np.log(weights) - np.log(weights.max())}
+    lr = np.mean([s["combiner.lr"] for _, s in parts], axis=0)
+    lead = np.mean([(s["combiner.lr"] * np.maximum(s["combiner.R"], 0.0)).sum()
                     for _, s in parts])
-    state["combiner.squares"] = squares
-    state["combiner.regret"] = weights * (1.0 + squares) * lead
-    if lead == 0.0:                 # no model had a member ahead: uniform weights, as each had
-        state["combiner.w_bar"] = np.full(len(weights), 1.0 / len(weights))
-    return state
+    return {"combiner.lr": lr, "combiner.R": weights * lead / lr,
+            "combiner.Smax": np.max([s["combiner.Smax"] for _, s in parts], axis=0)}
 
 
 def _pooled_targets(stats) -> np.ndarray:

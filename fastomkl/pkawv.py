@@ -670,7 +670,7 @@ class _FOGDBase(StepEnsembleCombiner, _OneKernel):
         theta = np.asarray(engine.experts.theta)
         if engine.experts.per_kernel == 1:
             return np.array(theta[0])
-        return np.asarray(engine.combiner.w_bar) @ theta
+        return self._member_weights() @ theta
 
 
 _FOGD_DOC = """
@@ -691,12 +691,12 @@ _FOGD_DOC = """
         Step size.  "ensemble": four models on the same features, three with the constant steps
         2^-4, 2^-2 and 1 (truncated: a step lands on the target at most, as ``Raker``'s) and one
         with "auto"'s AdaGrad-norm steps (with one kernel, nothing else can follow data that
-        want a decaying step), mixed by ML-Poly (``fastomkl._rff_models.StepEnsembleCombiner``:
-        each member weighed by its regret to the mixture, no rate to choose), targets
-        standardised online; at most 1.14x the best point of a step grid on the shipped and
-        drifting streams in recorded order and 1.07x shuffled (geometric means 0.99 and 1.00),
-        where "auto" is 3.69x and 1.30x (bench/results/defaults_orders.md; the three constant
-        steps alone: 1.37x on naval).
+        want a decaying step), mixed by ML-Poly on the loss's tangent
+        (``fastomkl._rff_models.StepEnsembleCombiner``: each member weighed by its regret to the
+        mixture, no rate to choose), targets standardised online; at most 1.16x the best point
+        of a step grid on the shipped and drifting streams in recorded order and 1.08x shuffled
+        (geometric means 0.99 and 1.01), where "auto" is 3.69x and 1.30x
+        (bench/results/defaults_orders.md; the three constant steps alone: 1.37x on naval).
         "auto" (or "adagrad", the former default): truncated AdaGrad-norm steps, targets
         standardised online.  A number is the paper's step, theta <- theta - eta 2 (y_hat - y) z:
         the paper uses eta = 1 / sqrt(n) for a stream of n samples, constant.

@@ -39,15 +39,17 @@ def loss_derivative(kind: str, f, y):
 
 
 class NumpyMLPoly:
-    """ML-Poly on linearised losses (Gaillard, Stoltz & van Erven 2014), written from its
-    equations: w_k = max(R_k, 0) / (1 + S_k), normalised (uniform while no R_k is positive), with
-    R_k += g (mix - f_k) and S_k += (g (mix - f_k))^2 for g the loss's slope at the mixture."""
+    """ML-Poly with the gradient trick (Gaillard, Stoltz & van Erven 2014; opera's rates, as
+    tests/vaw_reference.mlpoly), written from its equations: w_k = lr_k max(R_k, 0), normalised
+    (uniform while no R_k is positive); each round r_k = g (mix - f_k) for g the loss's slope at
+    the mixture, R_k += r_k, lr_k <- 1 / (1 / lr_k + r_k^2 + delta), delta the growth of the
+    largest r^2 seen (Smax), lr starting at 2^-20."""
 
     def __init__(self, n: int):
-        self.regret, self.squares = np.zeros(n), np.zeros(n)
+        self.lr, self.regret, self.largest = np.full(n, 2.0 ** -20), np.zeros(n), 0.0
 
     def weights(self) -> np.ndarray:
-        lead = np.where(self.regret > 0, self.regret / (1.0 + self.squares), 0.0)
+        lead = self.lr * np.maximum(self.regret, 0.0)
         return lead / lead.sum() if lead.sum() > 0 else np.full(len(lead), 1.0 / len(lead))
 
     def learn(self, f, slope) -> None:
@@ -55,8 +57,10 @@ class NumpyMLPoly:
         mixture."""
         mix = self.weights() @ f
         r = slope(mix) * (mix - np.asarray(f))
+        delta = max((r * r).max() - self.largest, 0.0)
         self.regret += r
-        self.squares += r * r
+        self.lr = 1.0 / (1.0 / self.lr + r * r + delta)
+        self.largest += delta
 
 
 # The winsorised target statistics (fastomkl._core.engine: TARGET_WARMUP, TARGET_CLIP; a test

@@ -255,8 +255,7 @@ def test_the_step_ensemble_is_its_numpy_members_under_ml_poly(case):
     expected = [reference.predict_learn_one(x, target) for x, target in zip(X[:n], y[:n])]
     scale = max(np.abs(expected).max(), 1e-3)
     np.testing.assert_allclose(online, expected, rtol=1e-12, atol=1e-12 * scale)
-    np.testing.assert_allclose(np.asarray(engine.combiner.w_bar), reference.weights(),
-                               rtol=1e-10)
+    np.testing.assert_allclose(engine.combiner.weights_, reference.weights(), rtol=1e-10)
     assert len(set(np.round(reference.weights(), 12))) > 1     # the members did differ
 
 
@@ -387,14 +386,14 @@ def test_merged_step_ensembles_predict_the_average_of_the_models(cls, y):
         # rows w::3 (model w's) get noise of scale 2 w
         y = y + 2.0 * (np.arange(len(y)) % 3) * np.random.default_rng(0).normal(size=len(y))
     models = [cls(stream=w, **params).fit(X[w::3], y[w::3]) for w in range(3)]
-    weights = [np.asarray(m._engine.combiner.w_bar) for m in models]
+    weights = [m._member_weights() for m in models]
     assert len({tuple(np.round(w, 12)) for w in weights}) > 1   # they weigh their members apart
     merged = merge(models)
     average = np.mean([m.decision_function(X) if cls is DoublySGDClassifier else m.predict(X)
                        for m in models], axis=0)
     got = merged.decision_function(X) if cls is DoublySGDClassifier else merged.predict(X)
     np.testing.assert_allclose(got, average, rtol=1e-11, atol=1e-13)
-    np.testing.assert_allclose(merged._engine.combiner.w_bar, np.mean(weights, axis=0))
+    np.testing.assert_allclose(merged._member_weights(), np.mean(weights, axis=0))
     merged.partial_fit(X[:10], y[:10])                   # and it keeps learning
 
 

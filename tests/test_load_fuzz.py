@@ -101,9 +101,8 @@ SEMANTIC_EDITS = [
     (fastomkl.KernelAWV, "experts.L", scale_second_factor(3.0), "squared norm"),
     (fastomkl.KernelAWV, "combiner.moments", set_at(2, -1.0), "moments"),
     (fastomkl.TaylorAWV, "combiner.moments", set_at(0, 2.5), "moments"),
-    (fastomkl.FOGD, "combiner.squares", set_at(0, -1.0), "squares must be"),
-    (fastomkl.FOGD, "combiner.regret", set_at(1, 1e300), "regret must satisfy"),
-    (fastomkl.NORMA, "combiner.w_bar", lambda a: a[::-1] * 1.0, "w_bar must be"),
+    (fastomkl.FOGD, "combiner.lr", set_at(0, -1.0), "'lr' must be > 0"),
+    (fastomkl.NORMA, "combiner.Smax", set_at(0, -1.0), "'Smax' must be >= 0"),
 ]
 
 

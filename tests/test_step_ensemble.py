@@ -9,7 +9,7 @@ import pytest
 import fastomkl as fo
 from fastomkl import Gaussian, Laplacian, Raker, RakerClassifier
 from fastomkl._core.combiners.hedge import DiscountHedge, Hedge
-from fastomkl._core.combiners.polynomial import PolynomialWeights
+from fastomkl._core.combiners.meta import MLPoly
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
@@ -284,7 +284,7 @@ def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, (160, 3))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=160)
-    assert isinstance(make().fit(X[:20], y[:20])._engine.combiner, PolynomialWeights)
+    assert isinstance(make().fit(X[:20], y[:20])._engine.combiner, MLPoly)
     written = make()
     written._file_hedge = True              # what the earlier release built
     written.partial_fit(X[:80], y[:80])
@@ -299,4 +299,4 @@ def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     np.testing.assert_array_equal(loaded.predict_learn(X[80:], y[80:]),
                                   written.predict_learn(X[80:], y[80:]))
     loaded.fit(X[:20], y[:20])
-    assert isinstance(loaded._engine.combiner, PolynomialWeights)
+    assert isinstance(loaded._engine.combiner, MLPoly)

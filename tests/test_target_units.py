@@ -83,11 +83,7 @@ def test_dsg_learns_standardised_targets(case):
         return DoublySGDRegressor(random_state=3, standardize_target=standardize,
                                   **DSG_CASES[case])
     got = make(True).predict_learn(X, y)
-    # algorithm-1's member of step 2 diverges (predictions reach 1e24), and the ensemble's
-    # ML-Poly weights, ratios of sums of squared regrets, carry the last-bit difference between
-    # the target standardised in C and in NumPy to 7e-12 of a prediction
-    rtol = 1e-10 if case == "algorithm-1" else 1e-12
-    np.testing.assert_allclose(got, expected_standardised(make, X, y), rtol=rtol, atol=1e-9)
+    np.testing.assert_allclose(got, expected_standardised(make, X, y), rtol=1e-12, atol=1e-9)
     one_by_one = make(True)
     np.testing.assert_allclose([one_by_one.predict_learn_one(x, t) for x, t in zip(X, y)], got,
                                rtol=1e-12, atol=1e-9)

@@ -89,6 +89,10 @@ cdef class BOA(AdaptiveRates):
 
 cdef class MLPoly(MetaLearner):
     cdef double[::1] lr, R, Smax
+    cdef readonly int loss            # the loss whose tangent at the mixture gives the regrets
+                                      # (the gradient trick), or -1: the square loss itself
+    cdef readonly double param        # that loss's parameter (Huber's threshold, a quantile)
+    cdef double regret(self, int k, double y_hat, double y, double slope) noexcept nogil
 
 
 cdef class MLProd(AdaptiveRates):

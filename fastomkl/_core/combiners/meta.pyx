@@ -11,7 +11,10 @@ works with any ExpertBank.
 The adaptive rules BOA, ML-Poly and ML-Prod follow the opera aggregation package for the square
 loss without gradient trick (loss_gradient=False): with y_hat = sum_k w_k x_k the instantaneous
 regret of expert k is r_k = (y_hat - y)^2 - (x_k - y)^2, and the state starts at 2^-20 where the
-reference does.
+reference does.  ML-Poly also takes opera's gradient trick (loss_gradient=True) for any loss of
+one output: r_k = l'(y_hat, y) (y_hat - x_k), the regret on the loss's tangent at the mixture,
+with which it competes with the best convex combination of the experts (the one-kernel step
+ensembles' combiner, fastomkl._rff_models.StepEnsembleCombiner).
 
 Non-finite state guard: an update that would leave a non-finite (or, for the adaptive rates, a
 non-positive) value in the state is undone and counted in ``n_rejected``; predictions are always
@@ -21,6 +24,7 @@ contribution), and the combination is saturated to the largest finite double.
 import numpy as np
 
 from fastomkl._core.base cimport FullInformation, Round
+from fastomkl._core.losses cimport LOSS_SOFTMAX, loss_derivative_with
 from fastomkl._core.numeric cimport saturate, softmax_in_place
 from fastomkl._core.linalg cimport (vaw_predict, vaw_update, vaw_update_safe, VAW_MODE_VAW,
                                     VAW_MODE_RIDGE, fastomkl_spr, fastomkl_spd_inverse, scale,
@@ -685,10 +689,19 @@ cdef class BOA(AdaptiveRates):
 
 
 cdef class MLPoly(MetaLearner):
-    """ML-Poly (Gaillard, Stoltz & van Erven 2014): w proportional to lr_k max(R_k, 0)."""
+    """ML-Poly (Gaillard, Stoltz & van Erven 2014): w proportional to lr_k max(R_k, 0).
 
-    def __init__(self, int n_experts, clip_range=None):
+    `loss` (a code of fastomkl._core.losses, not the softmax) takes the regrets on that loss's
+    tangent at the mixture (the gradient trick), with its parameter `param`; None: the square
+    loss's regrets themselves (paper 003's meta-learner)."""
+
+    def __init__(self, int n_experts, clip_range=None, loss=None, double param=0.0):
+        if loss is not None and loss == LOSS_SOFTMAX:
+            raise ValueError("ML-Poly's gradient trick needs a loss of one output (not the "
+                             "softmax)")
         MetaLearner.__init__(self, n_experts, clip_range)
+        self.loss = -1 if loss is None else loss
+        self.param = param
         self.lr = np.full(n_experts, TINY)
         self.R = np.zeros(n_experts)
         self.Smax = np.zeros(1)
@@ -725,15 +738,26 @@ cdef class MLPoly(MetaLearner):
             else:
                 self.w[k] /= total
 
+    cdef double regret(self, int k, double y_hat, double y, double slope) noexcept nogil:
+        """Expert k's instantaneous regret to the mixture y_hat."""
+        if self.loss >= 0:
+            return slope * (y_hat - self.xbar[k])
+        return (y_hat - y) * (y_hat - y) - (self.xbar[k] - y) * (self.xbar[k] - y)
+
     cdef void update(self, long t, const int* active, int n_active, const double* preds,
                      double y_hat, double y) noexcept nogil:
         cdef int j, k
-        cdef double r, r2max = 0.0, delta
-        cdef double base = (y_hat - y) * (y_hat - y)
+        cdef double r, r2max = 0.0, delta, slope = 0.0
         self.inputs(active, n_active, preds)
+        if self.loss >= 0:
+            # the mixture of this round's inputs with its weights, in the units the experts
+            # predict in (an engine's y_hat may be in those of the targets including this one)
+            y_hat = 0.0
+            for j in range(n_active):
+                y_hat += self.w[active[j]] * self.xbar[active[j]]
+            slope = loss_derivative_with(self.loss, y_hat, y, self.param)
         for j in range(n_active):
-            k = active[j]
-            r = base - (self.xbar[k] - y) * (self.xbar[k] - y)
+            r = self.regret(active[j], y_hat, y, slope)
             if r * r > r2max:
                 r2max = r * r
         delta = r2max - self.Smax[0]
@@ -741,7 +765,7 @@ cdef class MLPoly(MetaLearner):
             delta = 0.0
         for j in range(n_active):
             k = active[j]
-            r = base - (self.xbar[k] - y) * (self.xbar[k] - y)
+            r = self.regret(k, y_hat, y, slope)
             self.R[k] += r
             self.lr[k] = 1.0 / (1.0 / self.lr[k] + r * r + delta)
         self.Smax[0] += delta
