@@ -46,6 +46,7 @@ cdef class Engine:
     cdef int drop_twins(self) except -1
     cdef int outdate_twins(self) except -1
     cdef int replan_twins(self) except -1
+    cdef void adopt_plans(self, list plans)
     cdef int begin_batch(self) except -1
     cdef int end_batch(self) except -1
     cdef double predict_while_busy(self, const double* x) except? -1.0

@@ -26,7 +26,7 @@ do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn a
 twins double the model's memory once a service predicts while it learns.  The copy is a plan of
 byte ranges, run without the GIL: every state array of a fixed-size component, and of a growing
 one the arrays its predictions read (``Component._prediction_arrays``, the twin given the model's
-capacities), valid until the model next makes room; a component that offers none is copied
+capacities), planned again whenever the model makes room; a component that offers none is copied
 through ``set_state`` with the GIL.  A batch call that has
 left its rounds, the lock still held, says it wants the GIL back (``gil_wanted``); a prediction
 that meets the call then waits, without the GIL, until the call has it.  Otherwise a serving
@@ -710,17 +710,13 @@ cdef class Engine:
         except Exception as exc:                # noqa: BLE001 (a model that cannot be twinned)
             self._stop_snapshots(exc)
             return 0
-        self.twins, self.plans = twins, plans
+        self.twins = twins
         for i in range(2):
             twin = twins[i]
             twin.epoch = self.epoch
             self.twin_lock[i] = twin.lock
             self.twin_epoch[i] = &twin.epoch
-            if plans[i] is None:
-                self.plan_length[i] = -1
-            else:
-                self.plan_rows[i] = <Py_ssize_t*>cnp.PyArray_DATA(plans[i])
-                self.plan_length[i] = plans[i].shape[0]
+        self.adopt_plans(plans)
         self.newest = 0
         self.published_at = fastomkl_now_ns()
         self.publish_ns = (self.published_at - start) // 2
@@ -789,12 +785,19 @@ cdef class Engine:
             self.drop_twins()
             self._stop_snapshots(exc)
             return 0
+        self.adopt_plans(plans)
+        return 0
+
+    cdef void adopt_plans(self, list plans):
+        """Publish by `plans` from now on (one per twin; None: through set_state)."""
+        cdef int i
         self.plans = plans
         for i in range(2):
-            if plans[i] is not None:
+            if plans[i] is None:
+                self.plan_length[i] = -1
+            else:
                 self.plan_rows[i] = <Py_ssize_t*>cnp.PyArray_DATA(plans[i])
                 self.plan_length[i] = plans[i].shape[0]
-        return 0
 
     def _forget_twins(self):
         self.twins = self.plans = None
