@@ -213,8 +213,8 @@ class StepEnsembleCombiner:
         Hedge's."""
         engine = self._fitted_engine()
         combiner = engine.combiner
-        if isinstance(combiner, MLPoly):
-            return engine.locked(lambda: combiner.weights_)     # computed in the scratch a round uses
+        if isinstance(combiner, MLPoly):        # computed into the scratch a round uses
+            return engine.locked(lambda: combiner.weights_)
         return np.array(combiner.w_bar)
 
     def _former_ensemble_combiner(self, n_members: int):
