@@ -9,6 +9,7 @@ import pytest
 import fastomkl
 
 from fastomkl import Gaussian, Laplacian, NystromAWV, Raker
+from fastomkl.kernels import Polynomial
 from helpers import state_bytes
 
 
@@ -152,13 +153,15 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
 @pytest.mark.parametrize("make", [
     lambda: NystromAWV(Gaussian(0.4), random_state=0),
     lambda: fastomkl.OMKR([Gaussian(0.5), Laplacian(1.0)], budget=None),
+    lambda: fastomkl.OnlineKernelRegressor(Polynomial(2), budget=100),
     lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
                                         random_state=0),
     lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
                                         dtype="float32", eta=1.0, average=True, random_state=0),
     lambda: fastomkl.DoublySGDSoftmaxClassifier(kernel=Gaussian(0.8), batch_size=4,
                                                 block_size=8, random_state=0)],
-    ids=["Nystrom", "OMKR", "DSG", "DSG-float32-average", "DSG-softmax"])
+    ids=["Nystrom", "OMKR", "OnlineKernelRegressor-budget", "DSG", "DSG-float32-average",
+         "DSG-softmax"])
 def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
     """A growing model's arrays move when they grow: its twins are planned again for the new
     arrays rather than built again, and they still hold the model after each publication."""

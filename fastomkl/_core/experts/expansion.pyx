@@ -112,6 +112,14 @@ cdef class KernelExpansionExperts(ExpertBank):
     def capacity(self):
         return self.support.shape[0]
 
+    def _prediction_arrays(self, KernelExpansionExperts twin):
+        """predict reads the support rows, their coefficients and the row count (the AdaGrad
+        sums and the budget's oldest row only matter to learning)."""
+        if twin.capacity != self.capacity:
+            twin._allocate(self.capacity)
+        return ({"info": self.info, "support": self.support, "alpha": self.alpha},
+                {"info": twin.info, "support": twin.support, "alpha": twin.alpha})
+
     @property
     def n_support(self):
         return int(self.info[0])
