@@ -468,8 +468,7 @@ _ENSEMBLE_ETA_DOC = """    eta : "ensemble" or float, default "ensemble"
         FOGD's: ``fastomkl._rff_models.StepEnsembleCombiner``): the steps that suit the data, in
         recorded order as shuffled (worst ratio to the best step of a grid over 20 streams 1.04,
         against 1.26 for eta=1; bench/results/defaults_orders.md), at about twice the cost per
-        sample.  The shrink of
-        the regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers'
+        sample.  The shrink of the regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers'
         setting is 1).  With features normalised per block (||z(x)||^2 about k(x, x) = 1), a
         step of 1 fits a batch's residual without overshooting, whatever the units of x and y;
         eta nu (the first step times nu) must stay at most 2, or the shrink would grow the past.
@@ -1410,7 +1409,7 @@ def merge(models, base=None):
         target, units = _merged_targets(
             [s["engine.target"] for _, s in parts],
             bool(getattr(first, "standardize_target", False)))
-    weights, shares = _member_shares(parts)
+    weights, shares = _member_shares(models, parts)
     coef, avg = {}, {}                          # block key -> summed rows, in first-seen order
     for (engine, state), unit, share in zip(parts, units, shares):
         scale = state["experts.reals"][0] * unit
@@ -1459,30 +1458,20 @@ def merge(models, base=None):
     return merged
 
 
-def _member_shares(parts):
+def _member_shares(models, parts):
     """A step ensemble's merged weights (the mean of the models' weights of each member) and, per
     model, each member's factor w_k / mean weight_k: member k of the merged model is the mean of
     the models' members k so scaled, and the merged prediction sum_k mean_w(w_k) f_k is then the
     mean of the models' predictions exactly.  (None, factors 1) for a model of one output."""
     if "combiner.w_bar" not in parts[0][1] and "combiner.lr" not in parts[0][1]:
         return None, [1.0] * len(parts)
-    each = np.array([_mixing_weights(s) for _, s in parts])
+    each = np.array([model._member_weights() for model in models])
     weights = each.mean(axis=0)
     weights = weights / weights.sum()
     # a member no model weighs (ML-Poly's weights can be 0) adds nothing to any prediction: it
     # keeps the mean of the models' members
     mean = each.mean(axis=0)
     return weights, list(each / np.where(mean > 0, mean, 1.0))
-
-
-def _mixing_weights(state) -> np.ndarray:
-    """A step ensemble's member weights in its state: Hedge's normalised weights, or ML-Poly's
-    lr_k max(R_k, 0), normalised (uniform while none is positive), as its combine computes them."""
-    if "combiner.w_bar" in state:
-        return np.asarray(state["combiner.w_bar"])
-    lead = state["combiner.lr"] * np.maximum(state["combiner.R"], 0.0)
-    total = lead.sum()
-    return lead / total if total > 0 else np.full(len(lead), 1.0 / len(lead))
 
 
 def _merged_combiner(parts, weights) -> dict:

@@ -1,6 +1,8 @@
 """Shared test helpers."""
 import numpy as np
 
+from fastomkl.reproduce.common import KERNEL_VARIANTS
+
 
 def state_bytes(model) -> dict:
     """Everything that defines a model's future behaviour, as bytes (for exact comparisons)."""
@@ -53,8 +55,8 @@ def as_older_file(path, out, params=(), arrays=(), edit=None):
     np.savez(out, __header__=np.array(json.dumps(header)), **state)
 
 
-# The kernels' instruction-set variants (fastomkl_dispatch.h) by their FASTOMKL_ISA names.
-VARIANT_LEVELS = {"v4": 4, "v3": 3, "base": 2}
+# The kernels' instruction-set levels (fastomkl_dispatch.h) by their FASTOMKL_ISA names.
+VARIANT_LEVELS = {name: level for level, name in KERNEL_VARIANTS.items()}
 
 
 def ran_on_variant(request, variant: str) -> bool:

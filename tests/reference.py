@@ -56,7 +56,10 @@ class NumpyMLPoly:
         """`f` the members' predictions of the round, slope(mix) the loss's derivative at their
         mixture."""
         mix = self.weights() @ f
-        r = slope(mix) * (mix - np.asarray(f))
+        self.learn_regrets(slope(mix) * (mix - np.asarray(f)))
+
+    def learn_regrets(self, r) -> None:
+        """The round's instantaneous regrets r_k."""
         delta = max((r * r).max() - self.largest, 0.0)
         self.regret += r
         self.lr = 1.0 / (1.0 / self.lr + r * r + delta)

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import cpu_isa_level
+from helpers import VARIANT_LEVELS as LEVELS, cpu_isa_level
 
 HERE = Path(__file__).resolve().parent
-LEVELS = {"v4": 4, "v3": 3, "base": 2}
 # The tests whose results depend on the compiled path: every comparison of a compiled kernel with
 # NumPy (features, independent and shared draws, OGD experts, graph feedback, the packed VAW
 # kernels, the meta-learners, the sine-cosine, the bandit and expansion kernels, the DSG blocks,

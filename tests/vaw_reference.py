@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference import NumpyMLPoly
+
 
 def vaw_direct(Z, y, lam, mode, center=False):
     """Predictions z_t^T S^{-1} b_{t-1}, S = lam I + sum_{s<=t} z_s z_s^T (vaw) or s < t (ridge),
@@ -170,21 +172,14 @@ def boa(E, y, clip_range):
 
 
 def mlpoly(E, y, clip_range):
+    """ML-Poly on the square loss's own regrets (reference.NumpyMLPoly's rates)."""
     X = clip(E, clip_range, y)
     T, K = X.shape
-    lr = np.full(K, 2.0 ** -20)
-    R = np.zeros(K)
-    Smax = 0.0
+    mixer = NumpyMLPoly(K)
     out = np.empty(T)
     for t in range(T):
-        v = lr * np.maximum(R, 0)
-        w = np.full(K, 1 / K) if v.sum() == 0 else v / v.sum()
-        out[t] = w @ X[t]
-        r = (out[t] - y[t]) ** 2 - (X[t] - y[t]) ** 2
-        R = R + r
-        delta = max(np.max(r ** 2) - Smax, 0.0)
-        lr = 1 / (1 / lr + r ** 2 + delta)
-        Smax += delta
+        out[t] = mixer.weights() @ X[t]
+        mixer.learn_regrets((out[t] - y[t]) ** 2 - (X[t] - y[t]) ** 2)
     return out
 
 
