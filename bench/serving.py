@@ -182,15 +182,16 @@ def serving_while_learning(make, X, y, calls: int) -> str:
     snapshot_share = engine.n_snapshot_reads / len(busy)      # the stream may hold fewer rows
     p = lambda ns: np.percentile(ns, [50, 99, 99.9]) / 1e3          # noqa: E731
     (i50, i99, i999), (b50, b99, b999) = p(idle), p(busy)
-    return (f"| {i50:.2f} | {i99:.2f} | {i999:.2f} | {b50:.2f} | {b99:.2f} | {b999:.2f} | "
-            f"{busy.max() / 1e3:.0f} | {b99 / i99:.1f} | {alone[0]:,.0f} | "
+    return (f"| {i50:.2f} | {i99:.2f} | {i999:.2f} | {idle.max() / 1e3:.0f} | {b50:.2f} | "
+            f"{b99:.2f} | {b999:.2f} | {busy.max() / 1e3:.0f} | {b99 / i99:.1f} | {alone[0]:,.0f} | "
             f"{np.median(beside):,.0f} | {np.median(beside) / alone[0]:.2f} | "
             f"{snapshot_share:.0%} |")
 
 
 def family_table(X, y, calls: int) -> list[str]:
     lines = ["## Every family: predict_one idle and while another thread learns", "",
-             f"Columns: predict_one p50 / p99 / p99.9 over {min(calls, len(y) - 1000):,} calls "
+             f"Columns: predict_one p50 / p99 / p99.9 and the longest call over "
+             f"{min(calls, len(y) - 1000):,} calls "
              "(the rows after the first 1,000, which the model learns first) idle, then while "
              "a thread runs `partial_fit` over batches of 1,000 rows, the snapshots built "
              "beforehand with `prepare_serving()` as a service does (us); the longest wait "
@@ -199,9 +200,9 @@ def family_table(X, y, calls: int) -> list[str]:
              "it (rows/s) and their ratio; the share of the predictions made while learning that "
              "read a snapshot (the others found the lock free, between two batches, or waited "
              "for one round while the batch published its first).", "",
-             "| model | p50 | p99 | p99.9 | p50 learning | p99 learning | p99.9 learning | "
+             "| model | p50 | p99 | p99.9 | max | p50 learning | p99 learning | p99.9 learning | "
              "max learning | p99 ratio | learn alone | learn beside | ratio | from snapshots |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, make in families():
         lines.append(f"| {label} " + serving_while_learning(make, X, y, calls))
         print(lines[-1], flush=True)

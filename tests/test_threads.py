@@ -1,4 +1,5 @@
 """Threads may share a model: rounds never interleave, so a concurrent reader disturbs nothing."""
+import io
 import threading
 import time
 import warnings
@@ -246,3 +247,63 @@ def test_predict_one_waits_for_an_announced_batch_call_until_it_is_withdrawn():
     engine.withdraw_batch()
     reader.join(timeout=10)
     assert answers == [expected]
+
+
+
+def first_snapshot_answer(model, X, y, probe):
+    """The first prediction of `probe` that reads a snapshot while another thread learns X, y in
+    one batch call (the reader polls until one does)."""
+    engine = model._engine
+    reads = engine.n_snapshot_reads
+    started, answer = threading.Event(), []
+
+    def learner():
+        started.set()
+        model.partial_fit(X, y)
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    started.wait()
+    while thread.is_alive() and not answer:
+        value = model.predict_one(probe)
+        if engine.n_snapshot_reads > reads:
+            answer.append(value)
+    thread.join()
+    assert answer, "no prediction met the batch in progress"
+    return answer[0]
+
+
+
+def test_a_batch_leaves_a_snapshot_that_the_next_batch_serves_at_once():
+    """A batch call leaves the newest twin as the model after its last round, so the next batch
+    call's first prediction reads the model as that call found it, without waiting for a
+    publication.  After a round learnt in between, that twin no longer holds the model: the first
+    prediction waits for the next call's first publication, the model after a later round."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, size=(40000, 8))
+    y = np.sin(X[:, :3].sum(1))
+    probe = X[0]
+    kernels = [Gaussian(0.7), Laplacian(1.5), Gaussian(3.0)]
+    model = Raker(kernels, n_components=64, random_state=0).fit(X[:100], y[:100])
+    model.prepare_serving()
+    engine = model._engine
+    time.sleep(0.01)                   # well past the spacing of publications (the twins' own)
+    model.partial_fit(X[100:200], y[100:200])
+    assert engine._twin_holds_the_model()
+    at_start = model.predict_one(probe)
+    assert engine._predict_snapshot(probe) == at_start
+    assert first_snapshot_answer(model, X[200:], y[200:], probe) == at_start
+
+    time.sleep(0.01)
+    model.learn_one(X[1], y[1])                                 # a round between two calls
+    assert not engine._twin_holds_the_model()
+    at_start = model.predict_one(probe)
+    out = io.BytesIO()
+    model.save(out)
+    replica = fastomkl.load(io.BytesIO(out.getvalue()))
+    boundaries = []
+    for x, t in zip(X[200:], y[200:]):
+        replica.learn_one(x, t)
+        boundaries.append(replica.predict_one(probe))
+    answer = first_snapshot_answer(model, X[200:], y[200:], probe)
+    assert answer != at_start and answer in boundaries

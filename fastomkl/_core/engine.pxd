@@ -39,9 +39,13 @@ cdef class Engine:
     cdef readonly int arriving           # batch calls in their Python steps (announce_batch)
     cdef bint snapshots_off              # a snapshot could not be made: predictions wait
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
+    cdef long long batch_started_at      # when the batch call in progress began its rounds (ns)
+    cdef long published_t                # the round the newest twin holds the model at
     cdef readonly long n_snapshot_reads  # predictions answered from a twin
     cdef void serve_snapshot(self, bint now) noexcept nogil
     cdef void publish(self, int target) noexcept nogil
+    cdef bint twin_holds_the_model(self) noexcept nogil
+    cdef void carry_snapshot(self) noexcept nogil
     cdef int make_twins(self) except -1
     cdef int drop_twins(self) except -1
     cdef int outdate_twins(self) except -1

@@ -16,12 +16,14 @@ Serving while a batch learns.  A ``predict_one`` that finds the lock taken does 
 model: it reads a snapshot.  The engine keeps two twins (engines of the same layout, built when a
 prediction first meets a batch call), and a batch call that a prediction is waiting on copies the
 model into the twin not read last between two of its rounds, then at most once per 20 copies'
-time (so the copies cost at most about 5 % of learning).  A prediction reads the twin published
-last, under that twin's own lock, if it was published during the batch call in progress;
-otherwise it waits for the next round boundary (one round at most), when the call publishes one.
-So a prediction made while a batch learns is the model's prediction at a round boundary of that
-batch: never a torn state, never older than the call, and at most max(one round, 20 copies'
-time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
+time (so the copies cost at most about 5 % of learning).  A learning batch call also leaves the
+newest twin as the model after its last round (same spacing), so the next call finds a twin that
+holds the model as it starts, if nothing has learnt in between.  A prediction reads the twin
+published last, under that twin's own lock, if it was published during the batch call in
+progress or holds the model as the call found it; otherwise it waits for the next round boundary
+(one round at most), when the call publishes one.  So a prediction made while a batch learns is
+the model's prediction at a round boundary of that batch: never a torn state, never older than
+the call, and at most max(one round, 20 copies' time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
 do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn as before.  The
 twins double the model's memory once a service predicts while it learns.  The copy is a plan of
 byte ranges, run without the GIL: every state array of a fixed-size component, and of a growing
@@ -571,6 +573,8 @@ cdef class Engine:
                         out[i] = self.step_ptr(&X[i, 0], y[i])
                         i += 1
                         _between_rounds(self)
+                    if i == n:
+                        self.carry_snapshot()
                     _leave_rounds(self)
                 fastomkl_atomic_store(&self.gil_wanted, 0)
         finally:
@@ -591,7 +595,19 @@ cdef class Engine:
         fastomkl_atomic_add(&self.arriving, -1)
 
     cdef int begin_batch(self) except -1:
+        """A batch call starts: its predictions read the twins published during it, and the newest
+        twin already if it holds the model as it is now (published at the round the model is at,
+        and not out of date: learning changes the round, a new state forgets the twins), as the
+        call before leaves it (``carry_snapshot``)."""
+        cdef int i = self.newest
+        if self.twin_holds_the_model():
+            if not PyThread_acquire_lock(self.twin_lock[i], NOWAIT_LOCK):
+                with nogil:
+                    PyThread_acquire_lock(self.twin_lock[i], WAIT_LOCK)
+            self.twin_epoch[i][0] = self.epoch + 1
+            PyThread_release_lock(self.twin_lock[i])
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
+        self.batch_started_at = fastomkl_now_ns()
         return 0
 
     cdef int end_batch(self) except -1:
@@ -663,6 +679,29 @@ cdef class Engine:
         self.published_at = fastomkl_now_ns()
         self.publish_ns = self.published_at - start
 
+    cdef bint twin_holds_the_model(self) noexcept nogil:
+        """Whether the newest twin holds the model as it is now: published at the round the model
+        is at and not out of date since (learning moves the round; setting a state forgets the
+        twins; moving the arrays marks them out of date)."""
+        return (self.twin_lock[0] != NULL and self.published_t == self.t
+                and self.twin_epoch[self.newest][0] >= 0)
+
+    cdef void carry_snapshot(self) noexcept nogil:
+        """A learning batch call's last round is done: if predictions read snapshots (the twins
+        exist), publish the model as the call leaves it, unless the newest twin already holds it.
+        The next batch call's first predictions then read that twin at once (``begin_batch``),
+        where they would wait for that call's first publication: a round and a whole copy (VAW2
+        with 76 kernels: 6 MB, a millisecond).  Only if the call's rounds took PUBLISH_SPACING
+        copies' time, or the last publication was that long ago: the copy costs at most 1/20 of
+        learning, as between rounds (a publication every round would, for a serving thread that
+        asks all the time, always be that recent)."""
+        cdef long long now, spacing = PUBLISH_SPACING * self.publish_ns
+        if self.snapshots_off or self.twin_lock[0] == NULL or self.twin_holds_the_model():
+            return
+        now = fastomkl_now_ns()
+        if now - self.batch_started_at >= spacing or now - self.published_at >= spacing:
+            self.serve_snapshot(True)
+
     cdef void publish(self, int target) noexcept nogil:
         """Copy the model into twin `target` (its lock held): the copy plan's bytes without the
         GIL, or, for a model whose state is not all in fixed arrays, the whole state through
@@ -677,6 +716,7 @@ cdef class Engine:
                 if not self._copy_state_into(target):
                     return
         self.twin_epoch[target][0] = self.epoch
+        self.published_t = self.t
 
     def _copy_state_into(self, int target):
         """The whole state into twin `target` through set_state; False (and snapshots off from
@@ -718,8 +758,15 @@ cdef class Engine:
             self.twin_epoch[i] = &twin.epoch
         self.adopt_plans(plans)
         self.newest = 0
-        self.published_at = fastomkl_now_ns()
-        self.publish_ns = (self.published_at - start) // 2
+        self.published_t = self.t
+        if self.plan_length[0] >= 0:    # the cost of one copy, which spaces the publications
+            start = fastomkl_now_ns()
+            self.publish(0)
+            self.published_at = fastomkl_now_ns()
+            self.publish_ns = self.published_at - start
+        else:
+            self.published_at = fastomkl_now_ns()
+            self.publish_ns = (self.published_at - start) // 2
         return 0
 
     def _copy_plan(self, Engine twin):
@@ -823,6 +870,11 @@ cdef class Engine:
             self.serve_snapshot(True)
         finally:
             self.release()
+
+    def _twin_holds_the_model(self):
+        """Whether a batch call starting now would serve its first predictions from the newest
+        twin at once (for tests)."""
+        return self.twin_holds_the_model()
 
     def _predict_snapshot(self, x):
         """The newest twin's prediction for x (for tests)."""
