@@ -16,8 +16,9 @@ Contenders, per prequential sample (predict, then learn the label):
 * On an AVX-512 machine, the Raker-76 table again under ``FASTOMKL_ISA=avx2`` (its own process,
   the C loop built for AVX2 too), so one run reports both instruction sets.
 
-Times are medians over repeated passes, the contenders of a table interleaved pass by pass; ratios
-compare numbers from the same run.  Results go to
+Times are medians over repeated passes, the contenders of a table interleaved pass by pass.  The
+Raker-76 ratios are the median over those rounds of each round's ratio (two passes that ran next
+to each other), so a slow spell of the shared machine moves both sides of a ratio.  Results go to
 bench/results/core_comparison.{json,md}.
 """
 from __future__ import annotations
@@ -55,15 +56,25 @@ def timed(run, n: int):
     return once
 
 
-def interleaved(contenders: dict, repeats: int) -> dict:
+def interleaved(contenders: dict, repeats: int, rounds: list | None = None) -> dict:
     """Median seconds per sample of each contender, the passes interleaved round by round (in a
-    rotating order), so that a slow spell of this shared machine hits every contender alike."""
+    rotating order), so that a slow spell of this shared machine hits every contender alike.
+    Each round's times are appended to `rounds` (one dict per round) if it is given."""
     times = {name: [] for name in contenders}
     names = list(contenders)
     for r in range(repeats):
         for name in names[r % len(names):] + names[:r % len(names)]:
             times[name].append(contenders[name]())
+        if rounds is not None:
+            rounds.append({name: t[-1] for name, t in times.items()})
     return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def paired_ratio(rounds: list, name: str, to: str) -> float:
+    """The median over rounds of name's time / to's time in the same round: the two passes ran
+    next to each other, so a spell of the shared machine moves both (a ratio of two medians
+    would compare passes that ran minutes apart)."""
+    return float(np.median([r[name] / r[to] for r in rounds]))
 
 
 def naval(n: int):
@@ -127,20 +138,22 @@ def raker76(T: int, T_numpy: int, repeats: int) -> dict:
         hand = handwritten_c(model, X, y, Path(tmp))
         if hand is not None:
             contenders["hand"] = hand
-        med = interleaved(contenders, repeats)
+        rounds: list = []
+        med = interleaved(contenders, repeats, rounds)
     one, stream, hand = med["one"], med["stream"], med.get("hand")
+    ratio = ((lambda name: None) if hand is None
+             else (lambda name: paired_ratio(rounds, name, "hand")))
     return {"config": "Raker, 76 kernels, D=50, d=15 (Naval)",
             "fastomkl_predict_learn_one_us": one * 1e6, "fastomkl_predict_learn_us": stream * 1e6,
             "numpy_step_us": med["numpy"] * 1e6,
             "handwritten_c_us": None if hand is None else hand * 1e6,
-            "speedup_vs_numpy": med["numpy"] / one,
-            "ratio_to_handwritten_c": None if hand is None else one / hand,
-            "stream_ratio_to_handwritten_c": None if hand is None else stream / hand,
+            "speedup_vs_numpy": paired_ratio(rounds, "numpy", "one"),
+            "ratio_to_handwritten_c": ratio("one"),
+            "stream_ratio_to_handwritten_c": ratio("stream"),
             "float32_predict_learn_one_us": med["one32"] * 1e6,
             "float32_predict_learn_us": med["stream32"] * 1e6,
-            "float32_ratio_to_handwritten_c": None if hand is None else med["one32"] / hand,
-            "float32_stream_ratio_to_handwritten_c":
-                None if hand is None else med["stream32"] / hand}
+            "float32_ratio_to_handwritten_c": ratio("one32"),
+            "float32_stream_ratio_to_handwritten_c": ratio("stream32")}
 
 
 def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
@@ -311,7 +324,7 @@ def main() -> None:
     parser.add_argument("--raker76-json", action="store_true",
                         help="only the Raker-76 table, as one line of JSON (for another variant)")
     args = parser.parse_args()
-    T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 9)
+    T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 15)
     if args.raker76_json:
         print(json.dumps({"machine": describe(), **raker76(T, T_numpy, repeats)}))
         return

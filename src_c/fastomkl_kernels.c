@@ -50,28 +50,35 @@ fastomkl_rff_store##TS##_##SUFFIX(fastomkl_rvec##TS##_##SUFFIX p, int j, int D, 
     }                                                                                               \
 }                                                                                                   \
                                                                                                     \
-/* The projections W^T x of up to 4 vectors of frequencies from j0 (nv of them), whose              \
- * accumulators stay in registers for the whole pass over the d rows of W (independent chains, so   \
- * the multiply-adds overlap).  W's rows are `ld` long, zero-padded to whole vectors.  In float,    \
- * x is rounded to float too: the sum's rounding error then grows like that of the stored           \
- * frequencies themselves (sqrt(d) ulp for random signs), so a double sum would buy nothing. */     \
-typedef struct { fastomkl_rvec##TS##_##SUFFIX a[4]; } fastomkl_block##TS##_##SUFFIX;                \
+/* The projections W^T x of up to 8 vectors of frequencies from j0 (nv of them), whose              \
+ * accumulators stay in registers for the whole pass over the d rows of W.  Eight chains: one       \
+ * multiply-add of a chain waits for the one before (4 cycles), and with four chains the pass over  \
+ * D = 50 float32 frequencies on AVX2 (seven vectors, then in blocks of 4 and 3) took 13% longer    \
+ * (Raker-76's features; each lane sums its d terms in row order whatever the block's width, so    \
+ * the width changes no bit).  W's rows are `ld` long, zero-padded to whole vectors.  In float, x   \
+ * is rounded to float too: the sum's rounding error then grows like that of the stored             \
+ * frequencies themselves (sqrt(d) ulp for random signs), so a double sum would buy nothing. */      \
+typedef struct { fastomkl_rvec##TS##_##SUFFIX a[8]; } fastomkl_block##TS##_##SUFFIX;                \
 TARGET __attribute__((always_inline)) static inline fastomkl_block##TS##_##SUFFIX                   \
 fastomkl_project_block##TS##_##SUFFIX(const T *W, const double *x, int d, int ld, int j0, int nv)   \
 {                                                                                                   \
     typedef fastomkl_rvec##TS##_##SUFFIX vec;                                                       \
     enum { L = VEC_BYTES / sizeof(T) };                                                             \
-    vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;                                     \
+    vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0}, w;          \
     for (int l = 0; l < d; ++l) {                                                                   \
-        const T *w = W + (long)l * ld + j0;                                                         \
+        const T *row = W + (long)l * ld + j0;                                                       \
         const T xl = (T)x[l];                                                                       \
-        memcpy(&w0, w, sizeof w0);                                                                  \
-        a0 += xl * w0;                                                                              \
-        if (nv > 1) { memcpy(&w1, w + L, sizeof w1); a1 += xl * w1; }                               \
-        if (nv > 2) { memcpy(&w2, w + 2 * L, sizeof w2); a2 += xl * w2; }                           \
-        if (nv > 3) { memcpy(&w3, w + 3 * L, sizeof w3); a3 += xl * w3; }                           \
+        memcpy(&w, row, sizeof w);                                                                  \
+        a0 += xl * w;                                                                               \
+        if (nv > 1) { memcpy(&w, row + L, sizeof w); a1 += xl * w; }                                \
+        if (nv > 2) { memcpy(&w, row + 2 * L, sizeof w); a2 += xl * w; }                            \
+        if (nv > 3) { memcpy(&w, row + 3 * L, sizeof w); a3 += xl * w; }                            \
+        if (nv > 4) { memcpy(&w, row + 4 * L, sizeof w); a4 += xl * w; }                            \
+        if (nv > 5) { memcpy(&w, row + 5 * L, sizeof w); a5 += xl * w; }                            \
+        if (nv > 6) { memcpy(&w, row + 6 * L, sizeof w); a6 += xl * w; }                            \
+        if (nv > 7) { memcpy(&w, row + 7 * L, sizeof w); a7 += xl * w; }                            \
     }                                                                                               \
-    return (fastomkl_block##TS##_##SUFFIX){{a0, a1, a2, a3}};                                       \
+    return (fastomkl_block##TS##_##SUFFIX){{a0, a1, a2, a3, a4, a5, a6, a7}};                       \
 }                                                                                                   \
                                                                                                     \
 /* With `keep`, the projections are also stored there (whole vectors, D rounded up), for kernels    \
@@ -85,7 +92,7 @@ fastomkl_keep##TS##_##SUFFIX(fastomkl_rvec##TS##_##SUFFIX p, int j, int D, doubl
     fastomkl_rff_store##TS##_##SUFFIX((T)factor * p, j, D, scale, z);                               \
 }                                                                                                   \
                                                                                                     \
-/* z = scale [cos(factor p); sin(factor p)], p = W^T x, in blocks of up to 4 vectors of             \
+/* z = scale [cos(factor p); sin(factor p)], p = W^T x, in blocks of up to 8 vectors of             \
  * frequencies whose accumulators go from registers straight into the sine-cosine.  W's rows are    \
  * `ld` >= D long, zero-padded to whole vectors, so the last block reads whole vectors too. */      \
 TARGET __attribute__((always_inline)) static inline void                                            \
@@ -93,15 +100,18 @@ fastomkl_rff_from##TS##_##SUFFIX(const T *W, const double *x, int d, int D, int 
                                  double factor, double scale, T *keep, double *z)                   \
 {                                                                                                   \
     enum { L = VEC_BYTES / sizeof(T) };                                                             \
-    for (int j0 = 0; j0 < D; j0 += 4 * L) {                                                         \
-        const int nv = D - j0 >= 4 * L ? 4 : (D - j0 + L - 1) / L;                                  \
+    for (int j0 = 0; j0 < D; j0 += 8 * L) {                                                         \
+        const int nv = D - j0 >= 8 * L ? 8 : (D - j0 + L - 1) / L;                                  \
         const fastomkl_block##TS##_##SUFFIX p =                                                     \
             fastomkl_project_block##TS##_##SUFFIX(W, x, d, ld, j0, nv);                             \
-        /* constant indices: p stays in registers */                                                \
         fastomkl_keep##TS##_##SUFFIX(p.a[0], j0, D, factor, scale, keep, z);                        \
         if (nv > 1) fastomkl_keep##TS##_##SUFFIX(p.a[1], j0 + L, D, factor, scale, keep, z);        \
         if (nv > 2) fastomkl_keep##TS##_##SUFFIX(p.a[2], j0 + 2 * L, D, factor, scale, keep, z);    \
         if (nv > 3) fastomkl_keep##TS##_##SUFFIX(p.a[3], j0 + 3 * L, D, factor, scale, keep, z);    \
+        if (nv > 4) fastomkl_keep##TS##_##SUFFIX(p.a[4], j0 + 4 * L, D, factor, scale, keep, z);    \
+        if (nv > 5) fastomkl_keep##TS##_##SUFFIX(p.a[5], j0 + 5 * L, D, factor, scale, keep, z);    \
+        if (nv > 6) fastomkl_keep##TS##_##SUFFIX(p.a[6], j0 + 6 * L, D, factor, scale, keep, z);    \
+        if (nv > 7) fastomkl_keep##TS##_##SUFFIX(p.a[7], j0 + 7 * L, D, factor, scale, keep, z);    \
     }                                                                                               \
 }                                                                                                   \
                                                                                                     \
