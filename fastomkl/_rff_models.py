@@ -255,13 +255,15 @@ def check_steps(eta, schedule: str, loss: int) -> dict:
 
 
 def ogd_experts(config: dict, n_kernels: int, dim: int, lam: float,
-                regularizer_after_update: bool = False, steps=None, adagrad_scale: float = 0.0):
+                regularizer_after_update: bool = False, steps=None, adagrad_scale: float = 0.0,
+                decays=None):
     """The OGD experts of a step rule (``check_steps``'s config, with its "loss"): the step
     ensemble under eta="ensemble" (``steps``, default the config's, and ``adagrad_scale`` for an
     AdaGrad-norm member), else one learner per kernel with the rule's schedule."""
     if config["eta"][1] == ENSEMBLE:
         return OGDStepEnsemble(n_kernels, config["steps"] if steps is None else steps, dim,
-                               config["loss"], lam, regularizer_after_update, adagrad_scale)
+                               config["loss"], lam, regularizer_after_update, adagrad_scale,
+                               decays)
     return OGDExperts(n_kernels, dim, config["loss"], lam, *config["eta"],
                       regularizer_after_update)
 

@@ -119,6 +119,8 @@ def test_members_that_disagree_with_the_features_are_refused():
         Engine(RFFBank(freqs), experts, Hedge(3, 1.0, 0), np.random.PCG64(0))
     with pytest.raises(ValueError, match="steps"):
         OGDStepEnsemble(3, [0.1, -1.0], 16, LOSSES["squared"], 0.0)
+    with pytest.raises(ValueError, match="decays"):
+        OGDStepEnsemble(3, [0.1, 1.0], 16, LOSSES["squared"], 0.0, decays=[1])
 
 
 def test_weight_moves_to_the_step_that_suits_the_data_now():
@@ -287,6 +289,7 @@ def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     assert isinstance(make().fit(X[:20], y[:20])._engine.combiner, MLPoly)
     written = make()
     written._file_hedge = True              # what the earlier release built
+    written._file_constant_steps = True     # (FOGD's: four members then)
     written.partial_fit(X[:80], y[:80])
     former = type(written._engine.combiner)
     assert former in (Hedge, DiscountHedge)       # OnlineKernelRegressor's was OMKR's

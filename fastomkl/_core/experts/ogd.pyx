@@ -159,10 +159,14 @@ cdef class OGDStepEnsemble(OGDExperts):
     """
 
     def __init__(self, int n_kernels, steps, int dim, int loss, double lam,
-                 bint regularizer_after_update=False, double adagrad_scale=0.0):
+                 bint regularizer_after_update=False, double adagrad_scale=0.0, decays=None):
         steps = np.ascontiguousarray(steps, dtype=np.float64)
         if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
             raise ValueError("steps must be a non-empty vector of positive steps")
+        decays = np.zeros(len(steps), dtype=np.uint8) if decays is None else \
+            np.ascontiguousarray(decays, dtype=np.uint8)
+        if decays.shape != steps.shape:
+            raise ValueError("decays must say for every step whether it decays like 1/sqrt(t)")
         if not adagrad_scale >= 0.0:
             raise ValueError("adagrad_scale must be >= 0 (0: no AdaGrad-norm member)")
         members = len(steps) + (1 if adagrad_scale > 0 else 0)
@@ -170,6 +174,7 @@ cdef class OGDStepEnsemble(OGDExperts):
                             SCHEDULE_ENSEMBLE, regularizer_after_update)
         self.per_kernel = members
         self.steps = steps
+        self.decays = decays
         self.adagrad_member = adagrad_scale > 0
         if self.adagrad_member:
             self.grad_sq = np.zeros(self.n_experts)
@@ -202,8 +207,10 @@ cdef class OGDStepEnsemble(OGDExperts):
         cdef int member = k % self.per_kernel
         if self.adagrad_member and member == self.per_kernel - 1:
             return adagrad_update(self, k, z, d, loss, zz, weight)
-        step = truncated_step(self.steps[member] * weight, fabs(d) * zz,
-                              reach_factor(self.loss) * loss, d)
+        step = self.steps[member] * weight
+        if self.decays[member]:
+            step /= sqrt(<double>ctx.t)
+        step = truncated_step(step, fabs(d) * zz, reach_factor(self.loss) * loss, d)
         proximal_update(step, d, self.lam, &shrink, &g)
         commit_step(self, k, z, shrink, g, zz, &loss)
         return loss
