@@ -133,6 +133,7 @@ def families():
     from fastomkl import Gaussian, paper000_dictionary
     from fastomkl.dsg import DoublySGDRegressor
     one, many = [Gaussian(1.0)], paper000_dictionary()
+    three = [Gaussian(0.5), Gaussian(1.0), Gaussian(2.0)]
     return [
         ("Raker, 1 kernel", lambda: fastomkl.Raker(one, n_components=50, eta="adagrad",
                                                                    random_state=0)),
@@ -146,6 +147,8 @@ def families():
         ("VAW2, 76 kernels", lambda: fastomkl.VAW2(many, n_components=50, random_state=0)),
         ("RF-OKS++, 76 kernels", lambda: fastomkl.RFOKSPlusPlus(many, n_components=50,
                                                                 random_state=0)),
+        ("OKS, 3 kernels (exact)", lambda: fastomkl.OKS(three, random_state=0)),
+        ("LKMBooks, 3 kernels", lambda: fastomkl.LKMBooks(three)),
         ("TaylorAWV (degree 2)", lambda: fastomkl.TaylorAWV(Gaussian(1.0), degree=2)),
         ("NystromAWV", lambda: fastomkl.NystromAWV(Gaussian(1.0), random_state=0)),
         ("DoublySGDRegressor", lambda: DoublySGDRegressor(kernel=Gaussian(1.0), eta=1.0,

@@ -160,9 +160,11 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
     lambda: fastomkl.DoublySGDRegressor(kernel=Gaussian(0.8), batch_size=4, block_size=8,
                                         dtype="float32", eta=1.0, average=True, random_state=0),
     lambda: fastomkl.DoublySGDSoftmaxClassifier(kernel=Gaussian(0.8), batch_size=4,
-                                                block_size=8, random_state=0)],
+                                                block_size=8, random_state=0),
+    lambda: fastomkl.OKS([Gaussian(0.5), Gaussian(2.0)], budget=None, random_state=0),
+    lambda: fastomkl.IOKS([Gaussian(0.5), Gaussian(2.0)], budget=150, random_state=0)],
     ids=["Nystrom", "OMKR", "OnlineKernelRegressor-budget", "DSG", "DSG-float32-average",
-         "DSG-softmax"])
+         "DSG-softmax", "OKS", "IOKS-budget"])
 def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
     """A growing model's arrays move when they grow: its twins are planned again for the new
     arrays rather than built again, and they still hold the model after each publication."""

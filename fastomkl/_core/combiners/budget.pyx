@@ -52,6 +52,10 @@ cdef class BudgetMixture(FullInformation):
     def set_state(self, state):
         FullInformation.set_state(self, self._upgraded(state))
 
+    def _prediction_arrays(self, twin):
+        """Its state arrays, fixed in size (set_state only reads older files' states)."""
+        return self._state_arrays(), twin._state_arrays()
+
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double y_hat = 0.0
         cdef int j

@@ -206,6 +206,16 @@ cdef class BanditExpansionExperts(BanditExperts):
     def capacity(self):
         return self.support.shape[0]
 
+    def _prediction_arrays(self, BanditExpansionExperts twin):
+        """predict walks each kernel's rows from ``head`` along ``next_row``, reading their
+        squared norms, coefficients and support rows, and the kernel's multiplier (the step
+        statistics, the row count and the ring's oldest slot only matter to learning)."""
+        if twin.capacity != self.capacity:
+            twin._allocate(self.capacity)
+        names = ("head", "next_row", "sqnorm", "support", "coef", "mult")
+        return ({name: getattr(self, name) for name in names},
+                {name: getattr(twin, name) for name in names})
+
     @property
     def budget_reached(self):
         """True once ``budget`` rows are stored (each round then replaces the oldest)."""

@@ -141,6 +141,15 @@ cdef class NormaExpansion(ExpertBank):
     # one expansion written before the ensemble, whose coef and pending_g were vectors).
     _HELD = {"support": 2, "coef": 2, "pending_x": 1, "pending_g": 1}      # name -> counts index
 
+    def _prediction_arrays(self, NormaExpansion twin):
+        """prepare and predict read the rows held, their coefficients, the scale and the counts
+        (the batch's pending rows and slopes only matter to learning); the arrays are allocated
+        at capacity, so the twin's are the same size."""
+        return ({"support": self.support, "coef": self.coef, "reals": self.reals,
+                 "counts": self.counts},
+                {"support": twin.support, "coef": twin.coef, "reals": twin.reals,
+                 "counts": twin.counts})
+
     def get_state(self):
         state = ExpertBank.get_state(self)
         for name, count in self._HELD.items():
