@@ -32,8 +32,9 @@ per-sample cost of each candidate against the default's (Raker, 76 kernels, one 
     python bench/defaults.py --families Raker --candidates adagrad ensemble
     python bench/defaults.py --data DIR                # the .npz files of DIR, not the shipped ones
     python bench/defaults.py --families OKS --candidates adagrad adaraker --no-sweep \
-        --merge bench/results/defaults_orders.json --out bench/results/defaults_orders.md
-                                                       # one family again, the others' cells kept
+        --merge bench/results/defaults_orders.json --out bench/results/defaults_orders.md \
+        --note "what changed"                          # one family again, the others' cells kept
+                                                       # (each cell names the run that measured it)
 """
 from __future__ import annotations
 
@@ -449,7 +450,8 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
     units = "raw units" if raw else "y scaled to [0, 1]"
     candidates = sorted({c for r in results for c in r["candidates"]})
     lines = [f"# Default models against the best of their step grid ({units})", "",
-             f"`{command or 'python bench/defaults.py'}`: the first {rows} rows in their recorded "
+             f"`{command or 'python bench/defaults.py'}`{_provenance(results, command)}: the "
+             f"first {rows} rows in their recorded "
              f"order (natural) or a seeded random sample of {rows} rows (shuffled; OMKR, "
              f"KernelAWV and TaylorAWV at most 1000: their rounds cost O(t) or O(d^4)), river's "
              f"seeded drifting streams generated offline, x scaled to the unit ball; prequential "
@@ -561,6 +563,26 @@ def report(results, rows, seed, raw, command="", costs=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _provenance(results, command) -> str:
+    """Which run measured which families, when the report joins the cells of several runs
+    (``--merge``): each cell keeps the run that measured it ("run": its command and ``--note``);
+    this run first, then the others in the order of the families."""
+    runs: dict = {}
+    for r in results:
+        run = r.get("run") or {"command": "", "note": ""}
+        runs.setdefault((run["command"], run.get("note", "")), []).append(r["family"])
+    if len(runs) <= 1:
+        return ""
+    parts = []
+    for (run_command, note), families in sorted(runs.items(), key=lambda kv: kv[0][0] != command):
+        names = ", ".join(dict.fromkeys(families))
+        what = ("this run" if run_command == command
+                else f"`{run_command}`" if run_command else "an earlier run")
+        parts.append(f"{what}: {names}" + (f" ({note})" if note else ""))
+    return (", joined with the cells of earlier runs (`--merge`), each family from the last "
+            "run that measured it: " + "; ".join(parts))
+
+
 def _from_json(cell: dict) -> dict:
     """A cell as run() made it: JSON turned its tuples (grid points, change points) into lists."""
     def point(p):
@@ -600,12 +622,18 @@ def main(argv=None):
     parser.add_argument("--merge", nargs="+", type=Path, default=[],
                         help="results (.json) of earlier runs: their cells of the families this "
                              "run does not measure join the report")
+    parser.add_argument("--note", default="",
+                        help="what this run measures and why (kept with its cells, so a report "
+                             "that merges them names it)")
     args = parser.parse_args(argv)
     missing = [str(path) for path in args.merge if not path.is_file()]
     if missing:                            # before measuring for many minutes
         parser.error(f"--merge: no such file: {', '.join(missing)}")
     import sys
-    command = "python bench/defaults.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("--note=")]
+    if "--note" in words:                  # the note is shown beside the command, not in it
+        del words[words.index("--note"):words.index("--note") + 2]
+    command = "python bench/defaults.py " + " ".join(words)
     if args.quick:
         args.rows = min(args.rows, 2000)
         if "--families" not in (sys.argv if argv is None else argv):
@@ -614,6 +642,8 @@ def main(argv=None):
     orders = ORDERS if args.order == "both" else (args.order,)
     results = run(args.rows, args.seed, args.raw, families, args.datasets, orders,
                   args.candidates, not (args.quick or args.no_sweep), args.data)
+    for r in results:
+        r["run"] = {"command": command.strip(), "note": args.note}
     results = merged(results, args.merge)
     out = args.out or HERE / "results" / ("defaults_raw.md" if args.raw else "defaults.md")
     # the measurements first, so a report can be rewritten from them without measuring again
