@@ -204,7 +204,7 @@ class StepEnsembleCombiner:
     ML-Poly."""
 
     def _ensemble_combiner(self, n_members: int, loss: int, param: float = 0.0):
-        if self.__dict__.get("_file_hedge"):
+        if self._from_file("hedge"):
             return self._former_ensemble_combiner(n_members)
         return MLPoly(n_members, None, loss, param)
 
@@ -221,18 +221,11 @@ class StepEnsembleCombiner:
         """The combiner files written before ML-Poly hold."""
         return Hedge(n_members, *ENSEMBLE_RATE)
 
-    def _note_file_combiner(self, arrays: dict) -> None:
-        self.__dict__.pop("_file_hedge", None)
+    def _layout_in_file(self, arrays: dict) -> dict:
+        layout = super()._layout_in_file(arrays)
         if self.eta == "ensemble" and "combiner.log_w" in arrays:
-            self._file_hedge = True
-
-    def _restore_engine(self, n_features, arrays, rng_state):
-        self._note_file_combiner(arrays)
-        super()._restore_engine(n_features, arrays, rng_state)
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("_file_hedge", None)     # a refit learns with the current combiner
+            layout["hedge"] = True
+        return layout
 
 
 def auto(value):
@@ -256,14 +249,14 @@ def check_steps(eta, schedule: str, loss: int) -> dict:
 
 def ogd_experts(config: dict, n_kernels: int, dim: int, lam: float,
                 regularizer_after_update: bool = False, steps=None, adagrad_scale: float = 0.0,
-                decays=None):
+                schedules=None):
     """The OGD experts of a step rule (``check_steps``'s config, with its "loss"): the step
     ensemble under eta="ensemble" (``steps``, default the config's, and ``adagrad_scale`` for an
     AdaGrad-norm member), else one learner per kernel with the rule's schedule."""
     if config["eta"][1] == ENSEMBLE:
         return OGDStepEnsemble(n_kernels, config["steps"] if steps is None else steps, dim,
                                config["loss"], lam, regularizer_after_update, adagrad_scale,
-                               decays)
+                               schedules)
     return OGDExperts(n_kernels, dim, config["loss"], lam, *config["eta"],
                       regularizer_after_update)
 

@@ -364,7 +364,7 @@ class _DoublySGD(StepEnsembleCombiner):
 
     # -- loading -------------------------------------------------------------------------------
     def _restore_engine(self, n_features, arrays, rng_state):
-        self._note_file_combiner(arrays)
+        self._note_file_layout(arrays)
         arrays = dict(arrays)
         if "dsg.counts" in arrays:
             arrays = self._upgraded_state(arrays, n_features)

@@ -38,7 +38,7 @@ import numpy as np
 
 from fastomkl._core.combiners.meta import EWA, Single, VAWCombiner
 from fastomkl._core.engine import Engine
-from fastomkl._core.steps import ENSEMBLE, ENSEMBLE_STEPS
+from fastomkl._core.steps import ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES
 from fastomkl._core.experts.kernel_awv import KernelAWVExperts
 from fastomkl._core.experts.models import ModelExperts
 from fastomkl._core.experts.nystrom import NystromExperts
@@ -673,22 +673,19 @@ class _FOGDBase(StepEnsembleCombiner, _OneKernel):
         order 0.990 -> 0.982).  A file written before those two members keeps its four."""
         if config["eta"][1] != ENSEMBLE:
             return ogd_experts(config, 1, dim, 0.0)
-        decaying = () if self.__dict__.get("_file_constant_steps") else FOGD_DECAYING_STEPS
+        decaying = () if self._from_file("constant_steps") else FOGD_DECAYING_STEPS
         steps = list(config["steps"]) + list(decaying)
         return ogd_experts(config, 1, dim, 0.0, steps=steps, adagrad_scale=AUTO_STEP,
-                           decays=[0] * len(config["steps"]) + [1] * len(decaying))
+                           schedules=[SCHEDULES["constant"]] * len(config["steps"])
+                           + [SCHEDULES["inv_sqrt"]] * len(decaying))
 
-    def _restore_engine(self, n_features, arrays, rng_state):
-        self.__dict__.pop("_file_constant_steps", None)
+    def _layout_in_file(self, arrays: dict) -> dict:
+        layout = super()._layout_in_file(arrays)
         theta = arrays.get("experts.theta")
         if (self.eta == "ensemble" and theta is not None
                 and theta.shape[0] == len(ENSEMBLE_STEPS) + 1):
-            self._file_constant_steps = True
-        super()._restore_engine(n_features, arrays, rng_state)
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("_file_constant_steps", None)    # a refit learns with every member
+            layout["constant_steps"] = True
+        return layout
 
     @property
     def coef_(self) -> np.ndarray:

@@ -143,23 +143,19 @@ class _RakerBase(RFFModelMixin):
         n = bank.n_kernels
         experts = ogd_experts(config, n, bank.n_outputs, config["lam"],
                               bool(self.regularizer_after_update),
-                              steps=self.__dict__.get("_file_steps"))
+                              steps=self._from_file("steps"))
         combiner = Hedge(experts.n_experts, *config["eta_combiner"], float(self.share))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
-    def _restore_engine(self, n_features, arrays, rng_state):
+    def _layout_in_file(self, arrays: dict) -> dict:
         # A file of eta="ensemble" written when its grid had four steps per kernel keeps them (its
         # models are of that grid): its predictions are the file's, and it learns on with them.
-        self.__dict__.pop("_file_steps", None)
+        layout = super()._layout_in_file(arrays)
         theta = arrays.get("experts.theta")
         if (self.eta == "ensemble" and theta is not None
                 and theta.shape[0] == len(self.kernels_) * len(FORMER_ENSEMBLE_STEPS)):
-            self._file_steps = FORMER_ENSEMBLE_STEPS
-        super()._restore_engine(n_features, arrays, rng_state)
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("_file_steps", None)    # a refit learns with the current grid
+            layout["steps"] = FORMER_ENSEMBLE_STEPS
+        return layout
 
     @property
     def weights_(self) -> np.ndarray:

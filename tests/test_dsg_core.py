@@ -406,7 +406,7 @@ def test_merged_ensembles_of_files_mixed_by_hedge_keep_hedge():
     models = []
     for w in range(3):
         model = DoublySGDRegressor(stream=w, **params)
-        model._file_hedge = True                    # what the earlier release built
+        model._file_layout = {"hedge": True}        # what the earlier release built
         models.append(model.partial_fit(X[w::3], noisy[w::3]))
     merged = merge(models)
     assert "log_w" in merged._engine.combiner.get_state()

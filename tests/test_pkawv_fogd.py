@@ -100,7 +100,7 @@ def test_a_file_of_the_four_member_ensemble_loads_and_learns_on_with_it(tmp_path
     rng = np.random.default_rng(3)
     X, y = rng.uniform(-1, 1, (200, 4)), 1.0 + rng.normal(size=200)
     written = FOGD(kernel=Gaussian(0.8), n_components=20, random_state=1)
-    written._file_constant_steps = True                 # what the earlier release built
+    written._file_layout = {"constant_steps": True}     # what the earlier release built
     written.partial_fit(X[:120], y[:120])
     assert written._engine.experts.per_kernel == 4
     written.save(tmp_path / "four.fokl")

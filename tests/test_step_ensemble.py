@@ -119,8 +119,8 @@ def test_members_that_disagree_with_the_features_are_refused():
         Engine(RFFBank(freqs), experts, Hedge(3, 1.0, 0), np.random.PCG64(0))
     with pytest.raises(ValueError, match="steps"):
         OGDStepEnsemble(3, [0.1, -1.0], 16, LOSSES["squared"], 0.0)
-    with pytest.raises(ValueError, match="decays"):
-        OGDStepEnsemble(3, [0.1, 1.0], 16, LOSSES["squared"], 0.0, decays=[1])
+    with pytest.raises(ValueError, match="schedules"):
+        OGDStepEnsemble(3, [0.1, 1.0], 16, LOSSES["squared"], 0.0, schedules=[1])
 
 
 def test_weight_moves_to_the_step_that_suits_the_data_now():
@@ -241,7 +241,7 @@ def test_a_file_of_the_former_four_step_grid_loads_and_learns_on_with_it(stream,
     their models are of it.  (Such a file is made here by building the former grid directly.)"""
     X, y = stream
     old = Raker(KERNELS, n_components=8, eta="ensemble", random_state=0)
-    old._file_steps = FORMER_ENSEMBLE_STEPS
+    old._file_layout = {"steps": FORMER_ENSEMBLE_STEPS}
     old.partial_fit(X[:100], y[:100])
     assert old._engine.experts.per_kernel == 4
     old.save(tmp_path / "four.fokl")
@@ -288,8 +288,8 @@ def test_a_file_whose_steps_were_mixed_by_hedge_keeps_hedge(make):
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=160)
     assert isinstance(make().fit(X[:20], y[:20])._engine.combiner, MLPoly)
     written = make()
-    written._file_hedge = True              # what the earlier release built
-    written._file_constant_steps = True     # (FOGD's: four members then)
+    written._file_layout = {"hedge": True,            # what the earlier release built
+                            "constant_steps": True}   # (FOGD's: four members then)
     written.partial_fit(X[:80], y[:80])
     former = type(written._engine.combiner)
     assert former in (Hedge, DiscountHedge)       # OnlineKernelRegressor's was OMKR's

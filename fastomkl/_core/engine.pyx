@@ -50,7 +50,7 @@ cimport numpy as cnp
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
-                               PyThread_release_lock, NOWAIT_LOCK, WAIT_LOCK)
+                               PyThread_release_lock, PyThread_type_lock, NOWAIT_LOCK, WAIT_LOCK)
 from libc.math cimport fabs, isfinite, sqrt
 from libc.string cimport memcpy
 
@@ -207,6 +207,14 @@ cdef inline cnp.ndarray _sample_into(object x, int n_features, double* buf):
             raise ValueError(f"x contains a value beyond the accepted range |x| <= {MAX_ABS:g} "
                              f"(feature {j} is {p[j]})")
     return arr
+
+
+cdef inline void _take_twin_lock(PyThread_type_lock lock):
+    """Take a twin's lock, waiting without the GIL while a prediction reads the twin or a batch
+    publishes into it."""
+    if not PyThread_acquire_lock(lock, NOWAIT_LOCK):
+        with nogil:
+            PyThread_acquire_lock(lock, WAIT_LOCK)
 
 
 cdef inline void _between_rounds(Engine engine) noexcept nogil:
@@ -601,9 +609,7 @@ cdef class Engine:
         call before leaves it (``carry_snapshot``)."""
         cdef int i = self.newest
         if self.twin_holds_the_model():
-            if not PyThread_acquire_lock(self.twin_lock[i], NOWAIT_LOCK):
-                with nogil:
-                    PyThread_acquire_lock(self.twin_lock[i], WAIT_LOCK)
+            _take_twin_lock(self.twin_lock[i])
             self.twin_epoch[i][0] = self.epoch + 1
             PyThread_release_lock(self.twin_lock[i])
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
@@ -630,9 +636,7 @@ cdef class Engine:
             twins = self.twins
             if twins is not None:
                 twin = twins[fastomkl_atomic_read(&self.newest)]
-                if not PyThread_acquire_lock(twin.lock, NOWAIT_LOCK):
-                    with nogil:
-                        PyThread_acquire_lock(twin.lock, WAIT_LOCK)
+                _take_twin_lock(twin.lock)
                 if twin.epoch == fastomkl_atomic_read_long(&self.epoch):
                     with nogil:                 # the batch's Python steps may run meanwhile
                         y_hat = twin.predict_ptr(x)
@@ -809,9 +813,7 @@ cdef class Engine:
             return 0
         for i in range(2):
             twin = self.twins[i]
-            if not PyThread_acquire_lock(twin.lock, NOWAIT_LOCK):
-                with nogil:
-                    PyThread_acquire_lock(twin.lock, WAIT_LOCK)
+            _take_twin_lock(twin.lock)
             twin.epoch = -1
             self.plan_length[i] = -1
             PyThread_release_lock(twin.lock)

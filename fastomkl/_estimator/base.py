@@ -208,8 +208,8 @@ class OnlineEstimator:
 
     def _reset(self) -> None:
         self._engine = None
-        for name in ("n_features_in_", "_feature_names"):
-            self.__dict__.pop(name, None)
+        for name in ("n_features_in_", "_feature_names", "_file_layout"):
+            self.__dict__.pop(name, None)      # a refit builds today's layout
 
     def _engine_for(self, n_features: int):
         engine = self._engine
@@ -821,10 +821,27 @@ class OnlineEstimator:
             self._restore_engine(state["n_features_in_"], arrays, rng)
 
     def _restore_engine(self, n_features: int, arrays: dict, rng_state: dict) -> None:
+        self._note_file_layout(arrays)
         self._engine = None
         engine = self._engine_for(n_features)
         engine.set_state(arrays)
         engine.rng_state = rng_state
+
+    # -- files written with an earlier layout -------------------------------------------------------
+    def _layout_in_file(self, arrays: dict) -> dict:
+        """What a file's arrays say of the layout the model that wrote them was built with, where
+        an earlier release built it otherwise (for instance {"hedge": True}: its members were
+        mixed by Hedge); {} for today's.  Overridden by the models whose layout changed."""
+        return {}
+
+    def _note_file_layout(self, arrays: dict) -> None:
+        """Build the engine of a file being loaded as the file's layout (``_from_file``) until a
+        refit (``_reset``)."""
+        self._file_layout = self._layout_in_file(arrays)
+
+    def _from_file(self, key: str):
+        """The loaded file's layout entry `key` (``_layout_in_file``), None for today's."""
+        return self.__dict__.get("_file_layout", {}).get(key)
 
 
 def _nothing() -> None:

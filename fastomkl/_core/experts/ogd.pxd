@@ -18,9 +18,9 @@ cdef class OGDExperts(ExpertBank):
 
 cdef class OGDStepEnsemble(OGDExperts):
     # per_kernel members per kernel, member i of kernel k is expert k * per_kernel + i, with the
-    # constant step steps[i] (truncated, proximal regulariser).
+    # step steps[i] under the rule schedules[i] (truncated, proximal regulariser).
     cdef readonly double[::1] steps
-    cdef readonly unsigned char[::1] decays   # member i steps steps[i] / sqrt(t) (else steps[i])
+    cdef readonly int[::1] schedules  # steps.pxd's SCHEDULE_CONSTANT or SCHEDULE_INV_SQRT
     cdef readonly bint adagrad_member  # the last member of each kernel takes AdaGrad-norm steps
     cdef int zz_kernel                # the kernel whose ||z||^2 this sample's predictions hold
     cdef int zz_member                # (-1: none yet) and the expert that computed it

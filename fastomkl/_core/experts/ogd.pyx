@@ -9,8 +9,9 @@ from libc.math cimport fabs, sqrt
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport loss_derivative, loss_value, reach_factor
 from fastomkl._core.numeric cimport STATE_LIMIT
-from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, SCHEDULE_ENSEMBLE, Schedule, adagrad_step,
-                                   proximal_update, schedule_at, truncated_step)
+from fastomkl._core.steps cimport (SCHEDULE_ADAGRAD, SCHEDULE_CONSTANT, SCHEDULE_ENSEMBLE,
+                                   SCHEDULE_INV_SQRT, Schedule, adagrad_step, proximal_update,
+                                   schedule_at, truncated_step)
 
 
 cdef extern from "fastomkl_kernels.h" nogil:
@@ -138,8 +139,9 @@ cdef class OGDExperts(ExpertBank):
 
 
 cdef class OGDStepEnsemble(OGDExperts):
-    """An ensemble of constant steps per kernel: member i of kernel k (expert k * m + i, m members)
-    is a linear model on kernel k's features taking the step steps[i] every round.
+    """An ensemble of steps per kernel: member i of kernel k (expert k * m + i, m members) is a
+    linear model on kernel k's features taking the step steps[i] every round, or steps[i] / sqrt(t)
+    in round t if its rule ``schedules[i]`` is inv_sqrt (steps.pxd's ``schedule_at``).
 
     The step of a round is truncated after the importance weight so that the example's own
     prediction never passes the minimiser of its loss along the step (``truncated_step`` scaled by
@@ -159,14 +161,15 @@ cdef class OGDStepEnsemble(OGDExperts):
     """
 
     def __init__(self, int n_kernels, steps, int dim, int loss, double lam,
-                 bint regularizer_after_update=False, double adagrad_scale=0.0, decays=None):
+                 bint regularizer_after_update=False, double adagrad_scale=0.0, schedules=None):
         steps = np.ascontiguousarray(steps, dtype=np.float64)
         if steps.ndim != 1 or len(steps) == 0 or not (steps > 0).all():
             raise ValueError("steps must be a non-empty vector of positive steps")
-        decays = np.zeros(len(steps), dtype=np.uint8) if decays is None else \
-            np.ascontiguousarray(decays, dtype=np.uint8)
-        if decays.shape != steps.shape:
-            raise ValueError("decays must say for every step whether it decays like 1/sqrt(t)")
+        schedules = np.full(len(steps), SCHEDULE_CONSTANT, dtype=np.intc) if schedules is None \
+            else np.ascontiguousarray(schedules, dtype=np.intc)
+        if (schedules.shape != steps.shape
+                or not np.isin(schedules, (SCHEDULE_CONSTANT, SCHEDULE_INV_SQRT)).all()):
+            raise ValueError("schedules must give every step its rule: constant or inv_sqrt")
         if not adagrad_scale >= 0.0:
             raise ValueError("adagrad_scale must be >= 0 (0: no AdaGrad-norm member)")
         members = len(steps) + (1 if adagrad_scale > 0 else 0)
@@ -174,7 +177,7 @@ cdef class OGDStepEnsemble(OGDExperts):
                             SCHEDULE_ENSEMBLE, regularizer_after_update)
         self.per_kernel = members
         self.steps = steps
-        self.decays = decays
+        self.schedules = schedules
         self.adagrad_member = adagrad_scale > 0
         if self.adagrad_member:
             self.grad_sq = np.zeros(self.n_experts)
@@ -205,12 +208,12 @@ cdef class OGDStepEnsemble(OGDExperts):
         cdef double zz = self.zz[k]
         cdef double step, shrink, g
         cdef int member = k % self.per_kernel
+        cdef Schedule rule
         if self.adagrad_member and member == self.per_kernel - 1:
             return adagrad_update(self, k, z, d, loss, zz, weight)
-        step = self.steps[member] * weight
-        if self.decays[member]:
-            step /= sqrt(<double>ctx.t)
-        step = truncated_step(step, fabs(d) * zz, reach_factor(self.loss) * loss, d)
+        rule.scale, rule.kind, rule.decay = self.steps[member], self.schedules[member], 0.0
+        step = truncated_step(schedule_at(rule, ctx.t) * weight, fabs(d) * zz,
+                              reach_factor(self.loss) * loss, d)
         proximal_update(step, d, self.lam, &shrink, &g)
         commit_step(self, k, z, shrink, g, zz, &loss)
         return loss
