@@ -187,6 +187,13 @@ def provenance(paper: str, argv) -> str:
     code that ran and the kernels' variant it ran on, so a committed file says which code made
     its numbers."""
     command = " ".join(["fastomkl reproduce", paper, *(argv or [])])
-    return (f"Command: `{command}`, at commit {code_commit()}, kernels' variant "
-            f"{kernels_variant()}.")
+    return provenance_clause(command, code_commit(), kernels_variant()) + "."
+
+
+def provenance_clause(command: str, commit: str, variant=None, variant_note: str = "") -> str:
+    """"Command: `command`, at commit commit, kernels' variant variant" (the variant and its note
+    left out for a run recorded before runs kept it), for a results file that goes on in the same
+    sentence or joins several runs."""
+    clause = f"Command: `{command}`, at commit {commit}"
+    return clause + (f", kernels' variant {variant}{variant_note}" if variant is not None else "")
 

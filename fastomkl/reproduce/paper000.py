@@ -56,7 +56,8 @@ from fastomkl.raker import Raker
 from fastomkl.reproduce import figures000 as figures
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, code_commit,
                                        count_line, figure_backend, kernels_variant, note,
-                                       output_folder, progress, spread_row, verdict, write_text)
+                                       output_folder, progress, provenance_clause, spread_row,
+                                       verdict, write_text)
 
 DATASETS = ("airfoil", "bias_correction", "concrete", "naval")
 LABELS = {"airfoil": "Airfoil", "bias_correction": "Bias", "concrete": "Concrete",
@@ -180,8 +181,8 @@ def _header(title, args, wall, table: int):
     mode = "released-code switches (--legacy)" if args.legacy else "paper-faithful defaults"
     lines = [f"# Paper 000 — {title}" + (f" — quick run ({_size(args)})" if args.partial else ""),
              "", f"Mode: {mode}; {_size(args)}.  "
-             f"Command: `fastomkl reproduce 000 {' '.join(args.argv)}`, at commit {args.commit}, "
-             f"kernels' variant {kernels_variant()}.",
+             + provenance_clause(f"fastomkl reproduce 000 {' '.join(args.argv)}", args.commit,
+                                 kernels_variant()) + ".",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
              f"{platform.python_version()}, NumPy {np.__version__}; wall time of the runs behind "
              f"this table: {wall:.1f} s.", ""]

@@ -58,7 +58,7 @@ from fastomkl.datasets import load_arrays
 from fastomkl.kernels import Gaussian, paper001_dictionary
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        code_commit, count_line, figure_backend,
-                                       kernels_variant, note,
+                                       kernels_variant, note, provenance_clause,
                                        output_folder, progress, save_figure, spread_row, verdict,
                                        write_text)
 
@@ -359,8 +359,7 @@ def report(results: dict, run: dict) -> str:
     table = cells(results)
     lines = ["# Paper 001 (Li & Liao 2022), Tables 2-10: ours against the paper" + run["label"],
              "",
-             f"Command: `{run['command']}`, at commit {run['commit']}"
-             + (f", kernels' variant {run['isa']} (`FASTOMKL_ISA`)" if "isa" in run else "")
+             provenance_clause(run["command"], run["commit"], run.get("isa"), " (`FASTOMKL_ISA`)")
              + "; features scaled "
              f"\"{run['scaling']}\" (see `fastomkl reproduce 001 --help`).  Mean ± sample std "
              "over the repetitions (random permutations; seed r for repetition r), the paper's "

@@ -42,7 +42,8 @@ import numpy as np
 from fastomkl.reproduce.common import (HelpFormatter, add_output_arguments, check_data_folder,
                                        code_commit, count_line, figure_backend,
                                        kernels_variant, note, output_folder, progress,
-                                       save_figure, spread_row, verdict, write_text)
+                                       provenance_clause, save_figure, spread_row, verdict,
+                                       write_text)
 
 PAPER_ADULT_ERROR = 15.3
 THETA = 300.0              # step theta / t of the rate experiment
@@ -421,8 +422,7 @@ def report(rate, gp, adult, digits, run: dict) -> str:
     label = run["label"]
     cells = adult_cells(adult)
     lines = ["# Paper 004 (Dai et al. 2014), tier 1: ours against the paper" + label, "",
-             f"Command: `{run['command']}`, at commit {run['commit']}"
-             + (f", kernels' variant {run['isa']}" if "isa" in run else "")
+             provenance_clause(run["command"], run["commit"], run.get("isa"))
              + ".  Adult: mean ± sample std "
              f"over {adult['seeds']} seed(s).  Spread test: within when |difference| <= bound = "
              "2 sqrt(s_paper^2 + s_ours^2), s_paper = 0 where the paper gives no spread; a cell "
