@@ -86,6 +86,13 @@ def invalid_values(cls):
                     yield name, value
 
 
+def equal(a, b) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):         # arrays: compared element by element
+        return False
+
+
 def valid_edges(cls):
     """(name, value) for the edges of every declared interval and every listed option."""
     for name, forms in cls._parameter_constraints.items():
@@ -107,6 +114,34 @@ def test_a_value_outside_its_declaration_is_refused_and_changes_nothing(cls):
         with pytest.raises(ValueError, match=name):
             fitted.set_params(**{name: value})
         assert state_bytes(fitted) == before, f"set_params({name}={value!r}) changed the model"
+
+
+@BY_NAME
+def test_a_parameter_assigned_on_a_fitted_model_is_refused_and_changes_nothing(cls):
+    """A fitted model's state was learnt with its parameters: assigning a new value to one is
+    refused (learning would go on with the old value, and a file saved after would pair the new
+    value with the old state), while set_params starts the model afresh with it."""
+    X, y = stream(cls, 8)
+    fitted = quietly(lambda: build(cls).fit(X, y))
+    before, params = state_bytes(fitted), fitted.get_params()
+    changes = {name: value for name, value in valid_edges(cls) if not equal(value, params[name])}
+    assert changes or not params, "no parameter of the class has another accepted value"
+    for name, value in changes.items():
+        with pytest.raises(ValueError, match=f"{name}=.*set_params"):
+            setattr(fitted, name, value)
+        assert state_bytes(fitted) == before and fitted.get_params().keys() == params.keys()
+        assert all(fitted.get_params()[k] is params[k] for k in params), f"{name} changed"
+    for name, value in changes.items():
+        setattr(fitted, name, params[name])           # the value it holds: nothing changes
+        fresh = build(cls)
+        setattr(fresh, name, value)                   # an unfitted model takes any value
+        assert getattr(fresh, name) is value
+        try:
+            fitted.set_params(**{name: value})
+        except ValueError:                            # a value the other parameters rule out
+            continue
+        assert getattr(fitted, name) is value and fitted._engine is None
+        break
 
 
 @BY_NAME

@@ -180,10 +180,23 @@ class OnlineEstimator:
                                  f"valid parameters: {valid}")
         trial = type(self)(**{**self.get_params(), **params})
         trial._check_all_params()
+        self._reset()
         for name, value in params.items():
             setattr(self, name, value)
-        self._reset()
         return self
+
+    def __setattr__(self, name, value):
+        # A fitted model's state was learnt with its parameters: a new value assigned to one would
+        # not reach that state (learning would go on with the old value, and a file saved after
+        # would pair the new value with the old state, which may not even load), so it is refused;
+        # set_params, which starts the model afresh, is the way to change one.
+        if (self._engine is not None and name in _parameter_names(type(self))
+                and not _same(value, getattr(self, name))):
+            raise ValueError(
+                f"{type(self).__name__} has learnt with {name}={getattr(self, name)!r}, and a new "
+                f"value would not reach what it learnt: set_params({name}=...) starts it afresh "
+                f"with the new value (clone it first to keep this one)")
+        object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
@@ -902,6 +915,12 @@ def _values_in_order(x: dict, names: tuple) -> list:
     unknown = [key for key in x if key not in known]
     raise ValueError(f"a dict sample must have exactly the model's features "
                      f"{list(names)}: missing {missing}, unknown {unknown}")
+
+
+@functools.cache
+def _parameter_names(cls) -> frozenset:
+    """The constructor parameters of an estimator class (``_param_names``), looked up once."""
+    return frozenset(cls._param_names())
 
 
 def _same(a, b) -> bool:
