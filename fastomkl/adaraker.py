@@ -72,19 +72,21 @@ _PARAMS_DOC = """
         Instances, one per interval length 2^0, ..., 2^(n_levels - 1); the last never restarts.
         The paper's setting for a stream of T rounds is ceil(log2 T) + 1.  The cost per sample
         grows with it: every instance updates a linear model per kernel (the features are
-        computed once); 12 levels and 76 kernels cost about 4x ``Raker()`` per sample
-        (bench/results/adaraker.md).
+        computed once); 12 levels and 76 kernels cost about 3.4x ``Raker()`` per sample (the
+        cost table of bench/results/defaults_orders.md).
     eta : float, default 2.0
         Step of the shortest intervals' instance; level i steps eta 2^(-i/2) (eta / sqrt of its
-        interval's length).  Steps are truncated (no update takes the example's prediction past
-        the zero of its loss's tangent) and the regulariser is taken proximally.
+        interval's length).  Steps are truncated as ``Raker``'s ensemble's (no update takes the
+        example's prediction past the minimiser of its loss along the step: onto y at most for
+        the squared loss) and the regulariser is taken proximally.
     eta_combiner : "auto" or float, default "auto"
         Rate of each instance's exponential weights over its kernels, scaled by 2^(-i/2) like the
         steps; "auto" uses the instance's step, as Raker uses one eta for both.
     eta_meta : float, default 2.0
         Rate of the second layer's exponential weights over the instances (constant), on the
-        losses of the instances' predictions.  An instance's weight is its level's record: it
-        carries on across the instance's restarts.
+        losses of the instances' predictions (0: the instances averaged with equal weights for
+        ever).  An instance's weight is its level's record: it carries on across the instance's
+        restarts.
     share : float in [0, 0.5], default 0.001
         Fixed share of the second layer (Herbster & Warmuth 1998): after each update its weights
         become (1 - share) h_bar + share / n_levels, so after a change a level that restarts often

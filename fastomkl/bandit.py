@@ -175,8 +175,8 @@ class _Horizon:
     def _check_horizon(self, X, seen: int | None = None, epochs=1) -> None:
         """Refuse a learning call that would take the stream past a given horizon T."""
         T = getattr(self, "T", None)
-        if not isinstance(T, int) or isinstance(T, bool):    # None, or invalid: the parameter
-            return                                           # check that follows says so
+        if not any(form is not None and form.accepts(T) for form in HORIZON):
+            return                       # None, or invalid: the parameter check that follows says so
         try:
             n_more = 1 if X is None else len(X) * epochs
         except TypeError:              # not a batch, or bad epochs: the checks that follow explain
@@ -530,7 +530,7 @@ _TAIL = """
     n_samples_seen_, n_features_in_ : int
 """
 _OKS_PARAMS = """
-    T : int or None, default None
+    T : int in [40, 2^53] or None, default None
         Horizon of Remark 1's constants (None: the doubling rule, see the module docstring).
     eta : "auto" or float, default "auto"
         The experts' step.  "auto": AdaGrad-norm, lambda_i = a max abs(y) / sqrt(sum of squared
@@ -567,7 +567,7 @@ _OKSPP_PARAMS = """
     legacy_tem1_bug : bool, default False
         Logistic only: the released code's A = e^{-y f} in delta_t and lambda (the released code overwrites tem1)."""
 _IOKS_PARAMS = """
-    T : int or None, default None
+    T : int in [40, 2^53] or None, default None
         Horizon (delta = T^-3/4, upsilon = e^{2 / (3 ln T)}, eta); None: the doubling rule.
     U : "auto" or float, default "auto"
         Projection radius (see OKSPlusPlus); also enters eta.
@@ -754,7 +754,7 @@ class OKS(_OKSKernel, OnlineEstimator):
     >>> y = np.sin(3 * X[:, 0])
     >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
     >>> model = OKS(kernels, random_state=0).fit(X, y)
-    >>> int(model.selection_counts_.sum()), round(float(model.p_.sum()), 6), model.score(X, y) > 0.8
+    >>> int(model.selection_counts_.sum()), round(float(model.weights_.sum()), 6), model.score(X, y) > 0.8
     (300, 1.0, True)
     """
     _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
@@ -1033,7 +1033,7 @@ _LKM_DOC = """{title}
     loss : {losses}, default "auto" (the first).
     B : int, default 200
         Budget (support vectors).
-    T : int or None, default None
+    T : int in [40, 2^53] or None, default None
         Horizon; None: the doubling rule (constants of the horizon 64 * 2^j >= t).
     nu : "auto" or float in (0, 0.999], default "auto"
         "auto": 1/4 (squared), 1/5 (absolute), 1/7 (logistic), the released code's.

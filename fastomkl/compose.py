@@ -275,19 +275,25 @@ class Hedge(_Combiner):
     eta_combiner : "auto" or float, default "auto"
         The rate; "auto" follows the experts' step (rate 1 on standardised losses under an
         "auto" step).
+    share : float in [0, 0.5], default 0
+        Fixed share (Herbster & Warmuth 1998), as ``Raker``'s: after each update the weights
+        become (1 - share) w_bar + share / N, so no kernel's weight falls below share / N and a
+        kernel that was bad can lead again soon after the stream changes.
     """
 
-    _parameter_constraints = {"eta_combiner": STEP}
+    _parameter_constraints = {"eta_combiner": STEP, "share": [Interval("real", 0.0, 0.5)]}
 
-    def __init__(self, eta_combiner="auto"):
+    def __init__(self, eta_combiner="auto", share=0.0):
         self.eta_combiner = eta_combiner
+        self.share = share
 
     def build(self, context):
-        return _Hedge(context["n_kernels"], *_rate(self.eta_combiner, context))
+        return _Hedge(context["n_kernels"], *_rate(self.eta_combiner, context), float(self.share))
 
 
 class DiscountedHedge(_Combiner):
-    """Hedge with the fixed factor w <- w beta^L of OMKR and RFOMKR.
+    """Hedge with the fixed factor w <- w beta^L of OMKR and RFOMKR: exponential weights at the
+    rate ln(1 / beta) on the summed losses (it forgets nothing; ``Hedge(share=...)`` does).
 
     Parameters
     ----------

@@ -467,9 +467,10 @@ _ENSEMBLE_ETA_DOC = """    eta : "ensemble" or float, default "ensemble"
         (gamma_t = eta_k / (1 + eta_decay t)), mixed by ML-Poly on the loss's tangent (as
         FOGD's: ``fastomkl._rff_models.StepEnsembleCombiner``): the steps that suit the data, in
         recorded order as shuffled (worst ratio to the best step of a grid over 20 streams 1.04,
-        against 1.26 for eta=1; bench/results/defaults_orders.md), at about twice the cost per
-        sample.  The shrink of the regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers'
-        setting is 1).  With features normalised per block (||z(x)||^2 about k(x, x) = 1), a
+        against 1.26 for eta=1; bench/results/defaults_orders.md), at about 1.2x the cost per
+        sample (the features are shared; bench/results/step_rule_costs.md).  The shrink of the
+        regulariser stays 1 - gamma_t nu with eta 1.  A float: one model (the papers' setting
+        is 1).  With features normalised per block (||z(x)||^2 about k(x, x) = 1), a
         step of 1 fits a batch's residual without overshooting, whatever the units of x and y;
         eta nu (the first step times nu) must stay at most 2, or the shrink would grow the past.
 """
@@ -482,7 +483,13 @@ _PARAMETERS_DOC = """
     median_scale : float, default 1
         The multiplier of the median heuristic (the paper uses 0.1, 1 or 4).
     nu : float, default 1e-6
-        The regulariser nu of (nu/2) ||f||^2.
+        The regulariser nu of (nu/2) ||f||^2.  Beside the shrink's bound (see ``eta``), a smooth
+        loss's step has to leave room for it: an iteration multiplies the batch's residual by
+        about 1 - gamma (nu + step scale x lambda), lambda the largest eigenvalue of the batch's
+        kernel matrix over B (1 for a batch of one point, far less for a spread batch), so a
+        large nu can make the steps diverge, which no check sees in advance.  On a unit-scale
+        stream (B = 32) nu up to 0.3 learnt as expected under the default ensemble, whose largest
+        member steps 2, and nu = 1 diverged; a heavy regulariser wants ``eta=1.0``.
     batch_size : int, default 32
         Samples per iteration (B): rounds kB + 1 .. (k + 1)B of the stream.
     block_size : int, default 64
@@ -550,7 +557,7 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
         the same whatever the units of y.  Each round of a batch takes its gradient at its target
         standardised with the statistics of that round.  On scikit-learn's diabetes (columns
         standardised, y in 25 ... 346, its 442 rows in order) the prequential mean absolute error
-        of the default model is 55.7, against 67.4 in raw units and 65.8 for predicting the
+        of the default model is 52.2, against 63.1 in raw units and 65.8 for predicting the
         running mean.  False learns y in its raw units, as the paper (and files written before
         the parameter existed).
 

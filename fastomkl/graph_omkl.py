@@ -522,7 +522,9 @@ _SFG_DOC = _COMMON_DOC.format(
     m_ensemble="the similarity graph is the kernels': member s of kernel k links to every member "
                "of the M kernels k links to", ensemble_worst="1.24x", auto_worst="2.29x",
     m_doc="Out-degree of the similarity graph, self-loop included (|S_t| = M); \"auto\" is "
-          "min(10, the number of kernels).",
+          "min(10, the number of kernels): with 10 kernels or fewer every node points to every "
+          "kernel, each round observes them all, and ``xi``, ``eta_u`` and ``exploit_after`` "
+          "change nothing (SFG and SFG-R are then the same model).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
     dominating : {"chvatal", "legacy"}, default "chvatal"
         Greedy dominating set (``fastomkl.graph.dominating_set``).
@@ -667,7 +669,8 @@ _SFGR_DOC = _COMMON_DOC.format(
                "of the M kernels k links to; D_t and the refinement are over the members",
     ensemble_worst="1.20x", auto_worst="1.76x",
     m_doc="Out-degree of the similarity graph G, self-loop included; \"auto\" is min(10, the "
-          "number of kernels).",
+          "number of kernels): with 10 kernels or fewer every node points to every kernel and "
+          "each round observes them all (SFG and SFG-R are then the same model).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
     beta : float or None
         Constant threshold: D_t = {i : p_i >= beta} (the theory wants beta <= 1/N).  None uses

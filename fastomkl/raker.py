@@ -49,17 +49,18 @@ _PARAMS_DOC = """
         constant or eta / sqrt(t) (``eta_schedule``): ``eta=0.1`` is the paper's experimental
         setting.
     eta_schedule : {"inv_sqrt", "constant"}, default "inv_sqrt"
-        Schedule of a numeric ``eta``: the paper's experiments use 0.1 / sqrt(t), its theory a
-        constant.
+        Schedule of a numeric ``eta`` and of a numeric ``eta_combiner``: the paper's experiments
+        use 0.1 / sqrt(t), its theory a constant.
     lam : float, default 1e-3
         Weight of the regulariser lam * ||theta_i||^2 in every kernel's loss.
     loss : str, default "auto"
         {loss_choices}
     eta_combiner : "auto" or float, default "auto"
-        Rate of the exponential weights (same schedule as ``eta``); "auto" uses ``eta``, as the
-        paper (or the constant 2 under ``eta="ensemble"``, 1 under ``eta="auto"``, on
-        standardised losses).  Formerly
-        ``eta_hedge`` (still accepted, with a FutureWarning).
+        Rate of the exponential weights; "auto" uses ``eta``, as the paper (or the constant 2
+        under ``eta="ensemble"``, 1 under ``eta="auto"``, on standardised losses).  A number
+        follows ``eta_schedule`` whatever ``eta`` is: ``eta_combiner=2.0`` alone is 2 / sqrt(t),
+        and ``eta_schedule="constant"`` makes it the constant 2.  Formerly ``eta_hedge`` (still
+        accepted, with a FutureWarning).
     regularizer_after_update : bool, default False
         Fidelity switch: False evaluates lam ||theta||^2 in L_i before the OGD step (the paper);
         True after it (the authors' released code).

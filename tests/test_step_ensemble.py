@@ -198,6 +198,20 @@ def test_fixed_share_matches_numpy(stream, eta):
     assert model.weights_.min() >= 0.05 / len(KERNELS) * (1 - 1e-12)
 
 
+def test_a_composed_hedge_with_a_fixed_share_matches_numpy(stream):
+    """fastomkl.compose.Hedge(share=...) under OGD experts is Raker's fixed share."""
+    from fastomkl.compose import OGD, Hedge, OnlineMKL, RandomFeatures
+    X, y = stream
+    model = OnlineMKL(RandomFeatures(KERNELS, 12), OGD(eta=0.3, eta_schedule="constant"),
+                      Hedge(share=0.05), random_state=6)
+    got = model.predict_learn(X, y)
+    ref = NumpySharedRaker(model._engine.features.frequencies, eta=0.3, eta_schedule="constant",
+                           share=0.05)
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(model.weights_, ref.weights(), rtol=0, atol=1e-12)
+
+
 def test_fixed_share_over_an_ensemble_matches_numpy():
     X, y = noisy_stream(200, seed=9)
     model = Raker(KERNELS, n_components=8, eta="ensemble", share=0.02, random_state=1)
