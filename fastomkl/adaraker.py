@@ -27,7 +27,7 @@ from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDRestarts
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
-from fastomkl._estimator.params import Interval, Options
+from fastomkl._estimator.params import Interval, Options, take_renamed
 from fastomkl._rff_models import (AUTO, CLASSIFICATION_LOSSES, MAX_RATE, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
@@ -133,7 +133,7 @@ class _AdaRakerBase(RFFModelMixin):
 
     def __init__(self, kernels=None, n_components=50, n_levels=12, eta=2.0, eta_combiner="auto",
                  eta_meta=2.0, share=0.001, lam=1e-3, loss="auto", shared_draw=False,
-                 random_state=None, dtype="float64"):
+                 random_state=None, dtype="float64", **unknown):
         self.kernels = kernels
         self.n_components = n_components
         self.n_levels = n_levels
@@ -146,6 +146,7 @@ class _AdaRakerBase(RFFModelMixin):
         self.shared_draw = shared_draw
         self.random_state = random_state
         self.dtype = dtype
+        take_renamed(self, unknown)           # none renamed: refused naming this class
 
     @classmethod
     def _unit_test_params(cls):

@@ -1093,11 +1093,22 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         if points is not None and points.shape[1] != n_features:
             raise ValueError(f"test_points has {points.shape[1]} features, but the model is "
                              f"expecting {n_features} features as input")
-        n = self.n_samples or self.__dict__.get("_first_rows", 1)
-        nu = self.noise / n
+        # n from the first batch when the engine is built (a file says the nu it was built with);
+        # the snapshots' engines, built later from the same config, take the nu it gave
+        if "gp_nu" not in config:
+            in_file = None if self.n_samples else self._from_file("nu")  # a fixed n is checked
+            config["gp_nu"] = (in_file if in_file is not None else self.noise
+                               / (self.n_samples or self.__dict__.get("_first_rows", 1)))
+        nu = config["gp_nu"]
         self._check_shrink(self.eta, self.eta_schedule, self.eta_decay, nu)
         return {"points": points, "operator": self.variance == "operator",
                 "nu": nu, "nu_fixed": self.n_samples is not None}
+
+    def _layout_in_file(self, arrays: dict) -> dict:
+        layout = super()._layout_in_file(arrays)
+        if "experts.nu" in arrays:              # noise / n of the first batch it learnt
+            layout["nu"] = float(np.asarray(arrays["experts.nu"]))
+        return layout
 
     def fit(self, X, y):
         """Start afresh and make ``n_epochs`` passes over (X, y), each in a new random order.
@@ -1128,11 +1139,12 @@ class DoublySGDGP(_DoublySGD, OnlineEstimator):
         y = check_targets(y, X.shape[0])
         config = self._check_all_params()
         order = np.random.default_rng(config["seed"])
-        with _unchanged_on_error(self):
-            self._reset()
+
+        def learn(fresh):
             for _ in range(self.n_epochs):
                 rows = order.permutation(X.shape[0])
-                self.partial_fit(X[rows], y[rows])
+                fresh.partial_fit(X[rows], y[rows])
+        self._refit(learn)
         return self
 
 

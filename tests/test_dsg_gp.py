@@ -273,6 +273,22 @@ def test_a_gp_keeps_the_nu_of_its_first_call():
         fastomkl.load(io.BytesIO(write(header, arrays)))
 
 
+def test_a_gp_whose_noise_exceeds_2_loads_and_serves_with_the_nu_of_its_first_call():
+    """noise / n is within the shrink's bound for n >= 2 however large noise / 1 is: the engine
+    built to load a file, and the snapshots' engines built after the fit, take the nu the model
+    learnt with (the file's, the first call's), not noise / 1."""
+    gp = DoublySGDGP(3.0, n_epochs=1, batch_size=10, random_state=0).fit(X[:40], Y[:40])
+    assert gp._engine.experts.nu == 3.0 / 40
+    loaded = fastomkl.load(io.BytesIO(saved(gp)))
+    assert loaded._engine.experts.nu == 3.0 / 40
+    gp.partial_fit(X[40:], Y[40:])
+    loaded.partial_fit(X[40:], Y[40:])
+    assert state_bytes(loaded) == state_bytes(gp)
+    gp.prepare_serving()
+    assert gp._engine.has_snapshots
+    assert gp._engine._predict_snapshot(X[0]) == gp.predict_one(X[0])
+
+
 # -- multiclass labels -------------------------------------------------------------------------
 def test_classes_join_as_they_arrive_with_zero_scores():
     """A class met for the first time gets a column of zeros, then learns; one sample at a time

@@ -232,9 +232,11 @@ def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():
     assert np.isfinite(model.predict_one(X[0]))
 
 
-def test_predict_one_waits_for_an_announced_batch_call_until_it_is_withdrawn():
+def test_predict_one_does_not_wait_for_an_announced_batch_call_that_stays_out_of_its_rounds():
     """A prediction that meets an announced batch call outside its rounds lets the call have the
-    interpreter: it answers once the call is withdrawn (or runs its rounds)."""
+    interpreter for a moment, then answers from the model, which the call has not begun to learn:
+    a call that spends long in its Python steps (encoding many labels) does not hold predictions
+    for that long."""
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (40, 3))
     model = Raker([Gaussian(1.0)], n_components=8, random_state=0).partial_fit(X, X[:, 0])
@@ -242,13 +244,109 @@ def test_predict_one_waits_for_an_announced_batch_call_until_it_is_withdrawn():
     engine = model._engine
     answers = []
     engine.announce_batch()
-    reader = threading.Thread(target=lambda: answers.append(model.predict_one(X[1])))
+    try:
+        reader = threading.Thread(target=lambda: answers.append(model.predict_one(X[1])))
+        reader.start()
+        reader.join(timeout=30)
+        assert answers == [expected]          # answered while the call is still announced
+        assert engine.arriving == 1
+    finally:
+        engine.withdraw_batch()
+
+
+def hold_the_lock(engine, release):
+    """A thread holding the engine's lock (as a save or a read of the weights does) until
+    `release` is set; returns (thread, event set once the lock is held)."""
+    held = threading.Event()
+
+    def holder():
+        engine.locked(lambda: (held.set(), release.wait(30)))
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(30)
+    return thread
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Raker([Gaussian(0.5), Laplacian(1.0)], n_components=12, random_state=0),
+    lambda: fastomkl.OMKR([Gaussian(0.5), Gaussian(2.0)], budget=50)])
+def test_a_prediction_that_meets_no_batch_reads_the_model_not_an_old_snapshot(make):
+    """Snapshots are read only while a batch call runs its rounds.  A model that serves with
+    prepare_serving and learns one sample at a time never runs one: a predict_one that finds the
+    lock held by something else (a save, a read of the weights) waits for it and answers from the
+    model as it is, not from the snapshots made when serving was prepared."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(600, 3))
+    y = np.sin(3 * X[:, 0])
+    model = make().fit(X[:50], y[:50])
+    model.prepare_serving()
+    engine = model._engine
+    at_prepare = engine._predict_snapshot(X[0])
+    for x, t in zip(X[50:], y[50:]):
+        model.learn_one(x, t)
+    now = model.predict_one(X[0])
+    assert now != at_prepare
+    release = threading.Event()
+    holder = hold_the_lock(engine, release)
+    answers = []
+    reader = threading.Thread(target=lambda: answers.append(model.predict_one(X[0])))
     reader.start()
-    time.sleep(0.2)
-    assert answers == []                  # still waiting: the announced call holds the turn
-    engine.withdraw_batch()
-    reader.join(timeout=10)
-    assert answers == [expected]
+    time.sleep(0.05)                      # the reader meets the held lock
+    release.set()
+    holder.join(30)
+    reader.join(30)
+    assert answers == [now] and engine.n_snapshot_reads == 0
+
+
+def test_a_refit_serves_the_former_model_until_it_is_done_and_keeps_its_snapshots():
+    """fit learns a fresh copy and takes its state in one step: a thread predicting meanwhile
+    never meets an unfitted model, and the snapshots a service prepared are there for the new
+    model (prepared before it is taken)."""
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-1, 1, size=(3000, 3))
+    y = np.sin(3 * X[:, 0])
+    model = Raker([Gaussian(0.5), Laplacian(1.0)], n_components=12, random_state=0)
+    model.fit(X[:100], y[:100]).prepare_serving()
+    stop, errors, answers = threading.Event(), [], []
+
+    def server():
+        while not stop.is_set():
+            try:
+                answers.append(model.predict_one(X[0]))
+            except Exception as exc:          # noqa: BLE001 (the failure under test)
+                errors.append(exc)
+
+    thread = threading.Thread(target=server)
+    thread.start()
+    try:
+        for k in range(10):
+            model.fit(X[k * 200:(k + 1) * 200 + 500], y[k * 200:(k + 1) * 200 + 500])
+    finally:
+        stop.set()
+        thread.join(30)
+    assert errors == [] and len(answers) > 0
+    assert model._engine.has_snapshots
+    fresh = Raker([Gaussian(0.5), Laplacian(1.0)], n_components=12, random_state=0)
+    fresh.fit(X[1800:2500], y[1800:2500])
+    assert model.predict_one(X[1]) == fresh.predict_one(X[1])
+    assert model._engine._predict_snapshot(X[1]) == fresh.predict_one(X[1])
+
+
+def test_a_multiclass_model_meeting_a_new_label_keeps_its_snapshots():
+    """A multiclass model that meets a new label moves to an engine with one more column: the
+    snapshots a service prepared move with it (built before the new engine is taken)."""
+    from fastomkl.dsg import DoublySGDSoftmaxClassifier
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-1, 1, size=(300, 3))
+    labels = np.array(["a", "b", "c"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)]
+    model = DoublySGDSoftmaxClassifier(kernel=Gaussian(1.0), batch_size=8, block_size=8,
+                                       random_state=0)
+    first = labels != "c"
+    model.partial_fit(X[first][:100], labels[first][:100]).prepare_serving()
+    assert model._engine.has_snapshots and list(model.classes_) == ["a", "b"]
+    model.partial_fit(X[100:], labels[100:])
+    assert list(model.classes_) == ["a", "b", "c"] and model._engine.has_snapshots
 
 
 

@@ -33,6 +33,7 @@ cdef class Engine:
     cdef PyThread_type_lock twin_lock[2]
     cdef long* twin_epoch[2]             # &twin.epoch: the batch call it was published in
     cdef long epoch                      # + 1 when a batch call starts and when it ends
+    cdef int running                     # batch calls in their rounds (begin_batch .. end_batch)
     cdef int newest                      # the twin published last
     cdef int snapshot_wanted             # a predict_one found the lock taken (read by the loops)
     cdef int gil_wanted                  # a batch call left its rounds and waits for the GIL
@@ -43,7 +44,7 @@ cdef class Engine:
     cdef long published_t                # the round the newest twin holds the model at
     cdef readonly long n_snapshot_reads  # predictions answered from a twin
     cdef void serve_snapshot(self, bint now) noexcept nogil
-    cdef void publish(self, int target) noexcept nogil
+    cdef bint publish(self, int target) noexcept nogil
     cdef bint twin_holds_the_model(self) noexcept nogil
     cdef void carry_snapshot(self) noexcept nogil
     cdef int make_twins(self) except -1

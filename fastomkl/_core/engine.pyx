@@ -23,8 +23,12 @@ published last, under that twin's own lock, if it was published during the batch
 progress or holds the model as the call found it; otherwise it waits for the next round boundary
 (one round at most), when the call publishes one.  So a prediction made while a batch learns is
 the model's prediction at a round boundary of that batch: never a torn state, never older than
-the call, and at most max(one round, 20 copies' time) behind its newest round.  A prediction that finds the lock free reads the model itself, as
-do single-round calls (``predict_learn_one``); ``predict_many`` waits its turn as before.  The
+the call, and at most max(one round, 20 copies' time) behind its newest round.  Twins are read
+only while a batch call runs its rounds (``running``; each call, even one let in between two
+rounds of another, has an epoch of its own): a prediction that meets another holder of the lock
+(a single round, a save, a read of the weights) waits for it and reads the model.  A prediction
+that finds the lock free reads the model itself, as do single-round calls
+(``predict_learn_one``); ``predict_many`` waits its turn as before.  The
 twins double the model's memory once a service predicts while it learns.  The copy is a plan of
 byte ranges, run without the GIL: every state array of a fixed-size component, and of a growing
 one the arrays its predictions read (``Component._prediction_arrays``, the twin given the model's
@@ -37,9 +41,11 @@ interpreter's switch interval (5 ms) before it can return, many times the batch'
 same holds for the Python steps around a batch (validating its arrays, whose NumPy calls let the
 GIL go): the estimators announce a batch call before those steps (``announce_batch``) and
 withdraw it after, and a ``predict_one`` that finds an announced call outside its rounds waits,
-without the GIL, until the call runs its rounds (then it reads a snapshot) or has returned.  Such
-a prediction waits for the call's Python steps, tens of microseconds, and no batch waits for a
-serving thread's turn with the interpreter.
+without the GIL, until the call runs its rounds (then it reads a snapshot) or has returned, for
+100 us at most (then it goes on: the lock is free, and it reads the model).  So a prediction
+waits for a call's Python steps, usually tens of microseconds, never more than 100 us, and a
+batch waits for a serving thread's turn with the interpreter only in Python steps longer than
+that.
 
 Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
 say so (``grows``); before each round the engine asks them whether the next round fits and, when
@@ -98,6 +104,10 @@ cdef extern from *:
 # How long a batch call lets the calls that wait for the lock go first, at most, between two of its
 # rounds (in yields of the CPU): bounded, so a stream of requests cannot starve learning.
 cdef enum: WAITER_YIELDS = 256
+
+# How long a predict_one lets an announced batch call's Python steps have the interpreter, at most
+# (ns): a step that takes longer then shares it with the serving thread as Python threads do.
+cdef enum: ANNOUNCED_WAIT_NS = 100000
 
 # A batch call publishes a snapshot for the predictions waiting on it at most once per this many
 # times the last copy took: the copies then cost at most about 1/20 of learning's time.
@@ -240,10 +250,13 @@ cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
 
 
 cdef inline void _let_the_batch_in(Engine engine) noexcept nogil:
-    """predict_one while an announced batch call is outside its rounds: wait until it runs them
-    (epoch odd: a batch is in progress) or has been withdrawn (module docstring)."""
+    """predict_one while an announced batch call is outside its rounds: wait until a batch runs
+    its rounds or the call has been withdrawn, for ANNOUNCED_WAIT_NS at most (its Python steps
+    grow with the batch: encoding 200,000 string labels takes 80 ms), then go on (module
+    docstring)."""
+    cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
     while (fastomkl_atomic_read(&engine.arriving)
-           and not fastomkl_atomic_read_long(&engine.epoch) & 1):
+           and not fastomkl_atomic_read(&engine.running) and fastomkl_now_ns() < until):
         fastomkl_yield_cpu()
 
 
@@ -612,14 +625,20 @@ cdef class Engine:
             _take_twin_lock(self.twin_lock[i])
             self.twin_epoch[i][0] = self.epoch + 1
             PyThread_release_lock(self.twin_lock[i])
+        # A fresh epoch for every call, even one let in between two rounds of another (which has
+        # a fresh one again after it): a twin is read only in the epoch it was published in.
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
+        fastomkl_atomic_add(&self.running, 1)
         self.batch_started_at = fastomkl_now_ns()
         return 0
 
     cdef int end_batch(self) except -1:
-        """The call's twins go out of date with its last round: predictions read the model again."""
+        """The call's twins go out of date with its last round: predictions read the model again
+        (or, if this call ran between two rounds of another, the snapshots that call publishes
+        next)."""
         fastomkl_atomic_store(&self.gil_wanted, 0)
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
+        fastomkl_atomic_add(&self.running, -1)
         fastomkl_atomic_store(&self.snapshot_wanted, 0)
         return 0
 
@@ -630,19 +649,25 @@ cdef class Engine:
         cdef Engine twin
         cdef bint free = False
         cdef double y_hat
-        while self.twin_factory is not None:
+        # with no batch call in its rounds, the holder is a single round (learn_one), a save or
+        # a read of the weights: wait for the lock (a batch call starting meanwhile lets this
+        # call in at its next round, as any waiting call)
+        while self.twin_factory is not None and fastomkl_atomic_read(&self.running):
             if not fastomkl_atomic_read(&self.snapshot_wanted):     # a store every call would
                 fastomkl_atomic_store(&self.snapshot_wanted, 1)     # take the line from the batch
             twins = self.twins
             if twins is not None:
                 twin = twins[fastomkl_atomic_read(&self.newest)]
                 _take_twin_lock(twin.lock)
-                if twin.epoch == fastomkl_atomic_read_long(&self.epoch):
+                # only a twin of the batch call in its rounds now (its epoch): between calls the
+                # lock's holder (learn_one, save, a weights_ read) may have changed the model since
+                if (fastomkl_atomic_read(&self.running)
+                        and twin.epoch == fastomkl_atomic_read_long(&self.epoch)):
                     with nogil:                 # the batch's Python steps may run meanwhile
                         y_hat = twin.predict_ptr(x)
+                        PyThread_release_lock(twin.lock)    # free for the next publication
                         _let_the_batch_return(self)
                     self.n_snapshot_reads += 1      # every reader holds the GIL here
-                    PyThread_release_lock(twin.lock)
                     return y_hat
                 PyThread_release_lock(twin.lock)
             with nogil:
@@ -677,11 +702,15 @@ cdef class Engine:
             target = self.newest             # the other twin is being read: this one is not
             if not PyThread_acquire_lock(self.twin_lock[target], NOWAIT_LOCK):
                 return
-        self.publish(target)
+        if not self.publish(target):
+            PyThread_release_lock(self.twin_lock[target])
+            return
         PyThread_release_lock(self.twin_lock[target])
         fastomkl_atomic_store(&self.newest, target)
         self.published_at = fastomkl_now_ns()
-        self.publish_ns = self.published_at - start
+        # a copy the scheduler interrupted would space the next ones by 20 times the pause: the
+        # estimate at most doubles per copy (a model that grew reaches its new cost in a few)
+        self.publish_ns = min(self.published_at - start, 2 * self.publish_ns + 1000)
 
     cdef bint twin_holds_the_model(self) noexcept nogil:
         """Whether the newest twin holds the model as it is now: published at the round the model
@@ -706,10 +735,11 @@ cdef class Engine:
         if now - self.batch_started_at >= spacing or now - self.published_at >= spacing:
             self.serve_snapshot(True)
 
-    cdef void publish(self, int target) noexcept nogil:
+    cdef bint publish(self, int target) noexcept nogil:
         """Copy the model into twin `target` (its lock held): the copy plan's bytes without the
         GIL, or, for a model whose state is not all in fixed arrays, the whole state through
-        set_state with it."""
+        set_state with it.  False if set_state refused the state: the twin is then out of date
+        (epoch -1), so that nothing reads what it holds."""
         cdef Py_ssize_t i
         cdef Py_ssize_t* row = self.plan_rows[target]
         if self.plan_length[target] >= 0:
@@ -718,9 +748,11 @@ cdef class Engine:
         else:
             with gil:
                 if not self._copy_state_into(target):
-                    return
+                    self.twin_epoch[target][0] = -1
+                    return False
         self.twin_epoch[target][0] = self.epoch
         self.published_t = self.t
+        return True
 
     def _copy_state_into(self, int target):
         """The whole state into twin `target` through set_state; False (and snapshots off from
@@ -863,6 +895,11 @@ cdef class Engine:
                 self.make_twins()
         finally:
             self.release()
+
+    @property
+    def has_snapshots(self):
+        """Whether the twins exist (a prediction met a batch call, or prepare_snapshots ran)."""
+        return self.twins is not None
 
     def _publish_snapshot(self):
         """Publish the model into a twin now, as a batch call does for a waiting prediction (for

@@ -629,13 +629,14 @@ class OnlineEstimator:
         True
         """
         engine = self._engine
-        with _batch_call(engine):
+        with _batch_call(engine) as call:
             names = self._check_columns(X)
             X = check_matrix(X, n_features=None if engine is None else engine.n_features,
                              owner=type(self).__name__)
             with _unchanged_on_error(self):
                 y = self._encode_many(y, X.shape[0])
                 engine = self._engine_for(X.shape[1])
+                call.follow(engine)
                 out = np.empty(X.shape[0])
                 engine.predict_learn_many(X, y, out)
                 if names is not None and "_feature_names" not in self.__dict__:
@@ -727,14 +728,43 @@ class OnlineEstimator:
         else:
             orders = _epoch_orders(X.shape[0], n_epochs, shuffle,
                                    getattr(self, "random_state", 0))
-        with _unchanged_on_error(self):
-            self._reset()
+        def learn(fresh):
             if names is not None:
-                self._feature_names = names
+                fresh._feature_names = names
             for order in orders:
-                self.partial_fit(X if order is None else X[order],
-                                 y if order is None else targets[order])
-            return self
+                fresh.partial_fit(X if order is None else X[order],
+                                  y if order is None else targets[order])
+        self._refit(learn)
+        return self
+
+    def _refit(self, learn) -> None:
+        """Start afresh: `learn(fresh)` runs on a fresh copy of this model (its parameters,
+        nothing learnt), whose fitted attributes this model then takes in one step.  A thread
+        predicting meanwhile is answered by the model as it was until then (a reset model would
+        raise NotFittedError), an error leaves the model exactly as it was, and snapshots a
+        service prepared (``prepare_serving``) are prepared for the new engine before it is
+        taken."""
+        fresh = type(self)(**self.get_params())
+        learn(fresh)
+        engine = self._engine
+        if (fresh._engine is not None and engine is not None
+                and getattr(engine, "_inner", engine).has_snapshots):
+            fresh.prepare_serving()
+        parameters = _parameter_names(type(self))
+        learnt = {name: value for name, value in fresh.__dict__.items()
+                  if name not in parameters}
+        forgotten = self._forgotten_on_reset()
+        self.__dict__.update(learnt)          # one step: the engine with its classes and names
+        for name in forgotten - set(learnt):
+            self.__dict__.pop(name, None)
+
+    def _forgotten_on_reset(self) -> set:
+        """The attributes ``_reset`` drops (what the model learnt; not what others attached to
+        it, scikit-learn's callback context for one), found on a shallow copy."""
+        probe = object.__new__(type(self))
+        probe.__dict__.update(self.__dict__)
+        probe._reset()
+        return {name for name in self.__dict__ if name not in probe.__dict__}
 
     def score(self, X, y, sample_weight=None) -> float:
         """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
@@ -865,15 +895,31 @@ def _nothing() -> None:
 def _batch_call(engine):
     """A batch call on `engine` (None: a model still to build), announced for its Python steps:
     a thread serving predict_one lets it have the GIL instead of making it wait for the
-    interpreter's switch interval (fastomkl._core.engine's docstring)."""
-    if engine is None:
-        yield
-        return
-    engine.announce_batch()
+    interpreter's switch interval (fastomkl._core.engine's docstring).  Yields the announcement,
+    whose ``follow(engine)`` moves it to the engine the call runs on when the model took a new
+    one (a multiclass model meeting a new label)."""
+    call = _Announcement(engine)
     try:
-        yield
+        yield call
     finally:
-        engine.withdraw_batch()
+        call.follow(None)
+
+
+class _Announcement:
+    """The engine a batch call is announced on (``_batch_call``)."""
+
+    def __init__(self, engine):
+        self.engine = None
+        self.follow(engine)
+
+    def follow(self, engine) -> None:
+        if engine is self.engine:
+            return
+        if engine is not None:
+            engine.announce_batch()
+        if self.engine is not None:
+            self.engine.withdraw_batch()
+        self.engine = engine
 
 
 @contextmanager

@@ -332,7 +332,10 @@ class MulticlassClassifier(_Classifier):
         self.classes_ = np.array(list(codes))
         engine = self._engine
         if engine is not None:                  # a new object: a failed call puts the old back
-            self._engine = engine.with_outputs(len(codes))
+            grown = engine.with_outputs(len(codes))
+            if grown is not engine and getattr(engine, "has_snapshots", False):
+                grown.prepare_snapshots()       # a service's snapshots follow the model
+            self._engine = grown
 
     def _restore_classes(self, labels: list) -> None:
         codes = {c: float(i) for i, c in enumerate(labels)}
