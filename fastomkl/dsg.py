@@ -364,15 +364,9 @@ class _DoublySGD(StepEnsembleCombiner):
 
     # -- loading -------------------------------------------------------------------------------
     def _restore_engine(self, n_features, arrays, rng_state):
-        self._note_file_layout(arrays)
-        arrays = dict(arrays)
-        if "dsg.counts" in arrays:
-            arrays = self._upgraded_state(arrays, n_features)
-        self._engine = None
-        engine = self._engine_for(n_features)
-        engine.set_state(arrays)
-        if rng_state:                       # files of the NumPy engine kept none (it drew none)
-            engine.rng_state = rng_state
+        if "dsg.counts" in arrays:          # a file of the NumPy engine, which drew no rounds
+            arrays, rng_state = self._upgraded_state(dict(arrays), n_features), None
+        super()._restore_engine(n_features, arrays, rng_state)
 
     def _upgraded_state(self, old: dict, n_features: int) -> dict:
         """The state of a file saved by the DSG models of the NumPy engine, in the engine's
@@ -404,7 +398,6 @@ class _DoublySGD(StepEnsembleCombiner):
             self.variance == "operator" or self.test_points is not None)
         median_rows = self._kernel_for({"batch_size": int(self.batch_size)})[3]
         batch = int(self.batch_size) if keeps_batch else 0
-        self._restored_seed, self._restored_nu = seed, nu
         return {
             "engine.t": np.array(t, dtype=np.int64),
             "features.streams": old["dsg.streams"], "features.indices": old["dsg.indices"],

@@ -1222,9 +1222,8 @@ class Mixture(OnlineEstimator):
         return Engine(NullFeatures(n, n_features), ModelExperts(engines), combiner,
                       round_bit_generator)
 
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("members_", None)       # a refit starts from the members given
+    # a refit starts from the members given
+    _learnt_attributes = (*OnlineEstimator._learnt_attributes, "members_")
 
     @property
     def weights_(self) -> np.ndarray:

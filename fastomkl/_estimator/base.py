@@ -219,10 +219,14 @@ class OnlineEstimator:
             check_random_state(self.random_state)
         return config
 
+    # What a model learns beside its engine: a reset drops it (a refit builds today's layout
+    # too), a refit takes it from the fresh copy that learnt.
+    _learnt_attributes = ("n_features_in_", "_feature_names", "_file_layout")
+
     def _reset(self) -> None:
         self._engine = None
-        for name in ("n_features_in_", "_feature_names", "_file_layout"):
-            self.__dict__.pop(name, None)      # a refit builds today's layout
+        for name in self._learnt_attributes:
+            self.__dict__.pop(name, None)
 
     def _engine_for(self, n_features: int):
         engine = self._engine
@@ -750,21 +754,11 @@ class OnlineEstimator:
         if (fresh._engine is not None and engine is not None
                 and getattr(engine, "_inner", engine).has_snapshots):
             fresh.prepare_serving()
-        parameters = _parameter_names(type(self))
-        learnt = {name: value for name, value in fresh.__dict__.items()
-                  if name not in parameters}
-        forgotten = self._forgotten_on_reset()
+        names = ("_engine", *self._learnt_attributes)
+        learnt = {name: fresh.__dict__[name] for name in names if name in fresh.__dict__}
         self.__dict__.update(learnt)          # one step: the engine with its classes and names
-        for name in forgotten - set(learnt):
+        for name in set(names) - set(learnt):  # what the old model had and the new one has not
             self.__dict__.pop(name, None)
-
-    def _forgotten_on_reset(self) -> set:
-        """The attributes ``_reset`` drops (what the model learnt; not what others attached to
-        it, scikit-learn's callback context for one), found on a shallow copy."""
-        probe = object.__new__(type(self))
-        probe.__dict__.update(self.__dict__)
-        probe._reset()
-        return {name for name in self.__dict__ if name not in probe.__dict__}
 
     def score(self, X, y, sample_weight=None) -> float:
         """The coefficient of determination R^2 of ``predict(X)`` against y (scikit-learn's).
@@ -868,7 +862,8 @@ class OnlineEstimator:
         self._engine = None
         engine = self._engine_for(n_features)
         engine.set_state(arrays)
-        engine.rng_state = rng_state
+        if rng_state is not None:           # None: a state that drew no rounds (dsg.merge's)
+            engine.rng_state = rng_state
 
     # -- files written with an earlier layout -------------------------------------------------------
     def _layout_in_file(self, arrays: dict) -> dict:

@@ -15,6 +15,7 @@ class _Classifier(OnlineEstimator):
     in ``_learn_classes`` and ``_commit_classes``), accuracy as ``score``."""
 
     _multi_class = False
+    _learnt_attributes = (*OnlineEstimator._learnt_attributes, "classes_", "_codes")
 
     def _winsorises_targets(self, config: dict) -> bool:
         return False                 # labels coded as targets: nothing to winsorise
@@ -25,11 +26,6 @@ class _Classifier(OnlineEstimator):
                     classifier_tags=ClassifierTags(poor_score=True,
                                                    multi_class=self._multi_class),
                     input_tags=InputTags())
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.__dict__.pop("classes_", None)
-        self.__dict__.pop("_codes", None)
 
     def _known_code(self, y):
         codes = getattr(self, "_codes", None)
