@@ -40,6 +40,9 @@ STEP_PARAMETERS = {
     "eta_schedule": [Options(*SCHEDULES)],
     "eta_combiner": STEP,
 }
+# A fixed share of exponential weights (Herbster & Warmuth 1998): Raker's, AdaRaker's second
+# layer's, a composed Hedge's.
+SHARE = [Interval("real", 0.0, 0.5)]
 # The step of a model whose experts may be an ensemble of steps per kernel (Raker): besides
 # "auto" and a number, the step rules by name.
 STEP_RULES = ("adagrad", "ensemble")

@@ -29,7 +29,7 @@ from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import Interval, Options, take_renamed
 from fastomkl._rff_models import (AUTO, CLASSIFICATION_LOSSES, MAX_RATE, REGRESSION_LOSSES,
-                                  RFF_PARAMETERS, RFFModelMixin, with_dtype_doc)
+                                  RFF_PARAMETERS, SHARE, RFFModelMixin, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["AdaRaker", "AdaRakerClassifier", "interval_levels"]
@@ -126,7 +126,7 @@ class _AdaRakerBase(RFFModelMixin):
                                                    "random_state", "dtype")},
         "n_levels": [Interval("int", 1, MAX_LEVELS)],
         "eta": RATE, "eta_combiner": [AUTO, *RATE], "eta_meta": [Interval("real", 0.0, MAX_RATE)],
-        "share": [Interval("real", 0.0, 0.5)],
+        "share": SHARE,
         "lam": [Interval("real", 0.0, MAX_RATE)],
         "loss": [Options("auto", *REGRESSION_LOSSES)],
     }

@@ -754,8 +754,10 @@ class OKS(_OKSKernel, OnlineEstimator):
     >>> y = np.sin(3 * X[:, 0])
     >>> kernels = [Gaussian(0.25), Gaussian(0.5), Gaussian(2.0)]
     >>> model = OKS(kernels, random_state=0).fit(X, y)
-    >>> int(model.selection_counts_.sum()), round(float(model.weights_.sum()), 6), model.score(X, y) > 0.8
-    (300, 1.0, True)
+    >>> int(model.selection_counts_.sum()), round(float(model.weights_.sum()), 6)
+    (300, 1.0)
+    >>> model.score(X, y) > 0.8
+    True
     """
     _parameter_constraints, __init__, _defaults_of_older_files = with_standardize_target(
         _declare({**_EXPANSION_PARAMETERS, **_OKS_PARAMETERS}, _OKSRule._regression_losses),

@@ -45,7 +45,7 @@ from fastomkl._estimator.params import (Boolean, Constraint, Interval, Kernels, 
                                         validate_parameters)
 from fastomkl._rff_models import (AUTO_RATE, CLASSIFICATION_LOSSES, MAX_COMPONENTS, MAX_RATE,
                                   PAPER_EXPLORATION, REGRESSION_LOSSES, SELF_CONFIDENT_RATE,
-                                  STEP, check_rate, check_steps)
+                                  SHARE, STEP, check_rate, check_steps)
 from fastomkl.features import RandomFourierFeatures, feature_bank
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 from fastomkl.kernels import Gaussian, Laplacian, paper000_dictionary
@@ -281,7 +281,7 @@ class Hedge(_Combiner):
         kernel that was bad can lead again soon after the stream changes.
     """
 
-    _parameter_constraints = {"eta_combiner": STEP, "share": [Interval("real", 0.0, 0.5)]}
+    _parameter_constraints = {"eta_combiner": STEP, "share": SHARE}
 
     def __init__(self, eta_combiner="auto", share=0.0):
         self.eta_combiner = eta_combiner

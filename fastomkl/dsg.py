@@ -181,7 +181,8 @@ ENSEMBLE_OR_STEP = [Interval("real", 0, None, closed="neither"), Options("ensemb
 
 class _DSGEngine(Engine):
     """The engine of the DSG models, with ``with_outputs(n)`` for the multiclass one: a new engine
-    of n outputs (the new classes' coefficients zero), as MulticlassClassifier's contract asks."""
+    of n outputs (the new classes' coefficients zero), as MulticlassClassifier's contract asks,
+    with snapshots if this one has them."""
 
     def with_outputs(self, n_outputs: int):
         if n_outputs == self.experts.n_experts:
@@ -197,6 +198,8 @@ class _DSGEngine(Engine):
         grown.set_state(state)
         grown.rng_state = self.rng_state
         grown.twin_factory = functools.partial(grown._rebuild, n_outputs)
+        if self.has_snapshots:               # a service's snapshots follow the model
+            grown.prepare_snapshots()
         return grown
 
 

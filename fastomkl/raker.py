@@ -16,9 +16,10 @@ from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.steps import FORMER_ENSEMBLE_STEPS
-from fastomkl._estimator.params import Interval, Options, take_renamed
+from fastomkl._estimator.params import Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
-                                  RFF_PARAMETERS, RFFModelMixin, ogd_experts, with_dtype_doc)
+                                  RFF_PARAMETERS, SHARE, RFFModelMixin, ogd_experts,
+                                  with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["Raker", "RakerClassifier"]
@@ -103,7 +104,7 @@ class _RakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
                               "loss": [Options("auto", *REGRESSION_LOSSES)],
-                              "share": [Interval("real", 0.0, 0.5)]}
+                              "share": SHARE}
     _renamed_parameters = {"eta_hedge": "eta_combiner"}
 
     def __init__(self, kernels=None, n_components=50, eta="ensemble", eta_schedule="inv_sqrt",

@@ -307,7 +307,8 @@ class MulticlassClassifier(_Classifier):
     ``partial_fit(..., classes=...)``) join after the known ones, sorted among themselves, at the
     start of that call; a new class's column starts at zero.  Labels are strings or whole numbers,
     not both.  The engine takes the column index of each label as its target, and provides
-    ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object.
+    ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object, with
+    snapshots for serving if it has them.
     """
 
     _multi_class = True
@@ -328,10 +329,7 @@ class MulticlassClassifier(_Classifier):
         self.classes_ = np.array(list(codes))
         engine = self._engine
         if engine is not None:                  # a new object: a failed call puts the old back
-            grown = engine.with_outputs(len(codes))
-            if grown is not engine and getattr(engine, "has_snapshots", False):
-                grown.prepare_snapshots()       # a service's snapshots follow the model
-            self._engine = grown
+            self._engine = engine.with_outputs(len(codes))
 
     def _restore_classes(self, labels: list) -> None:
         codes = {c: float(i) for i, c in enumerate(labels)}
