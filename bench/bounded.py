@@ -86,7 +86,7 @@ def cost_rows(max_t: int, time_cap: float) -> list[str]:
             warnings.simplefilter("ignore", fastomkl.BudgetWarning)
             for target in checkpoints:
                 if cells:
-                    estimate = us * 1e-6 * (target - t)
+                    estimate = cells[-1][2] * 1e-6 * (target - t)   # the last µs/sample
                     if estimate > time_cap:
                         note = f"t = {target:,} left out (about {estimate:.0f} s)"
                         break

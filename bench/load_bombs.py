@@ -51,8 +51,8 @@ def cases():
 
 
 def main():
-    print(f"| file | size | time | peak allocated | peak RSS growth | outcome |\n"
-          f"|---|---|---|---|---|---|")
+    print("| file | size | time | peak allocated | peak RSS growth | outcome |\n"
+          "|---|---|---|---|---|---|")
     for name, blob, kw in cases():
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         tracemalloc.start()

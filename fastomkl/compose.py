@@ -41,8 +41,7 @@ from fastomkl._core.features.taylor import TaylorBank
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import (Boolean, Constraint, Interval, Kernels, Options,
-                                        RandomState, Range, accepts, take_renamed,
-                                        validate_parameters)
+                                        RandomState, Range, validate_parameters)
 from fastomkl._rff_models import (AUTO_RATE, CLASSIFICATION_LOSSES, MAX_COMPONENTS, MAX_RATE,
                                   PAPER_EXPLORATION, REGRESSION_LOSSES, SELF_CONFIDENT_RATE,
                                   SHARE, STEP, check_rate, check_steps)

@@ -399,7 +399,6 @@ BAD_PARAMETER_VALUES = [-1, 0, 2.5, "nonsense", [], -1e300, float("nan"), True, 
 
 
 def test_every_parameter_error_names_the_parameter():
-    import inspect
     import warnings
     import fastomkl
     from fastomkl._estimator import OnlineEstimator

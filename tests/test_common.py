@@ -16,7 +16,7 @@ import pytest
 
 import fastomkl
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
-from fastomkl._estimator.params import accepts, describe
+from fastomkl._estimator.params import accepts
 from helpers import can_be_saved, state_bytes
 
 ESTIMATORS = sorted({getattr(fastomkl, name) for name in fastomkl.__all__
