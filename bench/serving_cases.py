@@ -9,6 +9,8 @@ One thread serves ``predict_one`` back to back on a model prepared for serving
 * learn the model in batches, alone, beside a second learner or a ``predict`` on a batch of the
   same model (a batch let in between two rounds of another), or beside those on another model
   (the control: what two Python threads cost on this machine);
+* learn another model in batches (one prepared for serving, about to be swapped in): how fast
+  that learning goes beside the server, against the same batches alone;
 * learn a batch of a multiclass model that meets a new label (DoublySGDSoftmaxClassifier);
 * learn a batch of a classifier whose 200,000 string labels take long to encode before its
   rounds;
@@ -105,6 +107,28 @@ def nested(seconds):
     return rows
 
 
+def another_model(seconds):
+    """A thread learns another model, prepared for serving as one about to be swapped in would
+    be, in batches of 1,000 rows while the model is served: the longest prediction, and how
+    fast that learning goes against the same batches learnt alone."""
+    model, other, batches = raker(), raker(), [0]
+
+    def job(stop):
+        while not stop.is_set():
+            other.partial_fit(X[:1000], Y[:1000])
+            batches[0] += 1
+
+    wait, n, _, _ = serve(model, [job], seconds)
+    alone = raker()
+    start = time.perf_counter()
+    for _ in range(batches[0]):
+        alone.partial_fit(X[:1000], Y[:1000])
+    alone_seconds = time.perf_counter() - start
+    return [("Raker, partial_fit of another model in batches of 1,000 rows", wait,
+             f"{n:,} predictions; {batches[0] / seconds:,.0f} batches/s, "
+             f"{alone_seconds / seconds:.2f} of learning alone")]
+
+
 def new_label():
     labels = np.where(X[:, 0] > 0.3, "c", np.where(X[:, 0] > -0.3, "b", "a"))
     first = labels != "c"
@@ -178,8 +202,8 @@ def main(argv=None):
                         help="how long each case of batches beside batches runs")
     parser.add_argument("--out", default=str(HERE / "results" / "serving_cases.md"))
     args = parser.parse_args(argv)
-    rows = (nested(args.seconds) + new_label() + long_encoding() + refits()
-            + saves_beside_single_rounds(args.seconds))
+    rows = (nested(args.seconds) + another_model(args.seconds) + new_label() + long_encoding()
+            + refits() + saves_beside_single_rounds(args.seconds))
     lines = ["# Serving's edge cases", "",
              f"`python bench/serving_cases.py {' '.join(sys.argv[1:] if argv is None else argv)}`"
              .replace(" `", "`") + f" on {describe()}.", "",

@@ -232,6 +232,41 @@ def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():
     assert np.isfinite(model.predict_one(X[0]))
 
 
+def test_learning_another_model_beside_a_serving_thread_learns_as_alone():
+    """A batch call that has left its rounds counts itself among the process's calls waiting for
+    the GIL, so that predictions on another model hand it over: whatever the threads, both
+    models end as they would alone, the predictions are the served model's, and the count is
+    back to 0 when the calls have returned (also after a refused call), or every prediction
+    would wait for it."""
+    from fastomkl._core.engine import batches_wanting_gil
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, (6000, 4)) / 2
+    y = np.sin(X.sum(1))
+    make = lambda: Raker([Gaussian(0.5), Gaussian(2.0)], n_components=16,  # noqa: E731
+                         random_state=2).fit(X[:500], y[:500], shuffle=False)
+    served, learnt = make(), make().prepare_serving()
+    expected = served.predict(X[:200])
+    answers, stop = [], threading.Event()
+
+    def learner():
+        for start in range(500, 6000, 500):
+            learnt.partial_fit(X[start:start + 500], y[start:start + 500])
+        stop.set()
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    while not stop.is_set():
+        answers.append(served.predict_one(X[len(answers) % 200]))
+    thread.join()
+    alone = make().partial_fit(X[500:], y[500:])
+    assert np.array_equal(learnt.predict(X[:300]), alone.predict(X[:300]))
+    assert answers and all(a == expected[i % 200] for i, a in enumerate(answers))
+    assert batches_wanting_gil() == 0
+    with pytest.raises(ValueError):
+        learnt.partial_fit(X[:10, :3], y[:10])
+    assert batches_wanting_gil() == 0
+
+
 def test_predict_one_does_not_wait_for_an_announced_batch_call_that_stays_out_of_its_rounds():
     """A prediction that meets an announced batch call outside its rounds lets the call have the
     interpreter for a moment, then answers from the model, which the call has not begun to learn:

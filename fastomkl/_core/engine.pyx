@@ -45,7 +45,12 @@ without the GIL, until the call runs its rounds (then it reads a snapshot) or ha
 100 us at most (then it goes on: the lock is free, and it reads the model).  So a prediction
 waits for a call's Python steps, usually tens of microseconds, never more than 100 us, and a
 batch waits for a serving thread's turn with the interpreter only in Python steps longer than
-that.
+that.  A call that waits for the GIL also counts itself process-wide (``batches_wanting_gil``),
+and a ``predict_one`` or ``predict_learn_one`` on any other model lets it have the GIL too (100 us
+at most): a thread serving one model back to back would otherwise give a thread that learns
+another model the interpreter only at its switch interval (bench/serving_cases.py: 79 -> 274
+batches of 1,000 rows a second).  The calls' Python steps are not announced across models, so
+that learning still keeps only about a third of its speed alone.
 
 Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
 say so (``grows``); before each round the engine asks them whether the next round fits and, when
@@ -237,9 +242,40 @@ cdef inline void _between_rounds(Engine engine) noexcept nogil:
         engine.serve_snapshot(False)
 
 
+# Batch calls of any engine of the process that have left their rounds and wait for the GIL: a
+# prediction on another model lets them have it (``_let_other_batches_return``).
+cdef int _batches_wanting_gil = 0
+
+
+def batches_wanting_gil():
+    """How many batch calls of the process have left their rounds and wait for the GIL (0 once
+    every call has returned)."""
+    return fastomkl_atomic_read(&_batches_wanting_gil)
+
+
 cdef inline void _leave_rounds(Engine engine) noexcept nogil:
     """A batch call's last step without the GIL: it takes the GIL next (module docstring)."""
     fastomkl_atomic_store(&engine.gil_wanted, 1)
+    fastomkl_atomic_add(&_batches_wanting_gil, 1)
+
+
+cdef inline void _back_with_gil(Engine engine) noexcept:
+    """The batch call that left its rounds has the GIL again (once per _leave_rounds)."""
+    if engine.gil_wanted:
+        fastomkl_atomic_store(&engine.gil_wanted, 0)
+        fastomkl_atomic_add(&_batches_wanting_gil, -1)
+
+
+cdef inline void _let_other_batches_return() noexcept nogil:
+    """A single-round call (predict_one, predict_learn_one) while a batch call of another model
+    waits for the GIL: a thread that serves one model back to back keeps the GIL between its
+    calls, so a thread learning another model would get it back only at the interpreter's
+    switch interval (5 ms), several times per batch.  Without the GIL, wait until no batch wants
+    it, ANNOUNCED_WAIT_NS at most (a batch whose GIL a third thread holds is not this call's to
+    wait for)."""
+    cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
+    while fastomkl_atomic_read(&_batches_wanting_gil) and fastomkl_now_ns() < until:
+        fastomkl_yield_cpu()
 
 
 cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
@@ -512,6 +548,9 @@ cdef class Engine:
         if fastomkl_atomic_read(&self.arriving):
             with nogil:
                 _let_the_batch_in(self)
+        elif fastomkl_atomic_read(&_batches_wanting_gil):
+            with nogil:
+                _let_other_batches_return()
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -528,6 +567,9 @@ cdef class Engine:
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
+        if fastomkl_atomic_read(&_batches_wanting_gil):
+            with nogil:
+                _let_other_batches_return()
         self.acquire()
         if self.grows:
             try:
@@ -597,7 +639,7 @@ cdef class Engine:
                     if i == n:
                         self.carry_snapshot()
                     _leave_rounds(self)
-                fastomkl_atomic_store(&self.gil_wanted, 0)
+                _back_with_gil(self)
         finally:
             self.end_batch()
             self.release()
@@ -636,7 +678,7 @@ cdef class Engine:
         """The call's twins go out of date with its last round: predictions read the model again
         (or, if this call ran between two rounds of another, the snapshots that call publishes
         next)."""
-        fastomkl_atomic_store(&self.gil_wanted, 0)
+        _back_with_gil(self)
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
         fastomkl_atomic_add(&self.running, -1)
         fastomkl_atomic_store(&self.snapshot_wanted, 0)
