@@ -233,12 +233,12 @@ def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():
 
 
 def test_learning_another_model_beside_a_serving_thread_learns_as_alone():
-    """A batch call that has left its rounds counts itself among the process's calls waiting for
-    the GIL, so that predictions on another model hand it over: whatever the threads, both
-    models end as they would alone, the predictions are the served model's, and the count is
-    back to 0 when the calls have returned (also after a refused call), or every prediction
-    would wait for it."""
-    from fastomkl._core.engine import batches_wanting_gil
+    """Batch calls count themselves process-wide (announced, in their rounds, waiting for the GIL
+    after them), so that predictions on another model let them go first: whatever the threads,
+    both models end as they would alone, the predictions are the served model's, and the counts
+    are back to 0 when the calls have returned (also after a refused call), or every prediction
+    would wait for them."""
+    from fastomkl._core.engine import batch_calls
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (6000, 4)) / 2
     y = np.sin(X.sum(1))
@@ -261,10 +261,10 @@ def test_learning_another_model_beside_a_serving_thread_learns_as_alone():
     alone = make().partial_fit(X[500:], y[500:])
     assert np.array_equal(learnt.predict(X[:300]), alone.predict(X[:300]))
     assert answers and all(a == expected[i % 200] for i, a in enumerate(answers))
-    assert batches_wanting_gil() == 0
+    assert batch_calls() == (0, 0, 0)
     with pytest.raises(ValueError):
         learnt.partial_fit(X[:10, :3], y[:10])
-    assert batches_wanting_gil() == 0
+    assert batch_calls() == (0, 0, 0)
 
 
 def test_predict_one_does_not_wait_for_an_announced_batch_call_that_stays_out_of_its_rounds():

@@ -45,12 +45,13 @@ without the GIL, until the call runs its rounds (then it reads a snapshot) or ha
 100 us at most (then it goes on: the lock is free, and it reads the model).  So a prediction
 waits for a call's Python steps, usually tens of microseconds, never more than 100 us, and a
 batch waits for a serving thread's turn with the interpreter only in Python steps longer than
-that.  A call that waits for the GIL also counts itself process-wide (``batches_wanting_gil``),
-and a ``predict_one`` or ``predict_learn_one`` on any other model lets it have the GIL too (100 us
-at most): a thread serving one model back to back would otherwise give a thread that learns
-another model the interpreter only at its switch interval (bench/serving_cases.py: 79 -> 274
-batches of 1,000 rows a second).  The calls' Python steps are not announced across models, so
-that learning still keeps only about a third of its speed alone.
+that.  Batch calls also count themselves process-wide (announced, in their rounds, waiting for the
+GIL after them: ``batch_calls``), and a ``predict_one`` or ``predict_learn_one`` on any other
+model lets a call that is outside its rounds go first in the same way (100 us at most): a thread
+serving one model back to back would otherwise give a thread that learns another model the
+interpreter only at its switch interval, several times per batch (bench/serving_cases.py: 79
+batches of 1,000 rows a second before, 822-1,282 after in three runs, 0.75-1.08 of learning
+alone).
 
 Growth.  Components whose arrays grow with the stream (kernel expansions, Nystrom dictionaries)
 say so (``grows``); before each round the engine asks them whether the next round fits and, when
@@ -242,15 +243,20 @@ cdef inline void _between_rounds(Engine engine) noexcept nogil:
         engine.serve_snapshot(False)
 
 
-# Batch calls of any engine of the process that have left their rounds and wait for the GIL: a
-# prediction on another model lets them have it (``_let_other_batches_return``).
+# Batch calls of any engine of the process that have left their rounds and wait for the GIL, and
+# the calls announced and in their rounds: a prediction on another model lets the former have the
+# GIL, and the announced calls outside their rounds (more announced than running) run their
+# Python steps first (``_let_other_batches_go``).
 cdef int _batches_wanting_gil = 0
+cdef int _batches_announced = 0
+cdef int _batches_running = 0
 
 
-def batches_wanting_gil():
-    """How many batch calls of the process have left their rounds and wait for the GIL (0 once
-    every call has returned)."""
-    return fastomkl_atomic_read(&_batches_wanting_gil)
+def batch_calls():
+    """The process's batch calls: (waiting for the GIL after their rounds, announced, in their
+    rounds); (0, 0, 0) once every call has returned."""
+    return (fastomkl_atomic_read(&_batches_wanting_gil), fastomkl_atomic_read(&_batches_announced),
+            fastomkl_atomic_read(&_batches_running))
 
 
 cdef inline void _leave_rounds(Engine engine) noexcept nogil:
@@ -266,15 +272,22 @@ cdef inline void _back_with_gil(Engine engine) noexcept:
         fastomkl_atomic_add(&_batches_wanting_gil, -1)
 
 
-cdef inline void _let_other_batches_return() noexcept nogil:
+cdef inline bint _other_batches_waiting() noexcept nogil:
+    """Whether a batch call of the process waits for the GIL or is announced outside its rounds
+    (three relaxed loads)."""
+    return (fastomkl_atomic_read(&_batches_wanting_gil) > 0
+            or fastomkl_atomic_read(&_batches_announced) > fastomkl_atomic_read(&_batches_running))
+
+
+cdef inline void _let_other_batches_go() noexcept nogil:
     """A single-round call (predict_one, predict_learn_one) while a batch call of another model
-    waits for the GIL: a thread that serves one model back to back keeps the GIL between its
-    calls, so a thread learning another model would get it back only at the interpreter's
-    switch interval (5 ms), several times per batch.  Without the GIL, wait until no batch wants
-    it, ANNOUNCED_WAIT_NS at most (a batch whose GIL a third thread holds is not this call's to
-    wait for)."""
+    waits for the GIL or runs its Python steps: a thread that serves one model back to back keeps
+    the GIL between its calls, so a thread learning another model would get it only at the
+    interpreter's switch interval (5 ms), several times per batch.  Without the GIL, wait until
+    no batch waits, ANNOUNCED_WAIT_NS at most (a call whose Python steps take longer, or whose GIL
+    a third thread holds, then shares the interpreter as Python threads do)."""
     cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
-    while fastomkl_atomic_read(&_batches_wanting_gil) and fastomkl_now_ns() < until:
+    while _other_batches_waiting() and fastomkl_now_ns() < until:
         fastomkl_yield_cpu()
 
 
@@ -548,9 +561,9 @@ cdef class Engine:
         if fastomkl_atomic_read(&self.arriving):
             with nogil:
                 _let_the_batch_in(self)
-        elif fastomkl_atomic_read(&_batches_wanting_gil):
+        elif _other_batches_waiting():
             with nogil:
-                _let_other_batches_return()
+                _let_other_batches_go()
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -567,9 +580,9 @@ cdef class Engine:
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        if fastomkl_atomic_read(&_batches_wanting_gil):
+        if _other_batches_waiting():
             with nogil:
-                _let_other_batches_return()
+                _let_other_batches_go()
         self.acquire()
         if self.grows:
             try:
@@ -652,10 +665,12 @@ cdef class Engine:
         ``withdraw_batch``, a predict_one that finds no batch running waits for it without the
         GIL (module docstring).  Every announcement must be withdrawn."""
         fastomkl_atomic_add(&self.arriving, 1)
+        fastomkl_atomic_add(&_batches_announced, 1)
 
     def withdraw_batch(self):
         """The announced batch call has returned (or failed)."""
         fastomkl_atomic_add(&self.arriving, -1)
+        fastomkl_atomic_add(&_batches_announced, -1)
 
     cdef int begin_batch(self) except -1:
         """A batch call starts: its predictions read the twins published during it, and the newest
@@ -671,6 +686,7 @@ cdef class Engine:
         # a fresh one again after it): a twin is read only in the epoch it was published in.
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
         fastomkl_atomic_add(&self.running, 1)
+        fastomkl_atomic_add(&_batches_running, 1)
         self.batch_started_at = fastomkl_now_ns()
         return 0
 
@@ -681,6 +697,7 @@ cdef class Engine:
         _back_with_gil(self)
         fastomkl_atomic_store_long(&self.epoch, self.epoch + 1)
         fastomkl_atomic_add(&self.running, -1)
+        fastomkl_atomic_add(&_batches_running, -1)
         fastomkl_atomic_store(&self.snapshot_wanted, 0)
         return 0
 
