@@ -38,12 +38,10 @@ def hedge_mixture(predictions: np.ndarray, y: np.ndarray, classify: bool) -> np.
     return mixed
 
 
-def score(prediction, y, classify: bool) -> float:
-    """The bench's cell score: mistakes + 1 (its ratio of classification cells), or the MSE."""
+def error(prediction, y, classify: bool) -> float:
+    """The prequential error rate or MSE of predictions made before each round was learnt."""
     prediction = np.nan_to_num(prediction, nan=0.0)
-    if classify:
-        return float(np.sum(prediction != y) + 1)
-    return float(np.mean((prediction - y) ** 2))
+    return float(np.mean(prediction != y) if classify else np.mean((prediction - y) ** 2))
 
 
 def family_ratios(family, names, rows: int, seed: int) -> dict:
@@ -61,13 +59,14 @@ def family_ratios(family, names, rows: int, seed: int) -> dict:
             members = np.array([bench._quietly(make(**bench._grid_kwargs(p)).predict_learn, X, y)
                                 for p in grid])
             members = np.nan_to_num(members, nan=0.0)
-            scores = {"default": score(default, y, classify),
-                      **{str(dict(bench._grid_kwargs(p))): score(m, y, classify)
+            errors = {"default": error(default, y, classify),
+                      **{str(dict(bench._grid_kwargs(p))): error(m, y, classify)
                          for p, m in zip(grid, members)},
-                      "mixture": score(hedge_mixture(members, y, classify), y, classify)}
-            best = min(v for k, v in scores.items() if k not in ("default", "mixture"))
-            for key, value in scores.items():
-                ratios[order].setdefault(key, []).append(value / best)
+                      "mixture": error(hedge_mixture(members, y, classify), y, classify)}
+            best = min(v for k, v in errors.items() if k not in ("default", "mixture"))
+            for key, value in errors.items():           # the bench's ratio of a cell
+                ratios[order].setdefault(key, []).append(
+                    bench._ratio(value, best, len(y) if classify else None))
     return ratios
 
 

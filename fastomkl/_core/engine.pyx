@@ -246,7 +246,7 @@ cdef inline void _between_rounds(Engine engine) noexcept nogil:
 # Batch calls of any engine of the process that have left their rounds and wait for the GIL, and
 # the calls announced and in their rounds: a prediction on another model lets the former have the
 # GIL, and the announced calls outside their rounds (more announced than running) run their
-# Python steps first (``_let_other_batches_go``).
+# Python steps first (``_let_batches_go``).
 cdef int _batches_wanting_gil = 0
 cdef int _batches_announced = 0
 cdef int _batches_running = 0
@@ -272,22 +272,26 @@ cdef inline void _back_with_gil(Engine engine) noexcept:
         fastomkl_atomic_add(&_batches_wanting_gil, -1)
 
 
-cdef inline bint _other_batches_waiting() noexcept nogil:
-    """Whether a batch call of the process waits for the GIL or is announced outside its rounds
-    (three relaxed loads)."""
-    return (fastomkl_atomic_read(&_batches_wanting_gil) > 0
+cdef inline bint _batches_to_let_go(Engine engine) noexcept nogil:
+    """Whether a single-round call on `engine` should let a batch call go first: one announced on
+    this engine that has not begun its rounds (its Python steps), or one of any engine of the
+    process that waits for the GIL after its rounds or is announced outside them (a few relaxed
+    loads)."""
+    return ((fastomkl_atomic_read(&engine.arriving) and not fastomkl_atomic_read(&engine.running))
+            or fastomkl_atomic_read(&_batches_wanting_gil) > 0
             or fastomkl_atomic_read(&_batches_announced) > fastomkl_atomic_read(&_batches_running))
 
 
-cdef inline void _let_other_batches_go() noexcept nogil:
-    """A single-round call (predict_one, predict_learn_one) while a batch call of another model
-    waits for the GIL or runs its Python steps: a thread that serves one model back to back keeps
-    the GIL between its calls, so a thread learning another model would get it only at the
-    interpreter's switch interval (5 ms), several times per batch.  Without the GIL, wait until
-    no batch waits, ANNOUNCED_WAIT_NS at most (a call whose Python steps take longer, or whose GIL
-    a third thread holds, then shares the interpreter as Python threads do)."""
+cdef inline void _let_batches_go(Engine engine) noexcept nogil:
+    """predict_one or predict_learn_one, without the GIL, while batch calls are outside their
+    rounds (``_batches_to_let_go``): a thread that serves back to back keeps the GIL between its
+    calls, so a thread learning would get it only at the interpreter's switch interval (5 ms),
+    several times per batch.  Wait until they have run their Python steps or taken the GIL back,
+    ANNOUNCED_WAIT_NS at most (their Python steps grow with the batch: encoding 200,000 string
+    labels takes 80 ms; a call whose GIL a third thread holds is not this one's to wait for), then
+    go on: a call that has not begun its rounds leaves the lock free (module docstring)."""
     cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
-    while _other_batches_waiting() and fastomkl_now_ns() < until:
+    while _batches_to_let_go(engine) and fastomkl_now_ns() < until:
         fastomkl_yield_cpu()
 
 
@@ -295,17 +299,6 @@ cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
     """A prediction that met a batch call, without the GIL: if the call waits for the GIL, wait
     until it has it (its rounds are done; it only has to release the lock and return)."""
     while fastomkl_atomic_read(&engine.gil_wanted):
-        fastomkl_yield_cpu()
-
-
-cdef inline void _let_the_batch_in(Engine engine) noexcept nogil:
-    """predict_one while an announced batch call is outside its rounds: wait until a batch runs
-    its rounds or the call has been withdrawn, for ANNOUNCED_WAIT_NS at most (its Python steps
-    grow with the batch: encoding 200,000 string labels takes 80 ms), then go on (module
-    docstring)."""
-    cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
-    while (fastomkl_atomic_read(&engine.arriving)
-           and not fastomkl_atomic_read(&engine.running) and fastomkl_now_ns() < until):
         fastomkl_yield_cpu()
 
 
@@ -558,12 +551,9 @@ cdef class Engine:
         cdef double y_hat
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        if fastomkl_atomic_read(&self.arriving):
+        if _batches_to_let_go(self):
             with nogil:
-                _let_the_batch_in(self)
-        elif _other_batches_waiting():
-            with nogil:
-                _let_other_batches_go()
+                _let_batches_go(self)
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -580,9 +570,9 @@ cdef class Engine:
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        if _other_batches_waiting():
+        if _batches_to_let_go(self):
             with nogil:
-                _let_other_batches_go()
+                _let_batches_go(self)
         self.acquire()
         if self.grows:
             try:
