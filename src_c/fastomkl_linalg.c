@@ -3,6 +3,7 @@
 #include "fastomkl_linalg.h"
 #include "fastomkl_dispatch.h"
 #include <math.h>
+#include <string.h>
 
 #define LINALG_CAT2(a, b) a##_##b
 #define LINALG_CAT(a, b) LINALG_CAT2(a, b)
@@ -32,6 +33,10 @@ FASTOMKL_DISPATCH(void, fastomkl_spr, (int n, double alpha, const double *u, dou
                   (n, alpha, u, A))
 FASTOMKL_DISPATCH(void, fastomkl_spr4, (int n, const double *alpha, const double *U, double *A),
                   (n, alpha, U, A))
+FASTOMKL_DISPATCH(void, fastomkl_solve_lower, (int m, const double *L, int ld, double *x),
+                  (m, L, ld, x))
+FASTOMKL_DISPATCH(void, fastomkl_solve_upper_transposed,
+                  (int m, const double *R, int ld, double *x), (m, R, ld, x))
 
 /* Rarely called (the optional refresh of a VAW inverse): plain loops, one variant. */
 int fastomkl_spd_inverse(int n, const double *S, double *work, double *P)

@@ -1,4 +1,5 @@
-/* Small dense linear algebra for the VAW forecasters, single-threaded and vectorised.
+/* Small dense linear algebra for the VAW and Cholesky-based forecasters, single-threaded and
+ * vectorised.
  *
  * Symmetric matrices are kept in packed storage: the lower triangle row by row, element (i, j) with
  * j <= i at i(i+1)/2 + j (the layout column-major BLAS calls packed 'U', so these functions and
@@ -18,6 +19,15 @@ void fastomkl_spr(int n, double alpha, const double *u, double *A);
 
 /* A += sum_{k<4} alpha[k] U_k U_k^T, U row-major (4, n): four rank-one updates in one pass.  */
 void fastomkl_spr4(int n, const double *alpha, const double *U, double *A);
+
+/* Triangular solves on row-major factors with leading dimension ld (m <= ld), in place:
+ *   fastomkl_solve_lower:            x <- L^{-1} x for L lower triangular (a dot product per row);
+ *   fastomkl_solve_upper_transposed: x <- R^{-T} x for R upper triangular (an axpy per row of R).
+ * BLAS dtrsv does the same, but OpenBLAS takes a buffer from its allocator, under a lock shared by
+ * every thread, at each call: a thread predicting and a thread learning a Nystrom model met there
+ * at every round.  These loops allocate nothing (bench/triangular_solves.py).  */
+void fastomkl_solve_lower(int m, const double *L, int ld, double *x);
+void fastomkl_solve_upper_transposed(int m, const double *R, int ld, double *x);
 
 /* P = S^{-1} for a symmetric positive definite S, both packed, through the Cholesky factor
  * S = L L^T (L and L^{-1} kept in `work`, n*n doubles).  Single-threaded and O(n^3 / 2); returns 0,

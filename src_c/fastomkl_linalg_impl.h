@@ -1,5 +1,6 @@
-/* Body of the packed symmetric kernels, included once per instruction set by fastomkl_linalg.c with
- * LINALG_NAME(base) naming the variant and LINALG_TARGET its target attribute. */
+/* Body of the packed symmetric kernels and the triangular solves, included once per instruction
+ * set by fastomkl_linalg.c with LINALG_NAME(base) naming the variant and LINALG_TARGET its target
+ * attribute. */
 
 /* Both kernels walk the packed triangle four rows at a time: the columns j < i0 that the four rows
  * share are streamed once with z_j / u_j loaded once for four rows (register blocking), then the
@@ -92,5 +93,63 @@ LINALG_TARGET static void LINALG_NAME(fastomkl_spr4)(int n, const double *alpha,
                      c3 = alpha[3] * u3[i];
         #pragma omp simd
         for (int j = 0; j <= i; ++j) row[j] += c0 * u0[j] + c1 * u1[j] + c2 * u2[j] + c3 * u3[j];
+    }
+}
+
+/* Forward substitution by rows: x_i = (x_i - L_i,<i . x_<i) / L_ii.  The dot product keeps four
+ * independent accumulators of four doubles (a multiply-add waits 4 cycles for the one before in
+ * its chain: with one chain, a solve of order 300 would be bound by that latency). */
+LINALG_TARGET static void LINALG_NAME(fastomkl_solve_lower)(int m, const double *L, int ld,
+                                                            double *x)
+{
+    typedef double quad __attribute__((vector_size(32)));
+    for (int i = 0; i < m; ++i) {
+        const double *row = L + (long)i * ld;
+        quad s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, a, b;
+        int j = 0;
+        for (; j + 16 <= i; j += 16) {
+            memcpy(&a, row + j, sizeof a); memcpy(&b, x + j, sizeof b); s0 += a * b;
+            memcpy(&a, row + j + 4, sizeof a); memcpy(&b, x + j + 4, sizeof b); s1 += a * b;
+            memcpy(&a, row + j + 8, sizeof a); memcpy(&b, x + j + 8, sizeof b); s2 += a * b;
+            memcpy(&a, row + j + 12, sizeof a); memcpy(&b, x + j + 12, sizeof b); s3 += a * b;
+        }
+        for (; j + 4 <= i; j += 4) {
+            memcpy(&a, row + j, sizeof a); memcpy(&b, x + j, sizeof b); s0 += a * b;
+        }
+        s0 = (s0 + s1) + (s2 + s3);
+        double acc = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+        for (; j < i; ++j) acc += row[j] * x[j];
+        x[i] = (x[i] - acc) / row[i];
+    }
+}
+
+/* Forward substitution by rows of R (R^T's columns), four at a time: x_k.. x_k+3 from the 4 x 4
+ * triangle, then x_>k+3 -= their four rows' terms in one pass.  A pass per row would read x back
+ * right after writing it, one element further on each time: vector loads that straddle the
+ * stores before them wait for those to drain (5x slower than OpenBLAS at order 300). */
+LINALG_TARGET static void LINALG_NAME(fastomkl_solve_upper_transposed)(int m, const double *R,
+                                                                       int ld, double *x)
+{
+    int k = 0;
+    for (; k + 4 <= m; k += 4) {
+        const double *r0 = R + (long)k * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+        const double x0 = x[k] / r0[k];
+        const double x1 = (x[k + 1] - x0 * r0[k + 1]) / r1[k + 1];
+        const double x2 = (x[k + 2] - x0 * r0[k + 2] - x1 * r1[k + 2]) / r2[k + 2];
+        const double x3 = (x[k + 3] - x0 * r0[k + 3] - x1 * r1[k + 3] - x2 * r2[k + 3])
+                          / r3[k + 3];
+        x[k] = x0;
+        x[k + 1] = x1;
+        x[k + 2] = x2;
+        x[k + 3] = x3;
+        #pragma omp simd
+        for (int j = k + 4; j < m; ++j)
+            x[j] -= (x0 * r0[j] + x1 * r1[j]) + (x2 * r2[j] + x3 * r3[j]);
+    }
+    for (; k < m; ++k) {
+        const double *row = R + (long)k * ld;
+        const double xk = x[k] / row[k];
+        x[k] = xk;
+        for (int j = k + 1; j < m; ++j) x[j] -= xk * row[j];
     }
 }

@@ -17,13 +17,14 @@ HERE = Path(__file__).resolve().parent
 # The tests whose results depend on the compiled path: every comparison of a compiled kernel with
 # NumPy (features, independent and shared draws, OGD experts, graph feedback, the packed VAW
 # kernels, the meta-learners, the sine-cosine, the bandit and expansion kernels, the DSG blocks,
-# AdaRaker's restarting experts and two-layer weights),
+# AdaRaker's restarting experts and two-layer weights, the triangular solves),
 # and the save -> load round trips that must continue bit-identically (a quantity recomputed on
 # load in another summation order than learning's differs on some instruction sets only).
 ISA_SENSITIVE = ["test_raker_vs_numpy.py", "test_features.py", "test_graph_core.py",
                  "test_vaw_core.py", "test_vaw_meta.py", "test_sincos.py",
                  "test_shared_draw.py", "test_float32.py", "test_bandit_core.py",
                  "test_dsg_core.py", "test_dsg_draws.py", "test_adaraker.py",
+                 "test_triangular_solves.py",
                  "test_load_fuzz.py::test_round_trip_is_bit_identical",
                  "test_common.py::test_save_and_load_continue_bit_identically"]
 

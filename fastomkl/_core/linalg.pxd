@@ -1,7 +1,7 @@
 # Linear algebra the components share, in place and allocation-free: the packed symmetric
 # kernels of the VAW forecasters (src_c/fastomkl_linalg.c, one variant per instruction set) and the
 # Sherman-Morrison round built on them, and the triangular factor operations of the Cholesky-based
-# forecasters (over scipy.linalg.cython_blas).
+# forecasters (their solves in src_c too, rotations and dot products over scipy.linalg.cython_blas).
 #
 # The Vovk-Azoury-Warmuth forecaster (and online ridge regression) on one feature vector.
 #
@@ -61,12 +61,14 @@ cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_spr(int n, double alpha, const double* u, double* A)
     void fastomkl_spr4(int n, const double* alpha, const double* U, double* A)
     int fastomkl_spd_inverse(int n, const double* S, double* work, double* P)
+    void fastomkl_solve_lower(int m, const double* L, int ld, double* x)
+    void fastomkl_solve_upper_transposed(int m, const double* R, int ld, double* x)
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
 
 from libc.math cimport floor, hypot, isfinite, log
-from scipy.linalg.cython_blas cimport ddot, drot, dtrsv
+from scipy.linalg.cython_blas cimport ddot, drot
 
 from fastomkl._core.numeric cimport saturate
 
@@ -182,17 +184,8 @@ cdef inline void cholupdate(int m, double* R, int ld, int inc, double* v) noexce
 
 
 cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:
-    """x <- R^{-T} x (forward substitution)."""
-    cdef char lo = b'L', no = b'N'
-    cdef int one = 1
-    dtrsv(&lo, &no, &no, &m, R, &ld, x, &one)
-
-
-cdef inline void solve_upper(int m, double* R, int ld, double* x) noexcept nogil:
-    """x <- R^{-1} x (back substitution)."""
-    cdef char lo = b'L', tr = b'T', no = b'N'
-    cdef int one = 1
-    dtrsv(&lo, &tr, &no, &m, R, &ld, x, &one)
+    """x <- R^{-T} x (forward substitution; fastomkl_linalg.h says why not BLAS dtrsv)."""
+    fastomkl_solve_upper_transposed(m, R, ld, x)
 
 
 cdef inline double blas_dot(int n, double* a, double* b) noexcept nogil:

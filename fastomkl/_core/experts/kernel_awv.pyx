@@ -8,7 +8,7 @@ q = L^{-1} Y, a round at x_t is (Jezequel, Gaillard & Rudi 2019, section 2):
     then  L <- [[L, 0], [s^T, sqrt(k(x_t, x_t) + lam - s.s)]],   q <- [q; (y_t - s.q) / l]
 
 (the AWV prediction is the KRR one shrunk by 1 + posterior variance / lam).  One triangular solve
-(BLAS dtrsv) and a bordered append per round; memory O(t^2 + t d).
+and a bordered append per round; memory O(t^2 + t d).
 
 With ``max_samples`` m > 0 the model is exact Kernel-AWV on the last m inputs: once m are held,
 the oldest leaves before a new one joins.  Removing input 1 leaves K' + lam I = (L L^T)[1:, 1:]
@@ -27,14 +27,14 @@ import numpy as np
 
 from libc.math cimport exp, sqrt
 from libc.string cimport memcpy, memmove
-from scipy.linalg.cython_blas cimport dtrsv, ddot
+from scipy.linalg.cython_blas cimport ddot
 
 from fastomkl._core.checks import (require_inputs, require_names, require_shapes,
                                     require_triangular)
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
-from fastomkl._core.linalg cimport cholupdate
+from fastomkl._core.linalg cimport cholupdate, fastomkl_solve_lower
 from fastomkl._core.experts.nystrom import MODES
 from fastomkl._core.inputs import BudgetWarning
 
@@ -142,7 +142,6 @@ cdef class KernelAWVExperts(ExpertBank):
         cdef double* L = &self.L[i, 0, 0]
         cdef double* q = &self.q[i, 0]
         cdef double* v = &self.s[i, 0]
-        cdef char up = b'U', tr = b'T', no = b'N'
         for j in range(n - 1, 0, -1):           # Y = L q in place, last row first (row j reads
             width = j + 1                       # q[0..j], not yet overwritten); Y[0] leaves
             q[j] = ddot(&width, &L[j * ld], &one, q, &one)
@@ -151,7 +150,7 @@ cdef class KernelAWVExperts(ExpertBank):
             v[j - 1] = L[j * ld]                # (old row j - 1 is nonzero in columns < j only:
             memmove(&L[(j - 1) * ld], &L[j * ld + 1], j * sizeof(double))   # all overwritten)
         cholupdate(m, L, ld, ld, v)             # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
-        dtrsv(&up, &tr, &no, &m, L, &ld, q, &one)
+        fastomkl_solve_lower(m, L, ld, q)
 
     @property
     def n_samples(self):
@@ -229,14 +228,12 @@ cdef class KernelAWVExperts(ExpertBank):
         """Expert i's prediction from the kernel row k on its first n inputs (s[i], ss, sq)."""
         cdef int one = 1, ld = self.L.shape[2]
         cdef double e
-        cdef char up = b'U', tr = b'T', no = b'N'
         if n == 0:
             self.ss[i] = 0.0
             self.sq[i] = 0.0
             return 0.0
         memcpy(&self.s[i, 0], k, n * sizeof(double))
-        # row-major lower L is column-major upper L^T: L s = k is (L^T)^T s = k
-        dtrsv(&up, &tr, &no, &n, &self.L[i, 0, 0], &ld, &self.s[i, 0], &one)
+        fastomkl_solve_lower(n, &self.L[i, 0, 0], ld, &self.s[i, 0])
         self.ss[i] = ddot(&n, &self.s[i, 0], &one, &self.s[i, 0], &one)
         self.sq[i] = ddot(&n, &self.s[i, 0], &one, &self.q[i, 0], &one)
         if self.mode == 1:

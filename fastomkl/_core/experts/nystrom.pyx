@@ -16,7 +16,7 @@ The Cholesky factor R (R^T R = M, upper) is maintained:
   R <- [[R, s], [0, sqrt(rho^2)]].  Nothing already stored changes.  An insertion with
   rho^2 <= 1e-10 dd (x_t numerically in the span already, e.g. a duplicate) is refused and counted
   in n_refused.
-* a prediction is two triangular solves (BLAS dtrsv) on R, O(m^2).
+* a prediction is two triangular solves on R, O(m^2).
 
 KORS adds x_t with probability p_t = min(beta tau_t, 1), tau_t = (1 + eps) e / (e + mu), with
 e = k(x_t, x_t) - u^T (S K_II S + mu I)^{-1} u and u = S k_I(x_t) (the closed form of the authors'
@@ -52,13 +52,26 @@ from fastomkl._core.inputs import BudgetWarning
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
-from fastomkl._core.linalg cimport (blas_dot, cholupdate, fastomkl_dot,
+from fastomkl._core.linalg cimport (blas_dot, cholupdate, fastomkl_dot, fastomkl_solve_lower,
                                     solve_upper_transposed)
 from libc.math cimport sqrt
 from libc.string cimport memcpy
 
 MODES = {"vaw": 0, "ridge": 1}
 KORS_WEIGHTS = {"sqrt": 0, "inverse": 1}
+
+
+def _triangular_solve(double[:, ::1] T, double[::1] x, int m, bint lower):
+    """The compiled triangular solves on the leading m x m block of T (row length T.shape[1]), in
+    place in x[:m] (tests): x <- T^{-1} x for a lower T, x <- T^{-T} x for an upper T."""
+    if not (0 <= m <= T.shape[0] and m <= T.shape[1] and m <= x.shape[0]):
+        raise ValueError(f"m = {m} does not fit T {T.shape[0]} x {T.shape[1]} and x ({x.shape[0]})")
+    if m == 0:
+        return
+    if lower:
+        fastomkl_solve_lower(m, &T[0, 0], <int>T.shape[1], &x[0])
+    else:
+        solve_upper_transposed(m, &T[0, 0], <int>T.shape[1], &x[0])
 
 
 cdef class NystromExperts(ExpertBank):

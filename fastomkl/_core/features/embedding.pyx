@@ -4,7 +4,7 @@ in advance (PKAWV with beforehand-known inputs, Corollary 8 of Jezequel, Gaillar
 z(x).z(x') = k_C(x)^T K_CC^{-1} k_C(x') is the Nystrom approximation of the kernel, and the squared
 norm of w in these coordinates is the RKHS norm of sum_j alpha_j k(c_j, .), so linear AWV on z is
 Kernel-AWV projected onto span{k(c_j, .)}.  Cost O(m d + m^2) per sample (kernel row and one
-triangular solve, BLAS dtrsv).
+triangular solve).
 """
 import numpy as np
 
@@ -12,7 +12,7 @@ from fastomkl._core.checks import require_inputs
 
 from fastomkl._core.base cimport FeatureBank
 from libc.math cimport exp
-from scipy.linalg.cython_blas cimport dtrsv
+from fastomkl._core.linalg cimport fastomkl_solve_lower
 
 
 cdef class NystromFeatures(FeatureBank):
@@ -61,17 +61,15 @@ cdef class NystromFeatures(FeatureBank):
         require_inputs(self, "centres", state["centres"])
 
     cdef void transform(self, const double* x, int k, double* z) noexcept nogil:
-        cdef int j, i, m = self.n_outputs, d = self.n_features, one = 1
+        cdef int j, i, m = self.n_outputs, d = self.n_features
         cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma)
-        cdef char up = b'U', tr = b'T', no = b'N'
         for j in range(m):
             sq = 0.0
             for i in range(d):
                 diff = self.centres[j, i] - x[i]
                 sq += diff * diff
             z[j] = exp(-sq * scale)
-        # row-major lower L is column-major upper L^T
-        dtrsv(&up, &tr, &no, &m, &self.L[0, 0], &m, z, &one)
+        fastomkl_solve_lower(m, &self.L[0, 0], m, z)
 
 
 cdef class IdentityFeatures(FeatureBank):
