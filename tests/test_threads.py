@@ -442,3 +442,37 @@ def test_a_batch_leaves_a_snapshot_that_the_next_batch_serves_at_once():
         boundaries.append(replica.predict_one(probe))
     answer = first_snapshot_answer(model, X[200:], y[200:], probe)
     assert answer != at_start and answer in boundaries
+
+
+def test_a_long_batch_keeps_publishing_snapshots_as_it_learns():
+    """A batch call publishes a newer snapshot again and again while predictions wait on it (the
+    clock is looked at every few rounds only, at the pace since the last publication): over a
+    batch of 60,000 rounds the predictions read many different rounds, in the order learnt, each
+    one the model's prediction after some round of the batch."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(60100, 8))
+    y = np.sin(X[:, :3].sum(1))
+    probe = X[0]
+    model = Raker([Gaussian(1.0)], n_components=16, random_state=0).fit(X[:100], y[:100])
+    model.prepare_serving()
+    out = io.BytesIO()
+    model.save(out)
+    replica = fastomkl.load(io.BytesIO(out.getvalue()))
+    after_round = {replica.predict_one(probe): -1}           # the model as the batch finds it
+    for i, (x, t) in enumerate(zip(X[100:], y[100:])):
+        replica.learn_one(x, t)
+        after_round.setdefault(replica.predict_one(probe), i)
+
+    engine, started, answers = model._engine, threading.Event(), []
+    thread = threading.Thread(target=lambda: (started.set(), model.partial_fit(X[100:], y[100:])))
+    thread.start()
+    started.wait()
+    while thread.is_alive():
+        reads = engine.n_snapshot_reads
+        value = model.predict_one(probe)
+        if engine.n_snapshot_reads > reads:
+            answers.append(value)
+    thread.join()
+    rounds = [after_round[value] for value in answers]      # KeyError: not a round boundary
+    assert rounds == sorted(rounds)
+    assert len(set(rounds)) >= 20, f"{len(set(rounds))} snapshots read over 60,000 rounds"

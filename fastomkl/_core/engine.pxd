@@ -42,6 +42,7 @@ cdef class Engine:
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
     cdef long long batch_started_at      # when the batch call in progress began its rounds (ns)
     cdef long published_t                # the round the newest twin holds the model at
+    cdef long clock_due_t                # serve_snapshot reads the clock from this round on
     cdef readonly long n_snapshot_reads  # predictions answered from a twin
     cdef void serve_snapshot(self, bint now) noexcept nogil
     cdef bint publish(self, int target) noexcept nogil
