@@ -58,6 +58,7 @@ say so (``grows``); before each round the engine asks them whether the next roun
 it does not, makes room with the GIL (``Component.reserve``), then goes on without it.
 """
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.pycapsule cimport PyCapsule_GetPointer
@@ -411,6 +412,7 @@ cdef class Engine:
     cdef void release(self) noexcept:
         PyThread_release_lock(self.lock)
 
+    @cython.final
     cdef void let_waiters_run(self) noexcept nogil:
         """Between two rounds of a batch call: release the lock while calls are waiting for it (a
         bounded while), then take it back."""
@@ -422,6 +424,7 @@ cdef class Engine:
         PyThread_acquire_lock(self.lock, WAIT_LOCK)
 
     # -- growth -----------------------------------------------------------------------------------
+    @cython.final
     cdef bint needs_room(self) noexcept nogil:
         return (self.features.needs_room() or self.experts.needs_room()
                 or self.combiner.needs_room())
@@ -457,6 +460,7 @@ cdef class Engine:
         self.combiner.check_input(X)
 
     # -- a round ----------------------------------------------------------------------------------
+    @cython.final
     cdef double predict_ptr(self, const double* x) noexcept nogil:
         cdef int* active = &self.active[0]
         cdef int n = self.combiner.select_predict(active)
@@ -478,6 +482,7 @@ cdef class Engine:
                             * self.combiner.combine(active, n, &self.preds[0]))
         return self.combiner.combine(active, n, &self.preds[0])
 
+    @cython.final
     cdef double target_scale(self) noexcept nogil:
         """The standard deviation of the targets seen so far (1 before it is defined, and for
         an engine that only centres)."""
@@ -485,6 +490,7 @@ cdef class Engine:
             return sqrt(self.target[2])
         return 1.0
 
+    @cython.final
     cdef double step_ptr(self, const double* x, double y) noexcept nogil:
         cdef int* active = &self.active[0]
         cdef double* preds = &self.preds[0]
@@ -732,6 +738,7 @@ cdef class Engine:
         self.release()
         return y_hat
 
+    @cython.final
     cdef void serve_snapshot(self, bint now) noexcept nogil:
         """Between two rounds of a batch call, a prediction waiting: publish the model into a twin
         unless this call published one less than PUBLISH_SPACING copies' time ago (or `now`).
