@@ -11,6 +11,8 @@ One thread serves ``predict_one`` back to back on a model prepared for serving
   (the control: what two Python threads cost on this machine);
 * learn another model in batches (one prepared for serving, about to be swapped in): how fast
   that learning goes beside the server, against the same batches alone;
+* learn another model whose arrays grow between its rounds (a NystromAWV from its first 1,000
+  rows to 6,000, its stored inputs doubling on the way): the same, from fresh models;
 * learn a batch of a multiclass model that meets a new label (DoublySGDSoftmaxClassifier);
 * learn a batch of a classifier whose 200,000 string labels take long to encode before its
   rounds;
@@ -28,6 +30,7 @@ import io
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +38,7 @@ from machine import describe
 
 import fastomkl
 from fastomkl import Gaussian, Laplacian
+from fastomkl._core.inputs import BudgetWarning
 from fastomkl.dsg import DoublySGDSoftmaxClassifier
 
 HERE = Path(__file__).resolve().parent
@@ -129,6 +133,39 @@ def another_model(seconds):
              f"{alone_seconds / seconds:.2f} of learning alone")]
 
 
+def growing_model(repeats=5):
+    """A thread learns another model whose arrays grow between its rounds (a NystromAWV from its
+    first 1,000 rows to 6,000, in batches of 1,000: its stored inputs double twice and stop at
+    5,000, each time with copies made in the middle of a batch call) while the model is served:
+    the longest prediction, and the time of those batches against the same batches learnt
+    alone, medians over `repeats` fresh models."""
+    def fresh():
+        return fastomkl.NystromAWV(Gaussian(1.0), random_state=0).fit(
+            X[:1000], Y[:1000], shuffle=False).prepare_serving()
+
+    def grow(learner):
+        start = time.perf_counter()
+        for j in range(1000, 6000, 1000):
+            learner.partial_fit(X[j:j + 1000], Y[j:j + 1000])
+        return time.perf_counter() - start
+
+    beside, alone, waits, count = [], [], [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetWarning)       # the dictionary's freeze, once
+        for _ in range(repeats):
+            learner = fresh()
+            wait, n, _, _ = serve(raker(), [lambda stop, m=learner: beside.append(grow(m))])
+            waits.append(wait)
+            count += n
+            alone.append(grow(fresh()))
+    ratio = np.median(alone) / np.median(beside)
+    return [("NystromAWV growing from 1,000 to 6,000 rows in batches of 1,000, beside a server of "
+             "another model", max(waits),
+             f"{count:,} predictions; {np.median(beside) * 1e3:.0f} ms beside, "
+             f"{np.median(alone) * 1e3:.0f} ms alone (medians of {repeats}): {ratio:.2f} of "
+             "learning alone")]
+
+
 def new_label():
     labels = np.where(X[:, 0] > 0.3, "c", np.where(X[:, 0] > -0.3, "b", "a"))
     first = labels != "c"
@@ -202,8 +239,8 @@ def main(argv=None):
                         help="how long each case of batches beside batches runs")
     parser.add_argument("--out", default=str(HERE / "results" / "serving_cases.md"))
     args = parser.parse_args(argv)
-    rows = (nested(args.seconds) + another_model(args.seconds) + new_label() + long_encoding()
-            + refits() + saves_beside_single_rounds(args.seconds))
+    rows = (nested(args.seconds) + another_model(args.seconds) + growing_model() + new_label()
+            + long_encoding() + refits() + saves_beside_single_rounds(args.seconds))
     lines = ["# Serving's edge cases", "",
              f"`python bench/serving_cases.py {' '.join(sys.argv[1:] if argv is None else argv)}`"
              .replace(" `", "`") + f" on {describe()}.", "",
