@@ -232,18 +232,24 @@ def test_batch_calls_withdraw_their_announcement_whether_they_succeed_or_fail():
     assert np.isfinite(model.predict_one(X[0]))
 
 
-def test_learning_another_model_beside_a_serving_thread_learns_as_alone():
+@pytest.mark.parametrize("model", ["raker", "growing"])
+def test_learning_another_model_beside_a_serving_thread_learns_as_alone(model):
     """Batch calls count themselves process-wide (announced, in their rounds, waiting for the GIL
-    after them), so that predictions on another model let them go first: whatever the threads,
-    both models end as they would alone, the predictions are the served model's, and the counts
-    are back to 0 when the calls have returned (also after a refused call), or every prediction
-    would wait for them."""
+    after them; a growing model's call out of its rounds while it makes room between two), so
+    that predictions on another model let them go first: whatever the threads, both models end
+    as they would alone, the predictions are the served model's, and the counts are back to 0
+    when the calls have returned (also after a refused call), or every prediction would wait for
+    them."""
     from fastomkl._core.engine import batch_calls
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, (6000, 4)) / 2
     y = np.sin(X.sum(1))
-    make = lambda: Raker([Gaussian(0.5), Gaussian(2.0)], n_components=16,  # noqa: E731
-                         random_state=2).fit(X[:500], y[:500], shuffle=False)
+    if model == "raker":
+        make = lambda: Raker([Gaussian(0.5), Gaussian(2.0)], n_components=16,  # noqa: E731
+                             random_state=2).fit(X[:500], y[:500], shuffle=False)
+    else:        # its stored inputs double at 512, 1,024, 2,048 and 4,096, amid batch calls
+        make = lambda: NystromAWV(Gaussian(0.5), max_centres=None,  # noqa: E731
+                                  random_state=2).fit(X[:500], y[:500], shuffle=False)
     served, learnt = make(), make().prepare_serving()
     expected = served.predict(X[:200])
     answers, stop = [], threading.Event()
