@@ -47,7 +47,8 @@ def cpu_per_batch(make, X, y, rounds: int) -> dict:
     model.partial_fit(stream_X[:5000], stream_y[:5000])           # past any growth
     other = copy.deepcopy(model).prepare_serving()
     engine = getattr(model._engine, "_inner", model._engine)
-    batches = [(np.ascontiguousarray(stream_X[j:j + 1000]), np.ascontiguousarray(stream_y[j:j + 1000]))
+    batches = [(np.ascontiguousarray(stream_X[j:j + 1000]),
+                np.ascontiguousarray(stream_y[j:j + 1000]))
                for j in range(0, len(stream_y) - 1000, 1000)]
     mode, stop = [MODES[0]], threading.Event()
 

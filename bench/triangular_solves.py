@@ -37,7 +37,8 @@ KERNEL_FLAGS = ["-O3", "-ffast-math", "-fopenmp-simd", "-fno-semantic-interposit
 def openblas() -> Path:
     """SciPy's OpenBLAS library (the dtrsv scipy.linalg.cython_blas calls)."""
     import scipy
-    found = glob.glob(str(Path(scipy.__file__).parent.parent / "scipy.libs" / "libscipy_openblas*.so"))
+    libs = Path(scipy.__file__).parent.parent / "scipy.libs"
+    found = glob.glob(str(libs / "libscipy_openblas*.so"))
     if not found:
         raise SystemExit("SciPy's OpenBLAS library (scipy.libs/libscipy_openblas*.so) not found")
     return Path(found[0])
@@ -45,9 +46,10 @@ def openblas() -> Path:
 
 def build(tmp: Path) -> Path:
     lib, exe = openblas(), tmp / "triangular_solves"
-    subprocess.run(["gcc", *KERNEL_FLAGS, "-I", str(ROOT / "src_c"), str(HERE / "triangular_solves.c"),
-                    str(ROOT / "src_c" / "fastomkl_linalg.c"), "-o", str(exe), "-L", str(lib.parent),
-                    f"-l:{lib.name}", f"-Wl,-rpath,{lib.parent}", "-lpthread", "-lm"], check=True)
+    sources = [str(HERE / "triangular_solves.c"), str(ROOT / "src_c" / "fastomkl_linalg.c")]
+    subprocess.run(["gcc", *KERNEL_FLAGS, "-I", str(ROOT / "src_c"), *sources, "-o", str(exe),
+                    "-L", str(lib.parent), f"-l:{lib.name}", f"-Wl,-rpath,{lib.parent}",
+                    "-lpthread", "-lm"], check=True)
     return exe
 
 
