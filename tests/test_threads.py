@@ -391,12 +391,11 @@ def test_a_multiclass_model_meeting_a_new_label_keeps_its_snapshots():
 
 
 
-def first_snapshot_answer(model, X, y, probe):
-    """The first prediction of `probe` that reads a snapshot while another thread learns X, y in
-    one batch call (the reader polls until one does)."""
+def snapshot_answers(model, X, y, probe, first=False):
+    """The predictions of `probe` that read a snapshot while another thread learns X, y in one
+    batch call (the reader polls until the call returns, or until one does with `first`)."""
     engine = model._engine
-    reads = engine.n_snapshot_reads
-    started, answer = threading.Event(), []
+    started, answers = threading.Event(), []
 
     def learner():
         started.set()
@@ -405,14 +404,26 @@ def first_snapshot_answer(model, X, y, probe):
     thread = threading.Thread(target=learner)
     thread.start()
     started.wait()
-    while thread.is_alive() and not answer:
+    while thread.is_alive() and not (first and answers):
+        reads = engine.n_snapshot_reads
         value = model.predict_one(probe)
         if engine.n_snapshot_reads > reads:
-            answer.append(value)
+            answers.append(value)
     thread.join()
-    assert answer, "no prediction met the batch in progress"
-    return answer[0]
+    assert answers, "no prediction met the batch in progress"
+    return answers
 
+
+def predictions_after_each_round(model, X, y, probe):
+    """`probe`'s prediction by a replica of `model` (saved and loaded) after each round of X, y."""
+    out = io.BytesIO()
+    model.save(out)
+    replica = fastomkl.load(io.BytesIO(out.getvalue()))
+    predictions = []
+    for x, t in zip(X, y):
+        replica.learn_one(x, t)
+        predictions.append(replica.predict_one(probe))
+    return predictions
 
 
 def test_a_batch_leaves_a_snapshot_that_the_next_batch_serves_at_once():
@@ -433,20 +444,14 @@ def test_a_batch_leaves_a_snapshot_that_the_next_batch_serves_at_once():
     assert engine._twin_holds_the_model()
     at_start = model.predict_one(probe)
     assert engine._predict_snapshot(probe) == at_start
-    assert first_snapshot_answer(model, X[200:], y[200:], probe) == at_start
+    assert snapshot_answers(model, X[200:], y[200:], probe, first=True)[0] == at_start
 
     time.sleep(0.01)
     model.learn_one(X[1], y[1])                                 # a round between two calls
     assert not engine._twin_holds_the_model()
     at_start = model.predict_one(probe)
-    out = io.BytesIO()
-    model.save(out)
-    replica = fastomkl.load(io.BytesIO(out.getvalue()))
-    boundaries = []
-    for x, t in zip(X[200:], y[200:]):
-        replica.learn_one(x, t)
-        boundaries.append(replica.predict_one(probe))
-    answer = first_snapshot_answer(model, X[200:], y[200:], probe)
+    boundaries = predictions_after_each_round(model, X[200:], y[200:], probe)
+    answer = snapshot_answers(model, X[200:], y[200:], probe, first=True)[0]
     assert answer != at_start and answer in boundaries
 
 
@@ -461,24 +466,10 @@ def test_a_long_batch_keeps_publishing_snapshots_as_it_learns():
     probe = X[0]
     model = Raker([Gaussian(1.0)], n_components=16, random_state=0).fit(X[:100], y[:100])
     model.prepare_serving()
-    out = io.BytesIO()
-    model.save(out)
-    replica = fastomkl.load(io.BytesIO(out.getvalue()))
-    after_round = {replica.predict_one(probe): -1}           # the model as the batch finds it
-    for i, (x, t) in enumerate(zip(X[100:], y[100:])):
-        replica.learn_one(x, t)
-        after_round.setdefault(replica.predict_one(probe), i)
-
-    engine, started, answers = model._engine, threading.Event(), []
-    thread = threading.Thread(target=lambda: (started.set(), model.partial_fit(X[100:], y[100:])))
-    thread.start()
-    started.wait()
-    while thread.is_alive():
-        reads = engine.n_snapshot_reads
-        value = model.predict_one(probe)
-        if engine.n_snapshot_reads > reads:
-            answers.append(value)
-    thread.join()
+    after_round = {model.predict_one(probe): -1}             # the model as the batch finds it
+    for i, value in enumerate(predictions_after_each_round(model, X[100:], y[100:], probe)):
+        after_round.setdefault(value, i)
+    answers = snapshot_answers(model, X[100:], y[100:], probe)
     rounds = [after_round[value] for value in answers]      # KeyError: not a round boundary
     assert rounds == sorted(rounds)
     assert len(set(rounds)) >= 20, f"{len(set(rounds))} snapshots read over 60,000 rounds"

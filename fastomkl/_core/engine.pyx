@@ -288,17 +288,22 @@ cdef inline bint _batches_to_let_go(Engine engine) noexcept nogil:
             or fastomkl_atomic_read(&_batches_announced) > fastomkl_atomic_read(&_batches_running))
 
 
-cdef inline void _let_batches_go(Engine engine) noexcept nogil:
-    """predict_one or predict_learn_one, without the GIL, while batch calls are outside their
-    rounds (``_batches_to_let_go``): a thread that serves back to back keeps the GIL between its
-    calls, so a thread learning would get it only at the interpreter's switch interval (5 ms),
-    several times per batch.  Wait until they have run their Python steps or taken the GIL back,
-    ANNOUNCED_WAIT_NS at most (their Python steps grow with the batch: encoding 200,000 string
-    labels takes 80 ms; a call whose GIL a third thread holds is not this one's to wait for), then
-    go on: a call that has not begun its rounds leaves the lock free (module docstring)."""
-    cdef long long until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
-    while _batches_to_let_go(engine) and fastomkl_now_ns() < until:
-        fastomkl_yield_cpu()
+cdef inline void _let_batches_go(Engine engine) noexcept:
+    """predict_one or predict_learn_one, with the GIL, before its round: while batch calls are
+    outside their rounds (``_batches_to_let_go``), let them have the GIL.  A thread that serves
+    back to back keeps the GIL between its calls, so a thread learning would get it only at the
+    interpreter's switch interval (5 ms), several times per batch.  Wait, without the GIL, until
+    they have run their Python steps or taken the GIL back, ANNOUNCED_WAIT_NS at most (their
+    Python steps grow with the batch: encoding 200,000 string labels takes 80 ms; a call whose GIL
+    a third thread holds is not this one's to wait for), then go on: a call that has not begun its
+    rounds leaves the lock free (module docstring).  A few relaxed loads when none is."""
+    cdef long long until
+    if not _batches_to_let_go(engine):
+        return
+    with nogil:
+        until = fastomkl_now_ns() + ANNOUNCED_WAIT_NS
+        while _batches_to_let_go(engine) and fastomkl_now_ns() < until:
+            fastomkl_yield_cpu()
 
 
 cdef inline void _let_the_batch_return(Engine engine) noexcept nogil:
@@ -562,9 +567,7 @@ cdef class Engine:
         cdef double y_hat
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        if _batches_to_let_go(self):
-            with nogil:
-                _let_batches_go(self)
+        _let_batches_go(self)
         if not PyThread_acquire_lock(self.lock, NOWAIT_LOCK):
             return self.predict_while_busy(p)
         y_hat = self.predict_ptr(p)
@@ -581,9 +584,7 @@ cdef class Engine:
         cdef long rejected = self.experts.n_rejected + self.combiner.n_rejected
         if self.checks_input:
             self._check_input(np.array(<double[:self.n_features]>p)[None, :])
-        if _batches_to_let_go(self):
-            with nogil:
-                _let_batches_go(self)
+        _let_batches_go(self)
         self.acquire()
         if self.grows:
             try:
