@@ -29,9 +29,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from bench_sincos import KERNEL_FLAGS  # noqa: E402  (setup.py's flags for src_c)
 from machine import describe  # noqa: E402
-
-KERNEL_FLAGS = ["-O3", "-ffast-math", "-fopenmp-simd", "-fno-semantic-interposition"]   # setup.py
 
 
 def openblas() -> Path:
