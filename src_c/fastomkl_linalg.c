@@ -37,6 +37,9 @@ FASTOMKL_DISPATCH(void, fastomkl_solve_lower, (int m, const double *L, int ld, d
                   (m, L, ld, x))
 FASTOMKL_DISPATCH(void, fastomkl_solve_upper_transposed,
                   (int m, const double *R, int ld, double *x), (m, R, ld, x))
+FASTOMKL_DISPATCH(void, fastomkl_chol_drop_first,
+                  (int n, double *L, int ld, double *u, double *w, double *cs),
+                  (n, L, ld, u, w, cs))
 
 /* Rarely called (the optional refresh of a VAW inverse): plain loops, one variant. */
 int fastomkl_spd_inverse(int n, const double *S, double *work, double *P)

@@ -29,6 +29,13 @@ void fastomkl_spr4(int n, const double *alpha, const double *U, double *A);
 void fastomkl_solve_lower(int m, const double *L, int ld, double *x);
 void fastomkl_solve_upper_transposed(int m, const double *R, int ld, double *x);
 
+/* Forget the first of the n inputs of a Cholesky factor: L (n x n, lower, row-major with leading
+ * dimension ld) becomes, in L[:n-1, :n-1], the factor L' of (L L^T)[1:, 1:], by the rotations of a
+ * rank-one update, in one pass that also moves it up-left; the solves u = L^{-1} b and w = L^{-1} c
+ * (w may be NULL) become L'^{-1} b[1:] and L'^{-1} c[1:] in u[:n-1] and w[:n-1] by the same
+ * rotations.  n >= 1; cs: scratch of 2 (n - 1) doubles.  O(n^2), the order of one solve.  */
+void fastomkl_chol_drop_first(int n, double *L, int ld, double *u, double *w, double *cs);
+
 /* P = S^{-1} for a symmetric positive definite S, both packed, through the Cholesky factor
  * S = L L^T (L and L^{-1} kept in `work`, n*n doubles).  Single-threaded and O(n^3 / 2); returns 0,
  * or -1 if S is not numerically positive definite (P is then left unchanged).  */

@@ -153,3 +153,72 @@ LINALG_TARGET static void LINALG_NAME(fastomkl_solve_upper_transposed)(int m, co
         for (int j = k + 1; j < m; ++j) x[j] -= xk * row[j];
     }
 }
+
+/* One row of the downdate below (fastomkl_chol_drop_first): the new row `row` of L' from the old
+ * row of L22 at `old` (one row further down, one column right) and x = l_i, after the rotations
+ * of the rows above (cs), ending with the rotation of its own diagonal. */
+LINALG_TARGET static inline void LINALG_NAME(chol_drop_row)(int i, double *row, const double *old,
+                                                            double x, double *cs)
+{
+    for (int k = 0; k < i; ++k) {
+        const double c = cs[2 * k], s = cs[2 * k + 1], a = old[k];
+        row[k] = c * a + s * x;
+        x = c * x - s * a;
+    }
+    const double a = old[i], r = sqrt(a * a + x * x);
+    cs[2 * i] = a / r;
+    cs[2 * i + 1] = x / r;
+    row[i] = r;
+}
+
+/* L' = the Cholesky factor of (L L^T)[1:, 1:], in place and moved up-left into L[:n-1, :n-1]:
+ * (L L^T)[1:, 1:] = L22 L22^T + l l^T with L22 = L[1:, 1:] and l = L[1:, 0], so the rotations
+ * of a rank-one update of L22 by l (those of LINPACK's dchud: rotation k mixes column k with l
+ * and zeroes l_k) turn [L22 | l] into [L' | 0].  The same rotations carry a solve along: if
+ * L u = b then L' u' = b[1:] for u' = (G^T [u[1:]; u[0]])[:n-1] (O(n) where a new solve is
+ * O(n^2)), applied to u and w (w may be NULL).  Rows go by four, in the lanes of one vector: a
+ * row's rotations form one chain of dependent multiply-adds, so one row at a time would wait on
+ * it (twice the time at order 300; eight rows in two vectors were slower again).  cs: 2 (n - 1)
+ * doubles. */
+LINALG_TARGET static void LINALG_NAME(fastomkl_chol_drop_first)(int n, double *L, int ld,
+                                                                 double *u, double *w, double *cs)
+{
+    const int m = n - 1;
+    int i0 = 0;
+    for (; i0 + 4 <= m; i0 += 4) {
+        double *r0 = L + (long)i0 * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+        const double *o0 = r1 + 1, *o1 = r2 + 1, *o2 = r3 + 1, *o3 = r3 + ld + 1;
+        double x0 = r1[0], x1 = r2[0], x2 = r3[0], x3 = r3[ld];
+        /* each old entry is read (a step earlier, or before the writes of its step) before the
+         * new row one up overwrites it */
+        typedef double quad __attribute__((vector_size(32)));
+        quad x = {x0, x1, x2, x3};
+        for (int k = 0; k < i0; ++k) {
+            const double c = cs[2 * k], s = cs[2 * k + 1];
+            const quad a = {o0[k], o1[k], o2[k], o3[k]};
+            const quad r = c * a + s * x;
+            x = c * x - s * a;
+            r0[k] = r[0];
+            r1[k] = r[1];
+            r2[k] = r[2];
+            r3[k] = r[3];
+        }
+        x0 = x[0]; x1 = x[1]; x2 = x[2]; x3 = x[3];
+        LINALG_NAME(chol_drop_row)(0, r0 + i0, o0 + i0, x0, cs + 2 * i0);
+        LINALG_NAME(chol_drop_row)(1, r1 + i0, o1 + i0, x1, cs + 2 * i0);
+        LINALG_NAME(chol_drop_row)(2, r2 + i0, o2 + i0, x2, cs + 2 * i0);
+        LINALG_NAME(chol_drop_row)(3, r3 + i0, o3 + i0, x3, cs + 2 * i0);
+    }
+    for (int i = i0; i < m; ++i)
+        LINALG_NAME(chol_drop_row)(i, L + (long)i * ld, L + (long)(i + 1) * ld + 1,
+                                   L[(long)(i + 1) * ld], cs);
+    double *carried[2] = {u, w};
+    for (int v = 0; v < 2 && carried[v]; ++v) {
+        double *y = carried[v], e = y[0];
+        for (int k = 0; k < m; ++k) {
+            const double c = cs[2 * k], s = cs[2 * k + 1], a = y[k + 1];
+            y[k] = c * a + s * e;
+            e = c * e - s * a;
+        }
+    }
+}

@@ -63,6 +63,7 @@ cdef extern from "fastomkl_linalg.h" nogil:
     int fastomkl_spd_inverse(int n, const double* S, double* work, double* P)
     void fastomkl_solve_lower(int m, const double* L, int ld, double* x)
     void fastomkl_solve_upper_transposed(int m, const double* R, int ld, double* x)
+    void fastomkl_chol_drop_first(int n, double* L, int ld, double* u, double* w, double* cs)
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
@@ -167,10 +168,10 @@ cdef inline long discount_period(double gamma, int D) noexcept nogil:
 
 
 # -- triangular factors (row-major upper R is column-major lower R^T) ------------------------------
-cdef inline void cholupdate(int m, double* R, int ld, int inc, double* v) noexcept nogil:
-    """R^T R <- R^T R + v v^T for R upper triangular (Givens rotations); v is overwritten.  Row k
-    of R runs from R[k * ld + k] in steps of inc: inc = 1 for R stored by rows, inc = ld for a
-    lower factor L = R^T stored by rows (then L L^T <- L L^T + v v^T)."""
+cdef inline void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
+    """R^T R <- R^T R + v v^T for R upper triangular stored by rows (Givens rotations); v is
+    overwritten.  (A lower factor stored by rows, whose columns are strided, is downdated by
+    fastomkl_chol_drop_first.)"""
     cdef int k, n, one = 1
     cdef double r, c, s
     for k in range(m):
@@ -180,7 +181,7 @@ cdef inline void cholupdate(int m, double* R, int ld, int inc, double* v) noexce
         R[k * ld + k] = r
         n = m - k - 1
         if n > 0:
-            drot(&n, &R[k * ld + k + inc], &inc, &v[k + 1], &one, &c, &s)
+            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
 
 
 cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:

@@ -13,8 +13,10 @@ and a bordered append per round; memory O(t^2 + t d).
 With ``max_samples`` m > 0 the model is exact Kernel-AWV on the last m inputs: once m are held,
 the oldest leaves before a new one joins.  Removing input 1 leaves K' + lam I = (L L^T)[1:, 1:]
 = L[1:, 1:] L[1:, 1:]^T + l l^T with l = L[1:, 0], so the new factor is a rank-one update of
-L[1:, 1:] (Givens rotations, BLAS drot) and q' = L'^{-1} Y[1:], with Y = L q: O(m^2), the order
-of a round.  m = 0 keeps every input.
+L[1:, 1:] (Givens rotations), and the rotations that make it also turn q = L^{-1} Y into
+q' = L'^{-1} Y[1:] and the round's s = L^{-1} k into L'^{-1} k[1:] (fastomkl_chol_drop_first):
+one pass over the factor, O(m^2), as a round's solve; where a new solve for q and for s, and
+Y = L q, would take three passes more.  m = 0 keeps every input.
 
 With several ridges lam_1 ... lam_r the bank holds r such forecasters on the same inputs (expert i
 the one of lam_i, a factor L_i and q_i each): the kernel row k of a sample is computed once
@@ -34,9 +36,23 @@ from fastomkl._core.checks import (require_inputs, require_names, require_shapes
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
-from fastomkl._core.linalg cimport cholupdate, fastomkl_solve_lower
+from fastomkl._core.linalg cimport fastomkl_chol_drop_first, fastomkl_solve_lower
 from fastomkl._core.experts.nystrom import MODES
 from fastomkl._core.inputs import BudgetWarning
+
+
+def _chol_drop_first(double[:, ::1] L, double[::1] u, w, int n):
+    """The compiled downdate on the leading n x n block of L (row length L.shape[1]), in place
+    (tests): L[:n-1, :n-1] becomes the factor of (L L^T)[1:n, 1:n], u[:n-1] and w[:n-1] (w may
+    be None) the solves L'^{-1} b[1:] of b = L u and L w."""
+    cdef double[::1] w_view = None if w is None else w
+    if not (1 <= n <= L.shape[0] and n <= L.shape[1] and n <= u.shape[0]
+            and (w is None or n <= w_view.shape[0])):
+        raise ValueError(f"n = {n} does not fit L {L.shape[0]} x {L.shape[1]} and the vectors")
+    cs = np.zeros(2 * n)
+    cdef double[::1] cs_view = cs
+    fastomkl_chol_drop_first(n, &L[0, 0], <int>L.shape[1], &u[0],
+                             NULL if w is None else &w_view[0], &cs_view[0])
 
 
 cdef class KernelAWVExperts(ExpertBank):
@@ -60,6 +76,7 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef double[:, ::1] s                # scratch: L_i^{-1} k of the last prediction
     cdef double[::1] ss, sq              # scratch: s_i.s_i, s_i.q_i
     cdef double[::1] scratch             # scratch: each expert's new diagonal entry, then q entry
+    cdef double[::1] rotations           # scratch: the (c, s) of a downdate's rotations
     cdef bint warned                     # the BudgetWarning was given
 
     def __init__(self, int n_features, double sigma, lams, mode, long max_samples,
@@ -98,6 +115,7 @@ cdef class KernelAWVExperts(ExpertBank):
         self.q = np.zeros((r, cap))
         self.krow = np.zeros(cap)
         self.s = np.zeros((r, cap))
+        self.rotations = np.zeros(2 * cap)
         if old is not None:
             self._write(old)
 
@@ -135,22 +153,15 @@ cdef class KernelAWVExperts(ExpertBank):
         return bool(self.window_full())
 
     cdef void drop_oldest(self, int i) noexcept nogil:
-        """Expert i forgets the first input: L' = cholupdate(L[1:, 1:], L[1:, 0]),
-        q' = L'^{-1} (L q)[1:] (module docstring).  Uses s[i] as scratch; the inputs X stay
-        (learn_all moves them once every expert has forgotten)."""
-        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[2], one = 1, j, width
-        cdef double* L = &self.L[i, 0, 0]
-        cdef double* q = &self.q[i, 0]
-        cdef double* v = &self.s[i, 0]
-        for j in range(n - 1, 0, -1):           # Y = L q in place, last row first (row j reads
-            width = j + 1                       # q[0..j], not yet overwritten); Y[0] leaves
-            q[j] = ddot(&width, &L[j * ld], &one, q, &one)
-        memmove(q, &q[1], m * sizeof(double))
-        for j in range(1, n):                   # l = L[1:, 0], then L[1:, 1:] moved up-left
-            v[j - 1] = L[j * ld]                # (old row j - 1 is nonzero in columns < j only:
-            memmove(&L[(j - 1) * ld], &L[j * ld + 1], j * sizeof(double))   # all overwritten)
-        cholupdate(m, L, ld, ld, v)             # L' L'^T = L[1:, 1:] L[1:, 1:]^T + l l^T
-        fastomkl_solve_lower(m, L, ld, q)
+        """Expert i forgets the first input: its factor becomes that of the other inputs, and
+        q[i] and this round's s[i] (the solve of the prediction) those of the new factor, with
+        ss[i] and sq[i] (module docstring).  The inputs X stay (learn_all moves them once every
+        expert has forgotten)."""
+        cdef int n = self.info[0], m = n - 1, ld = self.L.shape[2], one = 1
+        fastomkl_chol_drop_first(n, &self.L[i, 0, 0], ld, &self.q[i, 0], &self.s[i, 0],
+                                 &self.rotations[0])
+        self.ss[i] = ddot(&m, &self.s[i, 0], &one, &self.s[i, 0], &one)
+        self.sq[i] = ddot(&m, &self.s[i, 0], &one, &self.q[i, 0], &one)
 
     @property
     def n_samples(self):
@@ -258,15 +269,12 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef void learn_all(self, const double* x, double y) noexcept nogil:
         cdef int r = self.n_experts, n = self.info[0], i, j
         cdef double l2
-        if self.window_full():                 # the oldest leaves; x's row against the rest
+        if self.window_full():                 # the oldest leaves (x's solves with it)
             for i in range(r):
                 self.drop_oldest(i)
             n -= 1
             memmove(&self.X[0, 0], &self.X[1, 0], n * self.X.shape[1] * sizeof(double))
             self.info[0] = n
-            self.prepare(x)
-            for i in range(r):
-                self.solve(i, n, &self.krow[0])
         for i in range(r):
             l2 = 1.0 + self.lams[i] - self.ss[i]
             # l2 >= lam in exact arithmetic; below lam / 2 (beyond rounding) the stored inputs

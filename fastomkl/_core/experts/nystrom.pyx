@@ -338,7 +338,7 @@ cdef class NystromExperts(ExpertBank):
             for j in range(m):
                 self.h[j] += y * self.a[j]
                 self.v[j] = self.a[j]
-            cholupdate(m, &self.R[0, 0], ld, 1, &self.v[0])
+            cholupdate(m, &self.R[0, 0], ld, &self.v[0])
             return (f - y) * (f - y)
         # the sample and its row of K (a = k_I(x_t), left by predict)
         memcpy(&self.X[n, 0], x, self.n_features * sizeof(double))
@@ -348,7 +348,7 @@ cdef class NystromExperts(ExpertBank):
                 self.K[n, j] = self.a[j]
             self.h[j] += y * self.a[j]
             self.v[j] = self.a[j]
-        cholupdate(m, &self.R[0, 0], ld, 1, &self.v[0])
+        cholupdate(m, &self.R[0, 0], ld, &self.v[0])
         self.info[0] = n + 1
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.v[0], self.mu,
                              self.beta, self.eps)
