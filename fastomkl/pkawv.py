@@ -586,7 +586,7 @@ _KERNEL_DOC = """
         ``budget_reached_`` says so after.  None keeps every input (the paper's setting: O(t^2)
         memory and time at round t).
 """.replace(
-    "{lam_doc}", _LAM_DOC.format(inputs="inputs", ensemble="1.07 and 1.08", cost="3.9",
+    "{lam_doc}", _LAM_DOC.format(inputs="inputs", ensemble="1.07 and 1.08", cost="about 3",
                                  auto="1.73 and 1.45", paper=2.13)).replace(
     "{center_doc}", _CENTER_DOC)
 
