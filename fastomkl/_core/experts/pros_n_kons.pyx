@@ -31,7 +31,7 @@ from fastomkl._core.experts.nystrom import KORS_WEIGHTS
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
-from fastomkl._core.linalg cimport sherman_morrison_ok, solve_upper_transposed
+from fastomkl._core.linalg cimport fastomkl_dot, sherman_morrison_ok, solve_upper_transposed
 
 
 cdef class ProsNKonsExperts(ExpertBank):
@@ -173,11 +173,11 @@ cdef class ProsNKonsExperts(ExpertBank):
         cdef double y = ctx.y
         cdef int m = self.info[1], ld = self.R.shape[0], i, j
         cdef double delta = 0.0, proj = 0.0, excess, yp = 0.0, gc, q, shrink, p, rho2
+        cdef double* row
+        cdef double* u
         if m > 0:
-            for i in range(m):               # uA = A^{-1} phi
-                q = 0.0
-                for j in range(m):
-                    q += self.A[i, j] * self.phi[j]
+            for i in range(m):               # uA = A^{-1} phi, by rows (A^{-1} is symmetric)
+                q = fastomkl_dot(&self.A[i, 0], &self.phi[0], m)
                 self.uA[i] = q
                 delta += self.phi[i] * q
                 proj += self.phi[i] * self.v[i]
@@ -192,10 +192,14 @@ cdef class ProsNKonsExperts(ExpertBank):
                 self.n_rejected += 1                        # the Newton step would be rounding
             else:
                 shrink = q * q / (1.0 + q * q * delta)      # A <- A + g g^T / 16, g = gc phi
-                for i in range(m):                          # one triangle, mirrored: symmetric
-                    for j in range(i, m):
-                        self.A[i, j] -= shrink * self.uA[i] * self.uA[j]
-                        self.A[j, i] = self.A[i, j]
+                # every entry along its row: shrink (u_i u_j) is the very number
+                # shrink (u_j u_i), so A^{-1} stays exactly symmetric, where mirroring one
+                # triangle wrote down its columns (a cache line per entry: 5x the cost at m ~ 500)
+                u = &self.uA[0]
+                for i in range(m):
+                    row = &self.A[i, 0]
+                    for j in range(m):
+                        row[j] -= shrink * (u[i] * u[j])
                 for i in range(m):                          # v = w - A_new^{-1} g
                     self.v[i] = self.w[i] - gc * self.uA[i] / (1.0 + q * q * delta)
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.tmp[0],
