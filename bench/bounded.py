@@ -50,8 +50,9 @@ FAMILIES = [
     ("IOKS", "budget", fastomkl.IOKS, fastomkl.IOKSClassifier),
     ("NystromAWV", "max_centres", NystromAWV, NystromAWVClassifier),
     ("KernelAWV", "max_samples", fastomkl.KernelAWV, fastomkl.KernelAWVClassifier),
+    ("ProsNKons", "max_centres", fastomkl.ProsNKons, fastomkl.ProsNKonsClassifier),
 ]
-RANDOM = {"OKS", "OKS++", "IOKS", "NystromAWV"}
+RANDOM = {"OKS", "OKS++", "IOKS", "NystromAWV", "ProsNKons"}
 # The step rule of the committed figures (OMKR's default since, eta="ensemble", keeps three
 # coefficient rows per kernel on the same support: bench/results/step_rule_costs.md)
 PINNED = {"OMKR (76 kernels)": {"eta": "adagrad"}}

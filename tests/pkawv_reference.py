@@ -170,9 +170,10 @@ def kernel_awv(X, y, sigma, lam, mode="vaw"):
     return out
 
 
-def pros_n_kons(X, y, sigma, alpha, beta, eps, C, weights, uniforms):
+def pros_n_kons(X, y, sigma, alpha, beta, eps, C, weights, uniforms, max_centres=None):
     """Pros-N-KONS in the proper KONS order with the authors' SVD embedding
-    phi(x) = diag(1 / sqrt(s)) U^T k_I(x), K_II = U diag(s) U^T, by dense NumPy algebra."""
+    phi(x) = diag(1 / sqrt(s)) U^T k_I(x), K_II = U diag(s) U^T, by dense NumPy algebra; with
+    `max_centres`, no centre joins once the dictionary holds that many."""
     index, S, out = [], [], np.zeros(len(y))
     w = A_inv = g = E = None
     for t, x in enumerate(X):
@@ -185,6 +186,8 @@ def pros_n_kons(X, y, sigma, alpha, beta, eps, C, weights, uniforms):
             g = 2 * (out[t] - y[t]) * phi
             u = A_inv @ (g / 4)
             A_inv = A_inv - np.outer(u, u) / (1 + (g / 4) @ u)
+        if max_centres is not None and len(index) >= max_centres:
+            continue
         p = kors_probability(X[index], np.array(S), x, sigma, alpha, beta, eps)
         if uniforms[t] < p:
             index.append(t)

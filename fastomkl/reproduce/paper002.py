@@ -123,7 +123,8 @@ def make_learner(name: str, task: str, mode: str, n: int, seed: int = 0):
                                       random_state=seed, **raw)
     if name == "Pros-N-KONS":
         return pick(pkawv.ProsNKons)(kernel=Gaussian(SIGMA), alpha=1.0, beta=1.0, eps=0.5, C=1.0,
-                                     kors_weights="inverse", random_state=seed, **raw)
+                                     kors_weights="inverse", max_centres=None,
+                                     random_state=seed, **raw)
     if name == "FOGD":
         return pick(pkawv.FOGD)(kernel=Gaussian(SIGMA), n_components=1000, eta=1.0 / np.sqrt(n),
                                 random_state=seed)

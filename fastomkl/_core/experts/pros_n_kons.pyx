@@ -18,7 +18,14 @@ predicts with the previous round's w.  An insertion numerically dependent on the
 Sherman-Morrison denominator fails ``sherman_morrison_ok`` (1 + g.A^{-1}g / 16 beyond 1e12, where
 the step is rounding) is refused and counted in n_rejected.  O(m d + m^2) per round, O(m^2) on a
 restart; memory O(m^2 + m d).
+
+Budget.  With ``max_centres`` m_max > 0 the dictionary is frozen once it holds m_max centres: no
+KORS draw is made from then on (nor its O(m^2) probability), and the learner keeps its Newton
+steps in that embedding without restarting, so memory and the cost per round stay flat.  0: no
+limit (the paper's setting).
 """
+import warnings
+
 import numpy as np
 
 from libc.math cimport sqrt, fabs
@@ -27,6 +34,7 @@ from libc.string cimport memcpy
 from fastomkl._core.checks import (positive_definite, require_names, require_shapes,
                                     require_triangular)
 from fastomkl._core.experts.nystrom import KORS_WEIGHTS
+from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
@@ -43,6 +51,8 @@ cdef class ProsNKonsExperts(ExpertBank):
 
     cdef readonly double sigma, alpha, beta, eps, clip
     cdef readonly int weights_kind, n_features
+    cdef readonly long max_centres        # 0: no limit
+    cdef bint warned                      # the BudgetWarning was given
     cdef public long n_refused
     cdef long[::1] info                   # [rounds learnt, dictionary size]
     cdef double[:, ::1] centres, R, L, A  # (cap, d), (cap, cap) x 3; A holds A^{-1} (full)
@@ -50,20 +60,25 @@ cdef class ProsNKonsExperts(ExpertBank):
     cdef double[::1] a, phi, uA, tmp      # scratch
 
     def __init__(self, int n_features, double sigma, double alpha, double beta, double eps,
-                 double clip, kors_weights, int capacity=16):
+                 double clip, kors_weights, long max_centres=0, int capacity=16):
         for name, value in (("sigma", sigma), ("alpha", alpha), ("beta", beta), ("C", clip)):
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be finite and > 0, got {value}")
         if not (np.isfinite(eps) and eps >= 0) or kors_weights not in KORS_WEIGHTS:
             raise ValueError(f"eps must be >= 0 and kors_weights in {sorted(KORS_WEIGHTS)}")
+        if max_centres < 0:
+            raise ValueError(f"max_centres must be >= 0 (0: no limit), got {max_centres}")
         self.n_experts = 1
         self.independent = True
         self.n_features = n_features
         self.sigma, self.alpha, self.beta, self.eps, self.clip = sigma, alpha, beta, eps, clip
         self.weights_kind = KORS_WEIGHTS[kors_weights]
+        self.max_centres = max_centres
+        self.warned = False
         self.grows = True
         self.info = np.zeros(2, dtype=np.int_)
-        self._allocate(max(capacity, 1), False)
+        self._allocate(max(min(capacity, max_centres) if max_centres > 0 else capacity, 1),
+                       False)
 
     def _allocate(self, long cap, bint keep=True):
         old = self.get_state() if keep else None
@@ -75,11 +90,30 @@ cdef class ProsNKonsExperts(ExpertBank):
             self._write(old)
 
     def reserve(self):
-        if self.info[1] >= self.R.shape[0]:
-            self._allocate(2 * self.R.shape[0])
+        cdef long cap = self.R.shape[0]
+        if self.info[1] >= cap:
+            self._allocate(min(2 * cap, self.max_centres) if self.max_centres > 0 else 2 * cap)
 
     cdef bint needs_room(self) noexcept nogil:
-        return self.info[1] >= self.R.shape[0]
+        return self.info[1] >= self.R.shape[0] and not self.frozen()
+
+    cdef bint frozen(self) noexcept nogil:
+        return self.max_centres > 0 and self.info[1] >= self.max_centres
+
+    @property
+    def budget_reached(self):
+        """True once the dictionary holds max_centres centres."""
+        return bool(self.frozen())
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) at the first call after the dictionary froze."""
+        if not self.warned and self.frozen():
+            self.warned = True
+            warnings.warn(f"the Pros-N-KONS dictionary is frozen at max_centres="
+                          f"{self.max_centres} centres: from then on the Newton steps go on in "
+                          f"this embedding, with flat memory and cost per sample "
+                          f"(max_centres=None lets it grow for ever)", BudgetWarning,
+                          stacklevel=2)
 
     @property
     def n_centres(self):
@@ -123,6 +157,9 @@ cdef class ProsNKonsExperts(ExpertBank):
             raise ValueError("ProsNKonsExperts state 'info' must be int64 [rounds, centres] with "
                              "0 <= centres <= rounds")
         m, d = int(info[1]), self.n_features
+        if self.max_centres > 0 and m > self.max_centres:
+            raise ValueError(f"ProsNKonsExperts state has {m} centres, beyond max_centres="
+                             f"{self.max_centres}")
         require_shapes(self, state, {"centres": (m, d), "R": (m, m), "L": (m, m), "A": (m, m),
                                      "S": (m,), "w": (m,), "v": (m,)})
         require_triangular(self, state, "R", "upper")
@@ -154,6 +191,7 @@ cdef class ProsNKonsExperts(ExpertBank):
         self._allocate(max(int(state["info"][1]), 1), False)
         self._write(state)
         self.n_rejected = int(state["n_rejected"])
+        self.warned = self.frozen()
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0], j, i, d = self.n_features
@@ -202,9 +240,11 @@ cdef class ProsNKonsExperts(ExpertBank):
                         row[j] -= shrink * (u[i] * u[j])
                 for i in range(m):                          # v = w - A_new^{-1} g
                     self.v[i] = self.w[i] - gc * self.uA[i] / (1.0 + q * q * delta)
+        self.info[0] += 1
+        if self.frozen():
+            return (f - y) * (f - y)
         p = kors_probability(m, &self.L[0, 0], ld, &self.S[0], &self.a[0], &self.tmp[0],
                              self.alpha, self.beta, self.eps)
-        self.info[0] += 1
         if ctx.rng.next_double(ctx.rng.state) < p:
             rho2 = 1.0
             for j in range(m):
