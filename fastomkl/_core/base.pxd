@@ -97,6 +97,12 @@ cdef class ExpertBank(Component):
                               double* loss) noexcept nogil
 
 
+cdef class DictionaryBank(ExpertBank):
+    # Experts on a dictionary that grows until its budget freezes it (see base.pyx).
+    cdef bint warned                  # the BudgetWarning was given
+    cdef bint frozen(self) noexcept nogil
+
+
 cdef class Combiner(Component):
     cdef readonly int n_experts
     cdef public long n_rejected       # weight updates refused because they were not finite

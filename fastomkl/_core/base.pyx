@@ -1,5 +1,9 @@
 """Base classes of the compiled components (the contract is in base.pxd) and their state handling."""
+import warnings
+
 import numpy as np
+
+from fastomkl._core.inputs import BudgetWarning
 
 
 cdef class Component:
@@ -124,6 +128,29 @@ cdef class ExpertBank(Component):
         cdef double f = self.predict(k, x, z)
         loss[0] = self.learn(k, x, z, f, ctx)
         return f
+
+
+cdef class DictionaryBank(ExpertBank):
+    """Experts on a dictionary that grows until its budget freezes it (NystromAWV's, Pros-N-KONS'):
+    ``budget_reached`` says whether it is frozen, and ``admit`` gives a ``BudgetWarning`` (the
+    subclass's ``frozen_message()``) once, at the first call after it froze: a round adds a
+    centre by a random draw, so no call can tell beforehand that it will fill the budget."""
+
+    cdef bint frozen(self) noexcept nogil:
+        return False
+
+    def frozen_message(self):
+        return "the dictionary is frozen"
+
+    @property
+    def budget_reached(self):
+        """True once the dictionary is frozen."""
+        return bool(self.frozen())
+
+    def admit(self, long n_more):
+        if not self.warned and self.frozen():
+            self.warned = True
+            warnings.warn(self.frozen_message(), BudgetWarning, stacklevel=2)
 
 
 cdef class Combiner(Component):

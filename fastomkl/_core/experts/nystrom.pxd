@@ -1,14 +1,13 @@
-from fastomkl._core.base cimport ExpertBank
+from fastomkl._core.base cimport DictionaryBank
 
 
-cdef class NystromExperts(ExpertBank):
+cdef class NystromExperts(DictionaryBank):
     # Sequential-Nystrom PKAWV / projected KRR with a KORS dictionary (see nystrom.pyx).  Arrays
     # have room for cap_t samples and cap_m centres; info = [samples seen, dictionary size].
     cdef readonly double sigma, lam, mu, beta, eps
     cdef readonly int mode, weights_kind, n_features
     cdef readonly long max_centres
     cdef readonly long max_inputs         # inputs kept for insertions at most (0: no limit)
-    cdef bint warned                      # BudgetWarning given
     cdef readonly bint cache_kernel       # keep K (memory O(t m)) or recompute it on insertion
     cdef public long n_refused           # insertions refused as numerically dependent
     cdef long[::1] info

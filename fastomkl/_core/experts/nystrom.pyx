@@ -41,15 +41,13 @@ is stored and KORS no longer runs: each round adds its row to R and h (the proje
 forecaster on the frozen dictionary, as between two insertions), O(m d + m^2) per round, with
 memory O(m^2 + max_inputs (d + m)) for ever.  ``info[0]`` counts the inputs stored.
 """
-import warnings
 
 import numpy as np
 
 from fastomkl._core.checks import (MAX_ROUNDS, require_inputs, require_names, require_shapes,
                                     require_triangular)
-from fastomkl._core.inputs import BudgetWarning
 
-from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.base cimport DictionaryBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
 from fastomkl._core.linalg cimport (blas_dot, cholupdate, fastomkl_dot, fastomkl_solve_lower,
@@ -74,7 +72,7 @@ def _triangular_solve(double[:, ::1] T, double[::1] x, int m, bint lower):
         solve_upper_transposed(m, &T[0, 0], <int>T.shape[1], &x[0])
 
 
-cdef class NystromExperts(ExpertBank):
+cdef class NystromExperts(DictionaryBank):
     """One PKAWV / projected-KRR forecaster on a KORS-grown Nystrom dictionary (module docstring).
 
     Made for full-information combiners: learn() ignores the importance weight (every round
@@ -159,20 +157,11 @@ cdef class NystromExperts(ExpertBank):
         return self.max_centres > 0 and (self.info[1] >= self.max_centres or
                                          (self.max_inputs > 0 and self.info[0] >= self.max_inputs))
 
-    @property
-    def budget_reached(self):
-        """True once the dictionary is frozen (see the module docstring)."""
-        return bool(self.frozen())
-
-    def admit(self, long n_more):
-        """Warns once (``BudgetWarning``) at the first call after the dictionary froze."""
-        if not self.warned and self.frozen():
-            self.warned = True
-            warnings.warn(f"the Nystrom dictionary is frozen at {int(self.info[1])} centres "
-                          f"(max_centres={self.max_centres}, or {self.max_inputs} inputs stored): "
-                          f"from then on the model learns on this dictionary, with flat memory "
-                          f"and cost per sample (max_centres=None lets it grow for ever)",
-                          BudgetWarning, stacklevel=2)
+    def frozen_message(self):
+        return (f"the Nystrom dictionary is frozen at {int(self.info[1])} centres "
+                f"(max_centres={self.max_centres}, or {self.max_inputs} inputs stored): from "
+                f"then on the model learns on this dictionary, with flat memory and cost per "
+                f"sample (max_centres=None lets it grow for ever)")
 
     # -- state --------------------------------------------------------------------------------------
     def _trimmed(self):

@@ -24,8 +24,6 @@ KORS draw is made from then on (nor its O(m^2) probability), and the learner kee
 steps in that embedding without restarting, so memory and the cost per round stay flat.  0: no
 limit (the paper's setting).
 """
-import warnings
-
 import numpy as np
 
 from libc.math cimport sqrt, fabs
@@ -34,15 +32,14 @@ from libc.string cimport memcpy
 from fastomkl._core.checks import (positive_definite, require_names, require_shapes,
                                     require_triangular)
 from fastomkl._core.experts.nystrom import KORS_WEIGHTS
-from fastomkl._core.inputs import BudgetWarning
 
-from fastomkl._core.base cimport ExpertBank, Round
+from fastomkl._core.base cimport DictionaryBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.kors cimport DEPENDENT, kors_append, kors_probability
 from fastomkl._core.linalg cimport fastomkl_dot, sherman_morrison_ok, solve_upper_transposed
 
 
-cdef class ProsNKonsExperts(ExpertBank):
+cdef class ProsNKonsExperts(DictionaryBank):
     """One Pros-N-KONS learner on the square loss (module docstring).
 
     Made for full-information combiners: learn() ignores the importance weight (every round
@@ -52,7 +49,6 @@ cdef class ProsNKonsExperts(ExpertBank):
     cdef readonly double sigma, alpha, beta, eps, clip
     cdef readonly int weights_kind, n_features
     cdef readonly long max_centres        # 0: no limit
-    cdef bint warned                      # the BudgetWarning was given
     cdef public long n_refused
     cdef long[::1] info                   # [rounds learnt, dictionary size]
     cdef double[:, ::1] centres, R, L, A  # (cap, d), (cap, cap) x 3; A holds A^{-1} (full)
@@ -100,20 +96,10 @@ cdef class ProsNKonsExperts(ExpertBank):
     cdef bint frozen(self) noexcept nogil:
         return self.max_centres > 0 and self.info[1] >= self.max_centres
 
-    @property
-    def budget_reached(self):
-        """True once the dictionary holds max_centres centres."""
-        return bool(self.frozen())
-
-    def admit(self, long n_more):
-        """Warns once (``BudgetWarning``) at the first call after the dictionary froze."""
-        if not self.warned and self.frozen():
-            self.warned = True
-            warnings.warn(f"the Pros-N-KONS dictionary is frozen at max_centres="
-                          f"{self.max_centres} centres: from then on the Newton steps go on in "
-                          f"this embedding, with flat memory and cost per sample "
-                          f"(max_centres=None lets it grow for ever)", BudgetWarning,
-                          stacklevel=2)
+    def frozen_message(self):
+        return (f"the Pros-N-KONS dictionary is frozen at max_centres={self.max_centres} "
+                f"centres: from then on the Newton steps go on in this embedding, with flat "
+                f"memory and cost per sample (max_centres=None lets it grow for ever)")
 
     @property
     def n_centres(self):
