@@ -222,3 +222,61 @@ LINALG_TARGET static void LINALG_NAME(fastomkl_chol_drop_first)(int n, double *L
         }
     }
 }
+
+/* R^T R <- R^T R + v v^T for R upper triangular stored by rows (LINPACK's dchud rotations: the
+ * k-th zeroes v_k against R_kk, then turns row k of R and v's rest), v overwritten.  Rows go by
+ * four: their 4 x 4 triangle first, then one pass over the columns past it applies the four
+ * rotations to each v_j in turn (the order a row at a time gives, so the same numbers).  A pass
+ * per row would read v back right after writing it, one element further on (vector loads
+ * waiting on the stores before them), and BLAS drot paid a call and libm's hypot at every row
+ * (a third of a frozen NystromAWV's round at 500 centres).  sqrt(a^2 + b^2) in place of hypot:
+ * the factors' entries are far from overflow (callers keep them finite). */
+LINALG_TARGET static inline void LINALG_NAME(cholupdate_pivot)(double *row, int k, double *v,
+                                                               double *c, double *s)
+{
+    const double a = row[k], b = v[k], r = sqrt(a * a + b * b);
+    *c = a / r;
+    *s = b / r;
+    row[k] = r;
+}
+
+LINALG_TARGET static void LINALG_NAME(fastomkl_cholupdate_upper)(int m, double *R, int ld,
+                                                                  double *v)
+{
+    int k = 0;
+    for (; k + 4 <= m; k += 4) {
+        double *r0 = R + (long)k * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+        double *rows[4] = {r0, r1, r2, r3}, c[4], s[4];
+        for (int a = 0; a < 4; ++a) {                  /* the triangle */
+            LINALG_NAME(cholupdate_pivot)(rows[a], k + a, v, &c[a], &s[a]);
+            for (int j = k + a + 1; j < k + 4; ++j) {
+                const double x = rows[a][j], y = v[j];
+                rows[a][j] = c[a] * x + s[a] * y;
+                v[j] = c[a] * y - s[a] * x;
+            }
+        }
+        #pragma omp simd
+        for (int j = k + 4; j < m; ++j) {
+            double y = v[j];
+            const double x0 = r0[j], x1 = r1[j], x2 = r2[j], x3 = r3[j];
+            r0[j] = c[0] * x0 + s[0] * y;
+            y = c[0] * y - s[0] * x0;
+            r1[j] = c[1] * x1 + s[1] * y;
+            y = c[1] * y - s[1] * x1;
+            r2[j] = c[2] * x2 + s[2] * y;
+            y = c[2] * y - s[2] * x2;
+            r3[j] = c[3] * x3 + s[3] * y;
+            v[j] = c[3] * y - s[3] * x3;
+        }
+    }
+    for (; k < m; ++k) {
+        double *row = R + (long)k * ld, c, s;
+        LINALG_NAME(cholupdate_pivot)(row, k, v, &c, &s);
+        #pragma omp simd
+        for (int j = k + 1; j < m; ++j) {
+            const double x = row[j], y = v[j];
+            row[j] = c * x + s * y;
+            v[j] = c * y - s * x;
+        }
+    }
+}
