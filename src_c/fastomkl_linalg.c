@@ -37,8 +37,6 @@ FASTOMKL_DISPATCH(void, fastomkl_solve_lower, (int m, const double *L, int ld, d
                   (m, L, ld, x))
 FASTOMKL_DISPATCH(void, fastomkl_solve_upper_transposed,
                   (int m, const double *R, int ld, double *x), (m, R, ld, x))
-FASTOMKL_DISPATCH(void, fastomkl_cholupdate_upper, (int m, double *R, int ld, double *v),
-                  (m, R, ld, v))
 FASTOMKL_DISPATCH(void, fastomkl_chol_drop_first,
                   (int n, double *L, int ld, double *u, double *w, double *cs),
                   (n, L, ld, u, w, cs))

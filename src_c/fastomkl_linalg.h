@@ -29,10 +29,6 @@ void fastomkl_spr4(int n, const double *alpha, const double *U, double *A);
 void fastomkl_solve_lower(int m, const double *L, int ld, double *x);
 void fastomkl_solve_upper_transposed(int m, const double *R, int ld, double *x);
 
-/* R^T R <- R^T R + v v^T for R (m x m, upper, row-major with leading dimension ld), in place by
- * Givens rotations; v is overwritten.  */
-void fastomkl_cholupdate_upper(int m, double *R, int ld, double *v);
-
 /* Forget the first of the n inputs of a Cholesky factor: L (n x n, lower, row-major with leading
  * dimension ld) becomes, in L[:n-1, :n-1], the factor L' of (L L^T)[1:, 1:], by the rotations of a
  * rank-one update, in one pass that also moves it up-left; the solves u = L^{-1} b and w = L^{-1} c

@@ -1,13 +1,11 @@
-"""The compiled Cholesky updates (src_c/fastomkl_linalg_impl.h) against NumPy, on every order
-that reaches their loops and with a row length longer than the order, as the models' growing
-factors have: fastomkl_chol_drop_first (the factor of a Gram matrix without its first row and
-column, and the solves it carries; the windowed Kernel-AWV) and fastomkl_cholupdate_upper (a
-rank-one update of an upper factor; NystromAWV's every round)."""
+"""The compiled Cholesky downdate (src_c/fastomkl_linalg_impl.h, fastomkl_chol_drop_first) against
+NumPy: the factor of a Gram matrix without its first row and column, and the solves it carries,
+on every order that reaches its loops (the four-row blocks, the rows left over) and with a row
+length longer than the order, as the windowed Kernel-AWV's factors have."""
 import numpy as np
 import pytest
 
 from fastomkl._core.experts.kernel_awv import _chol_drop_first
-from fastomkl._core.experts.nystrom import _cholupdate
 
 
 def spd(n, rng):
@@ -85,26 +83,3 @@ def test_downdate_refuses_an_order_beyond_the_arrays():
         _chol_drop_first(np.eye(3), np.ones(3), None, 4)
     with pytest.raises(ValueError, match="does not fit"):
         _chol_drop_first(np.eye(3), np.ones(3), None, 0)
-
-
-@pytest.mark.parametrize("m", [0, 1, 2, 3, 4, 5, 8, 9, 17, 40, 101])
-def test_rank_one_update_matches_numpy(m):
-    rng = np.random.default_rng(m)
-    A = spd(m, rng) if m else np.zeros((0, 0))
-    v0 = rng.standard_normal(m + 2)
-    for ld in (m, m + 3):
-        R = rng.standard_normal((m + 2, max(ld, 1))) * 1e3     # outside the block: never touched
-        R[:m, :m] = np.linalg.cholesky(A).T if m else R[:0, :0]
-        before, v = R.copy(), v0.copy()
-        _cholupdate(R, v, m)
-        if m:
-            want = np.linalg.cholesky(A + np.outer(v0[:m], v0[:m])).T
-            np.testing.assert_allclose(np.triu(R[:m, :m]), want, rtol=1e-12, atol=1e-12)
-            assert np.array_equal(np.tril(R[:m, :m], -1), np.tril(before[:m, :m], -1))
-        assert np.array_equal(R[m:], before[m:]) and np.array_equal(R[:, m:], before[:, m:])
-        assert np.array_equal(v[m:], v0[m:])
-
-
-def test_rank_one_update_refuses_an_order_beyond_the_arrays():
-    with pytest.raises(ValueError, match="does not fit"):
-        _cholupdate(np.eye(3), np.ones(3), 4)

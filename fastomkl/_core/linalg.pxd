@@ -64,13 +64,12 @@ cdef extern from "fastomkl_linalg.h" nogil:
     void fastomkl_solve_lower(int m, const double* L, int ld, double* x)
     void fastomkl_solve_upper_transposed(int m, const double* R, int ld, double* x)
     void fastomkl_chol_drop_first(int n, double* L, int ld, double* u, double* w, double* cs)
-    void fastomkl_cholupdate_upper(int m, double* R, int ld, double* v)
 
 cdef extern from "fastomkl_kernels.h" nogil:
     double fastomkl_dot(const double* a, const double* b, int n)
 
-from libc.math cimport floor, isfinite, log
-from scipy.linalg.cython_blas cimport ddot
+from libc.math cimport floor, hypot, isfinite, log
+from scipy.linalg.cython_blas cimport ddot, drot
 
 from fastomkl._core.numeric cimport saturate
 
@@ -170,10 +169,19 @@ cdef inline long discount_period(double gamma, int D) noexcept nogil:
 
 # -- triangular factors (row-major upper R is column-major lower R^T) ------------------------------
 cdef inline void cholupdate(int m, double* R, int ld, double* v) noexcept nogil:
-    """R^T R <- R^T R + v v^T for R upper triangular stored by rows (Givens rotations,
-    fastomkl_cholupdate_upper); v is overwritten.  (A lower factor stored by rows, whose columns
-    are strided, is downdated by fastomkl_chol_drop_first.)"""
-    fastomkl_cholupdate_upper(m, R, ld, v)
+    """R^T R <- R^T R + v v^T for R upper triangular stored by rows (Givens rotations); v is
+    overwritten.  (A lower factor stored by rows, whose columns are strided, is downdated by
+    fastomkl_chol_drop_first.)"""
+    cdef int k, n, one = 1
+    cdef double r, c, s
+    for k in range(m):
+        r = hypot(R[k * ld + k], v[k])
+        c = R[k * ld + k] / r
+        s = v[k] / r
+        R[k * ld + k] = r
+        n = m - k - 1
+        if n > 0:
+            drot(&n, &R[k * ld + k + 1], &one, &v[k + 1], &one, &c, &s)
 
 
 cdef inline void solve_upper_transposed(int m, double* R, int ld, double* x) noexcept nogil:

@@ -10,7 +10,7 @@ dictionary) and h = K_{t,I}^T Y:
 
 The Cholesky factor R (R^T R = M, upper) is maintained:
 
-* every round, the new row: R <- cholupdate(R, a) (Givens rotations), O(m^2);
+* every round, the new row: R <- cholupdate(R, a) (Givens rotations, BLAS drot), O(m^2);
 * when x_t enters the dictionary, the new column c = K_{t,I}^T k(X_t, x_t) + lam a and diagonal
   dd = ||k(X_t, x_t)||^2 + lam k(x_t, x_t) border R: s = R^{-T} c, rho^2 = dd - s.s,
   R <- [[R, s], [0, sqrt(rho^2)]].  Nothing already stored changes.  An insertion with
@@ -70,15 +70,6 @@ def _triangular_solve(double[:, ::1] T, double[::1] x, int m, bint lower):
         fastomkl_solve_lower(m, &T[0, 0], <int>T.shape[1], &x[0])
     else:
         solve_upper_transposed(m, &T[0, 0], <int>T.shape[1], &x[0])
-
-
-def _cholupdate(double[:, ::1] R, double[::1] v, int m):
-    """The compiled rank-one update on the leading m x m block of the upper R (row length
-    R.shape[1]), in place (tests): R^T R <- R^T R + v v^T; v[:m] is overwritten."""
-    if not (0 <= m <= R.shape[0] and m <= R.shape[1] and m <= v.shape[0]):
-        raise ValueError(f"m = {m} does not fit R {R.shape[0]} x {R.shape[1]} and v ({v.shape[0]})")
-    if m:
-        cholupdate(m, &R[0, 0], <int>R.shape[1], &v[0])
 
 
 cdef class NystromExperts(DictionaryBank):
