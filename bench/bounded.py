@@ -2,13 +2,14 @@
 
     python bench/bounded.py [--max-t 100000] [--time-cap 150] [--n-accuracy 4000] [--only NAME]
 
-Part 1.  Each model that keeps a support or a dictionary, at its defaults, learns one endless
-synthetic stream (d = 10, x uniform in [-1, 1]^d scaled to the unit ball, y = sin(3 x_0) + noise,
+Part 1.  Every family's regressor, at its defaults, learns one endless synthetic stream (d = 10, x uniform in [-1, 1]^d scaled to the unit ball, y = sin(3 x_0) + noise,
 labels sign(y) for the classifiers) in batches of ``predict_learn``; at t = 10^3, 10^4, 10^5 (and
 10^6 with ``--max-t 1000000``) it reports the state bytes, ``sum(a.nbytes for a in
 model._engine.get_state().values())``, and the microseconds per sample of the 1,000 rounds that
 end at t.  A checkpoint whose estimated run time passes ``--time-cap`` seconds is left out (and
-said so).
+said so).  The models with a budget parameter come first; the others keep a state of fixed size by
+construction (random or Taylor features, or VAW's matrices), which the table shows.  The
+classifiers share their regressors' engines and budgets, so they are not measured apart.
 
 Part 2.  The accuracy cost of the budget: prequential error (``predict_learn``, every sample
 predicted before it is learnt) of the default model and of the papers' unbounded setting
@@ -41,7 +42,8 @@ from fastomkl.pkawv import NystromAWV, NystromAWVClassifier
 
 HERE = Path(__file__).resolve().parent
 
-# (name, budget parameter, regressor, classifier or None)
+# (name, budget parameter, regressor, classifier or None): the models with a budget, whose
+# unbounded setting (the parameter None) Part 2 measures against the default
 FAMILIES = [
     ("OMKR (76 kernels)", "budget", fastomkl.OMKR, fastomkl.OMKRClassifier),
     ("OnlineKernelRegressor", "budget", fastomkl.OnlineKernelRegressor, None),
@@ -51,18 +53,42 @@ FAMILIES = [
     ("NystromAWV", "max_centres", NystromAWV, NystromAWVClassifier),
     ("KernelAWV", "max_samples", fastomkl.KernelAWV, fastomkl.KernelAWVClassifier),
     ("ProsNKons", "max_centres", fastomkl.ProsNKons, fastomkl.ProsNKonsClassifier),
+    ("DoublySGDRegressor", "n_features_max", fastomkl.DoublySGDRegressor,
+     fastomkl.DoublySGDClassifier),
 ]
-RANDOM = {"OKS", "OKS++", "IOKS", "NystromAWV", "ProsNKons"}
-# The step rule of the committed figures (OMKR's default since, eta="ensemble", keeps three
-# coefficient rows per kernel on the same support: bench/results/step_rule_costs.md)
-PINNED = {"OMKR (76 kernels)": {"eta": "adagrad"}}
+# (name, budget parameter, regressor): budgets that are the algorithm itself (no unbounded
+# setting), measured in Part 1 only
+ALGORITHM_BUDGETS = [
+    ("NORMA", "budget", fastomkl.NORMA),        # its truncation
+    ("LKMBooks", "B", fastomkl.LKMBooks),       # paper 001's budgeted baseline
+]
+# (name, regressor): the models whose state has a fixed size whatever t, measured in Part 1 only
+FIXED_SIZE = [
+    ("Raker (76 kernels)", fastomkl.Raker),
+    ("AdaRaker (76 kernels)", fastomkl.AdaRaker),
+    ("OMKL-GF (76 kernels)", fastomkl.OMKLGF),
+    ("OMKL-SFG (76 kernels)", fastomkl.OMKLSFG),
+    ("OMKL-SFG-R (76 kernels)", fastomkl.OMKLSFGR),
+    ("RFOMKR (76 kernels)", fastomkl.RFOMKR),
+    ("OnlineMKL", fastomkl.OnlineMKL),
+    ("FOGD", fastomkl.FOGD),
+    ("RF-OKS", fastomkl.RFOKS),
+    ("RF-OKS++", fastomkl.RFOKSPlusPlus),
+    ("RF-IOKS", fastomkl.RFIOKS),
+    ("VAW", fastomkl.VAW),
+    ("VAW2 (76 kernels)", fastomkl.VAW2),
+    ("VAW-EWA (76 kernels)", fastomkl.VAWEWA),
+    ("VAWMeta (76 kernels)", fastomkl.VAWMeta),
+    ("ConcatVAW (76 kernels)", fastomkl.ConcatVAW),
+    ("TaylorAWV", fastomkl.TaylorAWV),
+]
 WINDOW = 1000
 
 
 def make(name, cls, **params):
-    if name in RANDOM:
+    if "random_state" in cls().get_params():
         params["random_state"] = 0
-    return cls(**PINNED.get(name, {}), **params)
+    return cls(**params)
 
 
 def stream(n, d=10, seed=0):
@@ -78,9 +104,11 @@ def state_bytes(model) -> int:
 def cost_rows(max_t: int, time_cap: float) -> list[str]:
     checkpoints = [t for t in (1_000, 10_000, 100_000, 1_000_000) if t <= max_t]
     rows = []
-    for name, param, cls, _ in FAMILIES:
+    models = [(name, param, cls) for name, param, cls, _ in FAMILIES] + ALGORITHM_BUDGETS
+    models += [(name, None, cls) for name, cls in FIXED_SIZE]
+    for name, param, cls in models:
         model = make(name, cls)
-        default = model.get_params()[param]
+        budget = f"{param}={model.get_params()[param]}" if param else "none (fixed size)"
         t, cells, note = 0, [], ""
         rng_seed = 0
         with warnings.catch_warnings():
@@ -104,8 +132,9 @@ def cost_rows(max_t: int, time_cap: float) -> list[str]:
                 us = (time.perf_counter() - start) / WINDOW * 1e6
                 t += WINDOW
                 cells.append((target, state_bytes(model), us))
-        reached = bool(model.budget_reached_)
-        rows.append((name, f"{param}={default}", cells, reached, note))
+        reached = getattr(model, "budget_reached_", None) if param else None   # LKMBooks: none
+        rows.append((name, budget, cells, reached, note))
+        print(name, cells, note, flush=True)
     lines = ["| model (default) | budget | " + " | ".join(
         f"t = {t:,}: MB, µs/sample" for t in checkpoints) + " | budget full at the end |",
         "|---|---|" + "---|" * len(checkpoints) + "---|"]
@@ -113,8 +142,9 @@ def cost_rows(max_t: int, time_cap: float) -> list[str]:
         by_t = {t: (b, us) for t, b, us in cells}
         parts = [f"{by_t[t][0] / 1e6:.2f} MB, {by_t[t][1]:.0f} µs" if t in by_t else "–"
                  for t in checkpoints]
+        full = {True: "yes", False: "no", None: "–"}[reached]
         lines.append(f"| {name} | {budget} | " + " | ".join(parts)
-                     + f" | {'yes' if reached else 'no'}{'; ' + note if note else ''} |")
+                     + f" | {full}{'; ' + note if note else ''} |")
     return lines
 
 
@@ -167,6 +197,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.only:
         FAMILIES[:] = [family for family in FAMILIES if args.only in family[0]]
+        ALGORITHM_BUDGETS[:] = [family for family in ALGORITHM_BUDGETS if args.only in family[0]]
+        FIXED_SIZE[:] = [family for family in FIXED_SIZE if args.only in family[0]]
     command = "python bench/bounded.py " + " ".join(argv if argv is not None else sys.argv[1:])
     cost = cost_rows(args.max_t, args.time_cap)
     print("\n".join(cost), flush=True)

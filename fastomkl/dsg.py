@@ -430,6 +430,11 @@ class _DoublySGD(StepEnsembleCombiner):
         return self._fitted_engine().features.n_features_held
 
     @property
+    def budget_reached_(self) -> bool:
+        """True once the model holds ``n_features_max`` features (never with None)."""
+        return bool(self._fitted_engine().experts.budget_reached)
+
+    @property
     def bandwidth_(self):
         """The kernel's sigma in use: the median heuristic's value for ``kernel=None``, None
         until the first rows that set it have come."""
@@ -498,7 +503,8 @@ _PARAMETERS_DOC = """
         Predict with the average of the iterates (the paper's Corollaries 11 and 13).
     n_features_max : int or None, default 4096
         The features the model holds at most (see the module docstring: a round's cost grows
-        with them); None is the paper's unbounded model.
+        with them); a ``BudgetWarning`` says when they are reached, and ``budget_reached_`` says
+        so after.  None is the paper's unbounded model.
     on_max_features : {"revisit", "stop"}, default "revisit"
         Once ``n_features_max`` is reached: revisit a held block per iteration (its coefficients
         take the step), or only shrink the past (the paper's memory bound).
@@ -561,6 +567,8 @@ class DoublySGDRegressor(_DoublySGD, OnlineEstimator):
     ----------
     n_features_ : int
         Random features held (``block_size`` per iteration).
+    budget_reached_ : bool
+        True once ``n_features_`` is ``n_features_max``.
     bandwidth_ : float
     kernel_ : Kernel
 
@@ -1609,7 +1617,9 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
         A loss of ``DoublySGDRegressor`` or ``DoublySGDClassifier`` (targets -1/+1 for the
         latter).
     budget : int, default 1000
-        The rows the expansion holds at most.
+        The rows the expansion holds at most: once full, each new row replaces the oldest (the
+        truncation), so memory and the cost per sample stay flat.  A ``BudgetWarning`` says when
+        it fills, and ``budget_reached_`` says so after.
     eta : "ensemble" or float, default "ensemble"
         "ensemble": three expansions over the same rows, with steps 0.25, 0.5 and 1 times the
         schedule (gamma_t = 1 / (1 + eta_decay t) times the member's scale; the shrink stays
@@ -1694,3 +1704,8 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
     def n_support_(self) -> int:
         """The rows the expansion holds (at most ``budget``)."""
         return self._fitted_engine().experts.n_support
+
+    @property
+    def budget_reached_(self) -> bool:
+        """True once the expansion holds ``budget`` rows: each new row then replaces the oldest."""
+        return bool(self._fitted_engine().experts.budget_reached)

@@ -1,5 +1,6 @@
 """Bounded by default: the support budget of the exact kernel expansions (OMKR,
-OnlineKernelRegressor, the OKS family) and the dictionary budget of NystromAWV -- their policies
+OnlineKernelRegressor, the OKS family, NORMA), the dictionary budget of NystromAWV and the feature
+budget of DSG (n_features_max) -- their policies
 against NumPy computations of the same equations, flat memory once full, one BudgetWarning, files
 that continue bit-identically, older files, and the load checks."""
 import warnings
@@ -8,9 +9,9 @@ import numpy as np
 import pytest
 
 import fastomkl
-from fastomkl import (IOKS, OKS, OMKR, BudgetWarning, Gaussian, IOKSClassifier, Laplacian,
-                      OKSClassifier, OKSPlusPlus, OKSPlusPlusClassifier, OMKRClassifier,
-                      OnlineKernelRegressor)
+from fastomkl import (IOKS, NORMA, OKS, OMKR, BudgetWarning, DoublySGDClassifier,
+                      DoublySGDRegressor, Gaussian, IOKSClassifier, Laplacian, OKSClassifier,
+                      OKSPlusPlus, OKSPlusPlusClassifier, OMKRClassifier, OnlineKernelRegressor)
 from fastomkl.pkawv import NystromAWV, NystromAWVClassifier
 from helpers import as_older_file
 
@@ -41,8 +42,18 @@ BOUNDED = [
      "max_centres", False),
     (NystromAWVClassifier, {"kernel": Gaussian(0.3), "mu": 1e-4, "max_centres": B,
                             "random_state": 0}, "max_centres", True),
+    # one row per iteration, so that the state between two rounds holds no pending rows
+    (NORMA, {"kernel": Gaussian(0.5), "batch_size": 1, "budget": B}, "budget", False),
+    # a block of 5 features per iteration of one round: B features after B / 5 rounds
+    (DoublySGDRegressor, {"kernel": Gaussian(0.5), "block_size": 5, "batch_size": 1,
+                          "n_features_max": B, "random_state": 0}, "n_features_max", False),
+    (DoublySGDClassifier, {"kernel": Gaussian(0.5), "block_size": 5, "batch_size": 1,
+                           "n_features_max": B, "random_state": 0}, "n_features_max", True),
 ]
 IDS = [case[0].__name__ for case in BOUNDED]
+# NORMA's truncation is its algorithm (Kivinen et al.'s analysis bounds the error of the terms it
+# drops), so its budget takes no None
+UNBOUNDED = [case for case in BOUNDED if case[0] is not NORMA]
 
 
 def _state_bytes(model):
@@ -72,6 +83,8 @@ def test_memory_flat_after_the_budget_and_one_warning(cls, params, name, classif
     assert len(sizes) >= 2 * B and len(set(sizes)) == 1      # flat from the fill to 6 B
     if name == "budget":
         assert model.n_support_ == B
+    elif name == "n_features_max":
+        assert model.n_features_ == B
     else:
         assert model.n_centres_ <= B
 
@@ -106,7 +119,8 @@ def test_save_load_after_the_budget_continues_bit_identically(tmp_path, cls, par
         assert np.array_equal(value, loaded._engine.get_state()[key]), key
 
 
-@pytest.mark.parametrize("cls, params, name, classify", BOUNDED, ids=IDS)
+@pytest.mark.parametrize("cls, params, name, classify", UNBOUNDED,
+                         ids=[case[0].__name__ for case in UNBOUNDED])
 def test_unbounded_is_one_argument_away(cls, params, name, classify):
     X, y = _data(3 * B, classify=classify)
     model = cls(**{**params, name: None})
@@ -116,6 +130,14 @@ def test_unbounded_is_one_argument_away(cls, params, name, classify):
     assert not model.budget_reached_
     if name == "budget":
         assert model.n_support_ == 3 * B
+    elif name == "n_features_max":
+        assert model.n_features_ == 3 * B * 5
+
+
+def test_norma_budget_is_its_truncation_not_optional():
+    X, y = _data(5)
+    with pytest.raises(ValueError, match="budget"):
+        NORMA(budget=None).partial_fit(X, y)
 
 
 @pytest.mark.parametrize("cls, params, name, classify", BOUNDED, ids=IDS)

@@ -51,10 +51,12 @@ Guards (refused iterations are counted in n_rejected and change nothing): |1 - g
 offset within STATE_LIMIT, everything finite.  The scale stays in [1e-100, 1] in magnitude: below,
 it is folded into the coefficients.
 """
+import warnings
+
 import numpy as np
 
 from fastomkl._core.checks import require
-from fastomkl._core.inputs import MAX_ABS_INPUT
+from fastomkl._core.inputs import MAX_ABS_INPUT, BudgetWarning
 
 from libc.math cimport exp, fabs, fmax, isfinite, sqrt
 from libc.stdlib cimport free, malloc
@@ -144,6 +146,25 @@ cdef class FunctionalSGDExperts(ExpertBank):
         self.theta = np.zeros(0)
         self.theta_size = 0
         self._allocate(bank.capacity * self.r)
+
+    @property
+    def budget_reached(self):
+        """True once the bank holds its n_features_max features (no block is pending)."""
+        return not self.bank.has_pending()
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) when the call of n_more rounds fills the bank: each
+        iteration (``batch_size`` rounds) commits one block."""
+        cdef long iterations = (self.counts[1] + n_more) // self.batch_size
+        if not self.warned and self.bank.n_blocks + iterations >= self.bank.max_blocks:
+            self.warned = True
+            after = ("revisits a held block" if self.revisit
+                     else "only shrinks the past")
+            warnings.warn(f"the model reaches its n_features_max of "
+                          f"{self.bank.max_blocks * self.r} random features: from then on each "
+                          f"iteration {after} (memory and the cost per sample stay flat; "
+                          f"n_features_max=None keeps adding blocks)", BudgetWarning,
+                          stacklevel=2)
 
     def keeps_batch(self):
         """Whether the batch's rows are kept for the end of the iteration (a GP's variance)."""
@@ -596,3 +617,4 @@ cdef class FunctionalSGDExperts(ExpertBank):
         self.theta = np.array(state["theta"])
         self.theta_size = self.theta.shape[0]
         self.n_rejected = counter
+        self.warned = self.budget_reached

@@ -18,9 +18,12 @@ The kernel values of a sample on the rows are computed once (``prepare``) for ev
 experts are learnt in index order (the engine's order for independent experts), the row joining
 the batch with expert 0 and the batch ending with the last.
 """
+import warnings
+
 import numpy as np
 
 from fastomkl._core.checks import require
+from fastomkl._core.inputs import BudgetWarning
 
 from libc.math cimport fabs, isfinite
 from libc.string cimport memcpy
@@ -51,6 +54,9 @@ cdef class NormaExpansion(ExpertBank):
         self.weighed = step_scales is not None
         self.n_experts = self.per_kernel = len(steps)
         self.independent = True
+        # The rows held grow with the stream up to the budget (in arrays allocated at capacity,
+        # so there is never room to make): the engine then asks admit() before each call.
+        self.grows = True
         self.kind, self.matern_df, self.sigma = kind, matern_df, sigma
         self.n_features, self.loss, self.param, self.nu = n_features, loss, param, nu
         self.eta.scale, self.eta.kind, self.eta.decay = eta, eta_kind, eta_decay
@@ -131,6 +137,21 @@ cdef class NormaExpansion(ExpertBank):
     def iterations(self):
         return int(self.counts[0])
 
+    @property
+    def budget_reached(self):
+        """True once the expansion holds ``budget`` rows: each new row then replaces the oldest."""
+        return self.counts[2] >= self.budget
+
+    def admit(self, long n_more):
+        """Warns once (``BudgetWarning``) when the call of n_more rounds fills the budget (the
+        rows of the batches those rounds complete join the expansion)."""
+        cdef long joining = (self.counts[1] + n_more) // self.batch_size * self.batch_size
+        if not self.warned and self.counts[2] + joining >= self.budget:
+            self.warned = True
+            warnings.warn(f"NORMA's expansion reaches its budget of {self.budget} rows: from "
+                          f"then on each new row replaces the oldest (the truncation, so memory "
+                          f"and the cost per sample stay flat)", BudgetWarning, stacklevel=2)
+
     def _state_arrays(self):
         return {"support": self.support, "coef": self.coef, "pending_x": self.pending_x,
                 "pending_g": self.pending_g, "reals": self.reals, "counts": self.counts}
@@ -161,6 +182,7 @@ cdef class NormaExpansion(ExpertBank):
 
     def set_state(self, state):
         ExpertBank.set_state(self, self._at_capacity(state))
+        self.warned = self.budget_reached
 
     def _at_capacity(self, state):
         """`state` with its rows in use padded with zeros to the arrays' capacity (a state of
