@@ -12,8 +12,9 @@ from __future__ import annotations
 import importlib
 
 from fastomkl._validation import MAX_ABS_INPUT, BudgetWarning, NotFittedError, NumericalWarning
-from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, median_dictionary,
-                              paper000_dictionary, paper001_dictionary, paper003_dictionary)
+from fastomkl.kernels import (Cauchy, Gaussian, Kernel, Laplacian, Matern, Polynomial,
+                              median_dictionary, paper000_dictionary, paper001_dictionary,
+                              paper003_dictionary)
 
 __version__ = "0.1.0"
 
@@ -53,7 +54,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "MAX_ABS_INPUT", "NotFittedError",
+    "Cauchy", "Gaussian", "Kernel", "Laplacian", "Matern", "Polynomial", "MAX_ABS_INPUT",
+    "NotFittedError",
     "NumericalWarning", "BudgetWarning", "RandomFourierFeatures",
     "Raker", "RakerClassifier", "AdaRaker", "AdaRakerClassifier", "OMKLGF", "OMKLGFClassifier", "OMKLSFG", "OMKLSFGClassifier",
     "OMKLSFGR", "OMKLSFGRClassifier", "OMKR", "OMKRClassifier", "OnlineKernelRegressor", "RFOMKR",
@@ -92,4 +94,6 @@ def _import_all() -> None:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names and the submodules, not this file's own imports."""
+    own = {name for name in globals() if not name.startswith("_")} - {"annotations", "importlib"}
+    return sorted(own | set(_LAZY) | {"__version__"})

@@ -155,8 +155,10 @@ class Scaling:
             with open(path) as fh:
                 doc = json.load(fh)
         except FileNotFoundError:
-            raise SystemExit(f"fastomkl: no scaling file {path} (written by fastomkl run --save "
-                             "beside the model)") from None
+            raise SystemExit(f"fastomkl: no scaling file {path}: fastomkl predict takes a model "
+                             "saved by `fastomkl run --save`, which writes that file beside it; "
+                             "a model saved from Python predicts from Python "
+                             "(fastomkl.load(path).predict(X))") from None
         except ValueError as exc:
             raise SystemExit(f"fastomkl: {path} is not a scaling file ({exc})") from None
         try:
@@ -320,8 +322,8 @@ def main(argv=None) -> int:
                          help="stream a data set through a model (prequential MSE, speed)",
                          description="Stream a data set through a model, one prediction before "
                                      "each label; print the prequential MSE and the speed.")
-    run.add_argument("--model", default="raker", choices=sorted(_regressors()), metavar="MODEL",
-                     help="regressor, one of: %(choices)s")
+    run.add_argument("--model", default="raker", type=str.lower, choices=sorted(_regressors()),
+                     metavar="MODEL", help="regressor, one of: %(choices)s (any case)")
     run.add_argument("--dataset", default="airfoil", choices=DATASETS,
                      help="embedded data set when no --csv is given")
     run.add_argument("--csv", help="a CSV file with a header line")

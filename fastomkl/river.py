@@ -27,7 +27,12 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from river import base
+
+try:
+    from river import base
+except ImportError as exc:          # river is an optional extra
+    raise ImportError("fastomkl.river needs river: pip install 'fastomkl[river]' "
+                      "(or pip install river)") from exc
 
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
 from fastomkl._validation import NotFittedError
@@ -61,6 +66,9 @@ def to_river(model):
     >>> isinstance(to_river(RakerClassifier([Gaussian(1.0)])), base.Classifier)
     True
     """
+    if isinstance(model, type) and issubclass(model, OnlineEstimator):
+        raise ValueError(f"to_river expects a fastomkl estimator, got the class "
+                         f"{model.__name__}: pass an instance, e.g. to_river({model.__name__}())")
     if not isinstance(model, OnlineEstimator):
         raise ValueError(f"to_river expects a fastomkl estimator, got {type(model).__name__}")
     if isinstance(model, (BinaryClassifier, MulticlassClassifier)):

@@ -383,6 +383,41 @@ def test_classifier_labels_are_all_strings_or_all_numbers():
     assert state_bytes(m) == before
     with pytest.raises(ValueError, match="all strings or all numbers"):
         RakerClassifier(KERNELS).partial_fit(np.zeros((2, 3)), np.array(["a", 1], dtype=object))
+    two = RakerClassifier(KERNELS, n_components=4, random_state=0).partial_fit(
+        np.zeros((2, 3)), ["a", "b"])
+    with pytest.raises(ValueError, match=r"all strings or all numbers, got \['a', 'b', 1\]"):
+        two.learn_one(GOOD_X, 1)          # the kinds, not a third class, are what is wrong
+
+
+@pytest.mark.parametrize("model", [fastomkl.Raker, fastomkl.OMKR, fastomkl.VAW2])
+def test_a_polynomial_kernel_in_a_dictionary_is_told_where_it_goes(model):
+    with pytest.raises(ValueError, match="only OnlineKernelRegressor takes a Polynomial kernel"):
+        model([fastomkl.Polynomial(2)]).fit(np.zeros((3, 2)), np.zeros(3))
+    assert fastomkl.OnlineKernelRegressor(fastomkl.Polynomial(2)).fit(
+        np.zeros((3, 2)), np.zeros(3)).n_samples_seen_ == 3
+
+
+def test_a_third_class_is_named_with_what_to_use_instead():
+    m = RakerClassifier(KERNELS, n_components=4, random_state=0).partial_fit(
+        np.zeros((2, 3)), ["a", "b"])
+    with pytest.raises(ValueError, match=r"labels \['a', 'b', 'c'\], more than two classes .*"
+                                         r"DoublySGDSoftmaxClassifier"):
+        m.learn_one(GOOD_X, "c")
+
+
+@pytest.mark.parametrize("make", [lambda: fastomkl.Raker(KERNELS, n_components=4, random_state=3),
+                                  lambda: fastomkl.OMKR(KERNELS),
+                                  lambda: fastomkl.RakerClassifier(KERNELS, n_components=4,
+                                                                   random_state=3)])
+def test_fit_names_a_bad_target_by_its_row_in_the_callers_order(make):
+    """fit learns in a shuffled order, yet names the row of the caller's y."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (40, 3))
+    y = X[:, 0].copy() if not isinstance(make(), fastomkl.RakerClassifier) else \
+        np.where(X[:, 0] > 0, 1.0, -1.0)
+    y[5] = np.nan
+    with pytest.raises(ValueError, match="index 5"):
+        make().fit(X, y)
 
 
 def test_labels_of_any_size_decode_in_batches():

@@ -9,6 +9,11 @@ import fastomkl
 from fastomkl.cli import main
 
 
+def test_model_names_are_taken_in_any_case(capsys):
+    assert main(["run", "--quiet", "--model", "Raker", "--n-components", "5"]) == 0
+    assert "MSE" in capsys.readouterr().out
+
+
 def test_default_run_streams_airfoil(capsys):
     assert main(["run", "--quiet"]) == 0
     out = capsys.readouterr().out

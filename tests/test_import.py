@@ -28,6 +28,13 @@ def test_every_export_resolves_and_is_listed():
     assert json.loads(out) == [[], [], "fastomkl.raker", "fastomkl.vaw"]
 
 
+def test_dir_lists_the_public_names_not_the_files_imports():
+    out = _fresh("import fastomkl, json; print(json.dumps(dir(fastomkl)))")
+    names = json.loads(out)
+    assert "Raker" in names and "Polynomial" in names and "__version__" in names
+    assert "annotations" not in names and "importlib" not in names
+
+
 def test_unknown_attribute_is_an_attribute_error():
     _fresh("import fastomkl\ntry:\n    fastomkl.Nope\nexcept AttributeError as e:\n"
            "    assert 'Nope' in str(e)\nelse:\n    raise SystemExit(1)")

@@ -304,3 +304,19 @@ def test_a_multiclass_model_is_a_multiclass_river_classifier():
     assert sorted(wrapper.model.classes_) == ["a", "b", "c"]
     assert proba == dict(zip(wrapper.model.classes_.tolist(), expected.tolist()))
     assert wrapper.predict_one(x) == max(proba, key=proba.get)
+
+
+def test_to_river_given_a_class_says_to_pass_an_instance():
+    with pytest.raises(ValueError, match=r"got the class Raker: pass an instance, e\.g\. "
+                                         r"to_river\(Raker\(\)\)"):
+        to_river(fo.Raker)
+    with pytest.raises(ValueError, match="got int"):
+        to_river(3)
+
+
+def test_fastomkl_river_without_river_names_the_extra():
+    code = ("import sys; sys.modules['river'] = None\n"
+            "try:\n    import fastomkl.river\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "pip install 'fastomkl[river]'" in out

@@ -559,9 +559,11 @@ class OnlineEstimator:
         if names is not None and known is not None and names != known:
             missing = [n for n in known if n not in names]
             unknown = [n for n in names if n not in known]
+            wrong = [f"{what} {names_}" for what, names_ in (("missing", missing),
+                                                                ("unknown", unknown)) if names_]
             raise ValueError(f"X's columns must be the features the model learnt, in its order "
-                             f"{list(known)}: missing {missing}, unknown {unknown}"
-                             + ("" if missing or unknown else ", in another order"))
+                             f"{list(known)}: " + (", ".join(wrong) or "they come in another "
+                                                   "order"))
         return names
 
     def _scores(self, X) -> np.ndarray:
@@ -738,7 +740,13 @@ class OnlineEstimator:
             for order in orders:
                 fresh.partial_fit(X if order is None else X[order],
                                   y if order is None else targets[order])
-        self._refit(learn)
+        try:
+            self._refit(learn)
+        except ValueError:
+            if orders[0] is not None:
+                # a bad target was met in a shuffled order: name its row in the caller's order
+                type(self)(**self.get_params())._encode_many(targets, X.shape[0])
+            raise
         return self
 
     def _refit(self, learn) -> None:

@@ -49,7 +49,12 @@ class _Classifier(OnlineEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_samples:
             raise ValueError(f"y must be 1-D with {n_samples} labels, got shape {y.shape}")
-        labels = [_label(v) for v in y]
+        labels = []
+        for i, v in enumerate(y):
+            try:
+                labels.append(_label(v))
+            except ValueError as exc:
+                raise ValueError(f"{exc} (y, first at index {i})") from None
         codes = self._learn_classes(labels)
         self._commit_classes(codes)
         return np.array([codes[v] for v in labels], dtype=np.float64)
@@ -123,10 +128,14 @@ def _check_restored_labels(labels: list) -> None:
         raise ValueError(f"the header's 'classes' are not labels a model learns: {exc}") from None
 
 
+def _label_list(labels) -> str:
+    """The labels as a reader writes them: ['a', 'b', 1]."""
+    return "[" + ", ".join(sorted(map(repr, labels))) + "]"
+
+
 def _check_label_kinds(labels) -> None:
     if len({isinstance(c, str) for c in labels}) > 1:
-        raise ValueError(f"labels must be all strings or all numbers, got "
-                         f"{sorted(map(repr, labels))}")
+        raise ValueError(f"labels must be all strings or all numbers, got {_label_list(labels)}")
 
 
 class BinaryClassifier(_Classifier):
@@ -144,12 +153,13 @@ class BinaryClassifier(_Classifier):
         if not new:
             return codes
         known = list(codes)
-        if len(known) + len(new) > 2:
-            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
-                             f"labels {sorted(map(repr, set(known) | set(new)))}, more than two "
-                             f"classes")
         everything = known + new
-        _check_label_kinds(everything)
+        _check_label_kinds(everything)        # mixed kinds say so before a count that mixes them
+        if len(everything) > 2:
+            raise ValueError(f"Only binary classification is supported: {type(self).__name__} got "
+                             f"labels {_label_list(everything)}, more than two classes (for more, "
+                             f"DoublySGDSoftmaxClassifier, or scikit-learn's OneVsRestClassifier "
+                             f"around this model)")
         if all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in everything):
             natural = {c: (1.0 if c > 0 else -1.0) for c in everything}
             if len(set(natural.values())) == len(natural):

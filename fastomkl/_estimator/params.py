@@ -174,8 +174,10 @@ class Kernels(Constraint):
                    for k in value)
 
     def describe(self) -> str:
-        kinds = f" ({', '.join(self.kinds)})" if self.kinds else ""
-        return f"a non-empty list of fastomkl kernels{kinds}"
+        kinds = ", ".join(self.kinds) if self.kinds else "Gaussian, Laplacian, Cauchy, Matern"
+        # Polynomial is a fastomkl kernel too, but not shift-invariant: say which model takes it
+        return (f"a non-empty list of fastomkl kernels ({kinds}; of the models, only "
+                f"OnlineKernelRegressor takes a Polynomial kernel)")
 
     def valid_examples(self) -> list:
         from fastomkl.kernels import Gaussian
