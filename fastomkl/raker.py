@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
+from fastomkl._estimator.base import available_if
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.steps import FORMER_ENSEMBLE_STEPS
@@ -216,6 +217,8 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
     """)
     _losses = CLASSIFICATION_LOSSES
 
+    @available_if(lambda self: self._loss_name() == "logistic",
+                  "predict_proba needs loss='logistic' (the hinge loss estimates no probability)")
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the logistic link of the scores; logistic loss only.
 
@@ -230,10 +233,12 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
 
         Raises
         ------
+        AttributeError
+            For the hinge loss (so ``hasattr(model, "predict_proba")`` says whether it has one).
         NotFittedError
             If the model has learnt nothing yet.
         ValueError
-            For bad input, or a loss other than "logistic".
+            For bad input.
 
         Examples
         --------
@@ -245,7 +250,44 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
         >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
         True
         """
-        if self._loss_name() != "logistic":
-            raise ValueError("predict_proba needs loss='logistic'")
         p = 1.0 / (1.0 + np.exp(-self._scores(X)))
         return np.column_stack([1.0 - p, p])
+
+    @available_if(lambda self: self._loss_name() == "logistic",
+                  "predict_proba_one needs loss='logistic' (the hinge loss estimates no "
+                  "probability)")
+    def predict_proba_one(self, x) -> dict:
+        """The class probabilities of one sample, without learning: ``{label: probability}``
+        (river's form), from the logistic link of ``decision_function_one(x)``.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_one``).
+
+        Returns
+        -------
+        dict
+            ``classes_[0]`` and ``classes_[1]`` to their probabilities, which sum to 1.
+
+        Raises
+        ------
+        AttributeError
+            For the hinge loss.
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For a bad sample.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model = model.partial_fit([[0.0, 0.1], [1.0, 0.9]], ["no", "yes"])
+        >>> proba = model.predict_proba_one([1.0, 0.9])
+        >>> sorted(proba), max(proba, key=proba.get) == model.predict_one([1.0, 0.9])
+        (['no', 'yes'], True)
+        """
+        p = float(1.0 / (1.0 + np.exp(-self.decision_function_one(x))))
+        negative, positive = self.classes_.tolist()
+        return {negative: 1.0 - p, positive: p}

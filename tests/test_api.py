@@ -183,6 +183,23 @@ def test_classifier_labels(labelled_stream):
     proba = m.predict_proba(X[:5])
     np.testing.assert_allclose(proba.sum(1), 1.0)
     np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-m.decision_function(X[:5]))))
+    for i in range(5):                      # one sample: the same numbers, keyed by label
+        one = m.predict_proba_one(X[i])
+        assert list(one) == [0, 1] and all(type(v) is float for v in one.values())
+        np.testing.assert_allclose([one[0], one[1]], proba[i], rtol=1e-12)
+
+
+def test_hinge_classifier_has_no_probabilities():
+    """A hinge model estimates no probability: the methods are absent (hasattr is False), as
+    scikit-learn's and river's tools expect, rather than present and raising."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (40, 3))
+    m = RakerClassifier(KERNELS, n_components=8, loss="hinge", random_state=0)
+    m.fit(X, np.where(X[:, 0] > 0, 1, -1))
+    assert not hasattr(m, "predict_proba") and not hasattr(m, "predict_proba_one")
+    with pytest.raises(AttributeError, match="loss='logistic'"):
+        m.predict_proba(X)
+    assert hasattr(RakerClassifier(KERNELS), "predict_proba_one")     # the default loss
 
 
 def test_classifier_accuracy(labelled_stream):

@@ -13,7 +13,8 @@ from fastomkl._estimator import _REGISTRY, OnlineEstimator
 SHARED_API = ["predict_one", "learn_one", "predict_learn_one", "predict", "partial_fit", "fit",
               "predict_learn", "score", "save", "get_params", "set_params", "n_samples_seen_",
               "feature_names_in_"]
-OPTIONAL_API = ["decision_function", "decision_function_one", "predict_proba"]
+OPTIONAL_API = ["decision_function", "decision_function_one", "predict_proba",
+                "predict_proba_one"]
 # The modules whose kernel-weight views this suite holds to the same standard.
 WEIGHTS_MODULES = {"fastomkl.raker", "fastomkl.graph_omkl", "fastomkl.omkr"}
 # Every module holding a public name or a documented shared method (see
