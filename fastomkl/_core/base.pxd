@@ -95,11 +95,13 @@ cdef class ExpertBank(Component):
     # predict(k) then learn(k) in one call, the loss written to `loss`; returns the prediction.
     cdef double predict_learn(self, int k, const double* x, const double* z, Round* ctx,
                               double* loss) noexcept nogil
+    # A bank with a budget gives one BudgetWarning when it fills (budget_warning, from its
+    # admit); set_state sets the flag for a state loaded full.
+    cdef bint warned
 
 
 cdef class DictionaryBank(ExpertBank):
     # Experts on a dictionary that grows until its budget freezes it (see base.pyx).
-    cdef bint warned                  # the BudgetWarning was given
     cdef bint frozen(self) noexcept nogil
 
 

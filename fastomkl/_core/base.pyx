@@ -113,6 +113,12 @@ cdef class ExpertBank(Component):
     def __cinit__(self, *args, **kwargs):
         self.per_kernel = 1
 
+    def budget_warning(self, str message):
+        """The bank's one ``BudgetWarning`` (its admit() checks ``warned`` first, so that a full
+        bank builds no message at each call)."""
+        self.warned = True
+        warnings.warn(message, BudgetWarning, stacklevel=3)
+
     cdef void prepare(self, const double* x) noexcept nogil:
         pass
 
@@ -149,8 +155,7 @@ cdef class DictionaryBank(ExpertBank):
 
     def admit(self, long n_more):
         if not self.warned and self.frozen():
-            self.warned = True
-            warnings.warn(self.frozen_message(), BudgetWarning, stacklevel=2)
+            self.budget_warning(self.frozen_message())
 
 
 cdef class Combiner(Component):

@@ -45,6 +45,5 @@ cdef class BanditExpansionExperts(BanditExperts):
     cdef readonly long[::1] rows              # [rows stored]
     cdef readonly long budget                 # most rows stored (0: unbounded)
     cdef readonly long[::1] oldest            # [the slot the next round takes once full]
-    cdef bint warned                          # BudgetWarning given
     cdef void _restore_sqnorms(self, long n) noexcept
     cdef double _drop(self, long r, int k, const double* x, double f) noexcept nogil

@@ -13,13 +13,10 @@ divided by s^2 (squared) or s (absolute), its derivative by s (squared); every u
 hypotheses is then multiplied by s, so scaling the targets scales the predictions and nothing
 else (the paper assumes |y| <= 1; this makes its constants hold at any scale).
 """
-import warnings
-
 import numpy as np
 
 from fastomkl._core.arrays import aligned_zeros
 from fastomkl._core.checks import require_inputs, require_ranges
-from fastomkl._core.inputs import BudgetWarning
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport LOSS_LOGISTIC, loss_derivative, loss_value, unit_scale
@@ -234,11 +231,10 @@ cdef class BanditExpansionExperts(BanditExperts):
     def admit(self, long n_more):
         """Warns once (``BudgetWarning``) when the call of n_more rounds fills the budget."""
         if self.budget > 0 and not self.warned and self.rows[0] + n_more >= self.budget:
-            self.warned = True
-            warnings.warn(f"the kernel expansions reach their budget of {self.budget} support "
-                          f"rows: from then on each round's row replaces the oldest one (memory "
-                          f"and cost per sample stay flat; budget=None keeps every row)",
-                          BudgetWarning, stacklevel=2)
+            self.budget_warning(f"the kernel expansions reach their budget of {self.budget} "
+                                f"support rows: from then on each round's row replaces the "
+                                f"oldest one (memory and cost per sample stay flat; "
+                                f"budget=None keeps every row)")
 
     def coefficients(self, int k):
         """(support rows, coefficients) of kernel k's expansion, multiplier applied."""

@@ -14,7 +14,6 @@ cdef class KernelExpansionExperts(ExpertBank):
     cdef readonly long budget                 # most rows kept (0: unbounded)
     cdef readonly long[::1] oldest            # [the row the next round overwrites once full]
     cdef long row                             # the row of the current round
-    cdef bint warned                          # BudgetWarning given
     cdef readonly int n_features, loss
     cdef readonly double grad_scale
     cdef Schedule eta

@@ -24,11 +24,9 @@ order.  B = 0: unbounded, one row per round for ever.
 Kernels: kind 0 exp(-gamma ||x - x'||^2), kind 1 exp(-gamma ||x - x'||_1),
 kind 2 (gamma x.x' + coef0)^degree.
 """
-import warnings
-
 import numpy as np
 
-from fastomkl._core.inputs import MAX_ABS_INPUT, BudgetWarning
+from fastomkl._core.inputs import MAX_ABS_INPUT
 
 from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.losses cimport loss_derivative, loss_value, reach_factor
@@ -142,11 +140,10 @@ cdef class KernelExpansionExperts(ExpertBank):
     def admit(self, long n_more):
         """Warns once (``BudgetWarning``) when the call of n_more rounds fills the budget."""
         if self.budget > 0 and not self.warned and self.info[0] + n_more >= self.budget:
-            self.warned = True
-            warnings.warn(f"the kernel expansion reaches its budget of {self.budget} support "
-                          f"rows: from then on each round replaces the oldest row (memory and "
-                          f"cost per sample stay flat; budget=None keeps every row)",
-                          BudgetWarning, stacklevel=2)
+            self.budget_warning(f"the kernel expansion reaches its budget of {self.budget} "
+                                f"support rows: from then on each round replaces the oldest row "
+                                f"(memory and cost per sample stay flat; budget=None keeps "
+                                f"every row)")
 
     def check_input(self, X):
         """Refuse rows whose polynomial kernel values could overflow (``polynomial_norm_limit``)."""

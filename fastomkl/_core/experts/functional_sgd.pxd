@@ -26,7 +26,6 @@ cdef class FunctionalSGDExperts(ExpertBank):
     cdef double[:, ::1] batch_x, batch_z # a GP operator's batch: rows, features of the new block
     cdef readonly int per_round          # outputs learnt round by round (a GP's mean only)
     cdef readonly int median_rows        # rows that set the bandwidth (0: the kernel's is fixed)
-    cdef bint warned                     # the BudgetWarning was given
     cdef readonly double median_scale, median_clip
     cdef double[:, ::1] first_x, first_g # those rows and their slopes, until they have come
     cdef long operator_size(self, long blocks) noexcept nogil

@@ -51,12 +51,10 @@ Guards (refused iterations are counted in n_rejected and change nothing): |1 - g
 offset within STATE_LIMIT, everything finite.  The scale stays in [1e-100, 1] in magnitude: below,
 it is folded into the coefficients.
 """
-import warnings
-
 import numpy as np
 
 from fastomkl._core.checks import require
-from fastomkl._core.inputs import MAX_ABS_INPUT, BudgetWarning
+from fastomkl._core.inputs import MAX_ABS_INPUT
 
 from libc.math cimport exp, fabs, fmax, isfinite, sqrt
 from libc.stdlib cimport free, malloc
@@ -157,14 +155,11 @@ cdef class FunctionalSGDExperts(ExpertBank):
         iteration (``batch_size`` rounds) commits one block."""
         cdef long iterations = (self.counts[1] + n_more) // self.batch_size
         if not self.warned and self.bank.n_blocks + iterations >= self.bank.max_blocks:
-            self.warned = True
-            after = ("revisits a held block" if self.revisit
-                     else "only shrinks the past")
-            warnings.warn(f"the model reaches its n_features_max of "
-                          f"{self.bank.max_blocks * self.r} random features: from then on each "
-                          f"iteration {after} (memory and the cost per sample stay flat; "
-                          f"n_features_max=None keeps adding blocks)", BudgetWarning,
-                          stacklevel=2)
+            after = "revisits a held block" if self.revisit else "only shrinks the past"
+            self.budget_warning(f"the model reaches its n_features_max of "
+                                f"{self.bank.max_blocks * self.r} random features: from then on "
+                                f"each iteration {after} (memory and the cost per sample stay "
+                                f"flat; n_features_max=None keeps adding blocks)")
 
     def keeps_batch(self):
         """Whether the batch's rows are kept for the end of the iteration (a GP's variance)."""

@@ -23,8 +23,6 @@ the one of lam_i, a factor L_i and q_i each): the kernel row k of a sample is co
 (``prepare``) and each expert solves its own system with it, so r ridges cost r triangular solves
 a round but one kernel row.  A combiner weighs them (KernelAWV's lam="ensemble").
 """
-import warnings
-
 import numpy as np
 
 from libc.math cimport exp, sqrt
@@ -38,7 +36,6 @@ from fastomkl._core.base cimport ExpertBank, Round
 from fastomkl._core.kernel_rows cimport gaussian_row
 from fastomkl._core.linalg cimport fastomkl_chol_drop_first, fastomkl_solve_lower
 from fastomkl._core.experts.nystrom import MODES
-from fastomkl._core.inputs import BudgetWarning
 
 
 def _chol_drop_first(double[:, ::1] L, double[::1] u, w, int n):
@@ -77,7 +74,6 @@ cdef class KernelAWVExperts(ExpertBank):
     cdef double[::1] ss, sq              # scratch: s_i.s_i, s_i.q_i
     cdef double[::1] scratch             # scratch: each expert's new diagonal entry, then q entry
     cdef double[::1] rotations           # scratch: the (c, s) of a downdate's rotations
-    cdef bint warned                     # the BudgetWarning was given
 
     def __init__(self, int n_features, double sigma, lams, mode, long max_samples,
                  int capacity=64):
@@ -134,12 +130,10 @@ cdef class KernelAWVExperts(ExpertBank):
     def admit(self, long n_more):
         """Warns once (``BudgetWarning``) when the call of n_more rounds fills the window."""
         if self.max_samples > 0 and not self.warned and self.info[0] + n_more > self.max_samples:
-            self.warned = True
-            warnings.warn(f"exact Kernel-AWV reaches max_samples={self.max_samples}: from then "
-                          f"on it learns on the last {self.max_samples} inputs, the oldest "
-                          f"leaving as each new one joins (memory and cost per sample stay "
-                          f"flat; max_samples=None keeps every input)", BudgetWarning,
-                          stacklevel=2)
+            self.budget_warning(f"exact Kernel-AWV reaches max_samples={self.max_samples}: "
+                                f"from then on it learns on the last {self.max_samples} inputs, "
+                                f"the oldest leaving as each new one joins (memory and cost per "
+                                f"sample stay flat; max_samples=None keeps every input)")
 
     cdef bint needs_room(self) noexcept nogil:
         return self.info[0] >= self.X.shape[0] and not self.window_full()

@@ -14,5 +14,4 @@ cdef class NormaExpansion(ExpertBank):
     cdef bint weighed                          # a step ensemble: learn returns the loss
     cdef double[::1] reals                     # [scale]
     cdef long long[::1] counts                 # [iterations, batch rows, rows held, head]
-    cdef bint warned                           # the BudgetWarning was given
     cdef void iterate(self) noexcept nogil

@@ -18,12 +18,9 @@ The kernel values of a sample on the rows are computed once (``prepare``) for ev
 experts are learnt in index order (the engine's order for independent experts), the row joining
 the batch with expert 0 and the batch ending with the last.
 """
-import warnings
-
 import numpy as np
 
 from fastomkl._core.checks import require
-from fastomkl._core.inputs import BudgetWarning
 
 from libc.math cimport fabs, isfinite
 from libc.string cimport memcpy
@@ -147,10 +144,9 @@ cdef class NormaExpansion(ExpertBank):
         rows of the batches those rounds complete join the expansion)."""
         cdef long joining = (self.counts[1] + n_more) // self.batch_size * self.batch_size
         if not self.warned and self.counts[2] + joining >= self.budget:
-            self.warned = True
-            warnings.warn(f"NORMA's expansion reaches its budget of {self.budget} rows: from "
-                          f"then on each new row replaces the oldest (the truncation, so memory "
-                          f"and the cost per sample stay flat)", BudgetWarning, stacklevel=2)
+            self.budget_warning(f"NORMA's expansion reaches its budget of {self.budget} rows: "
+                                f"from then on each new row replaces the oldest (the "
+                                f"truncation, so memory and the cost per sample stay flat)")
 
     def _state_arrays(self):
         return {"support": self.support, "coef": self.coef, "pending_x": self.pending_x,
