@@ -146,7 +146,7 @@ def main() -> None:
         l2 = float(run(exe, "l2", "512", str(rounds))[0][2])
     errors = {isa: accuracy(isa) for isa in rff}
     core = raker76(T=1000 if args.quick else 3000, T_numpy=100 if args.quick else 300,
-                   repeats=rounds)
+                   repeats=10 * rounds)           # rounds of one chunk of the stream each
     write(pairs, rff, l2, core, errors, described, sleef_note, args.quick)
 
 

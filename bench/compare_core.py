@@ -16,10 +16,14 @@ Contenders, per prequential sample (predict, then learn the label):
 * On an AVX-512 machine, the Raker-76 table again under ``FASTOMKL_ISA=avx2`` (its own process,
   the C loop built for AVX2 too), so one run reports both instruction sets.
 
-Times are medians over repeated passes, the contenders of a table interleaved pass by pass.  The
-Raker-76 ratios are the median over those rounds of each round's ratio (two passes that ran next
-to each other), so a slow spell of the shared machine moves both sides of a ratio.  Results go to
-bench/results/core_comparison.{json,md}.
+Times are medians over repeated passes, the contenders of a table interleaved pass by pass.  For
+Raker-76 a pass is the next chunk of the stream (200 rows; the stream cycles), every contender
+learning the same chunk in turn, the C loop too (built as a shared library and called through
+ctypes, in this process): the ratios are the median over the rounds of each round's ratio, so a
+slow spell of the shared machine moves both sides of a ratio.  (Timed as a program of its own,
+the C loop's time moved by up to 40% from one process to the next on this machine, 24 to 42 µs,
+and the ratios with it; taking turns on chunks in one process, their quartiles lie within 0.02
+of the median.)  Results go to bench/results/core_comparison.{json,md}.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")       # single-sample latency: no BLAS threads
 
 import argparse
+import ctypes
 import json
 import subprocess
 import sys
@@ -94,66 +99,100 @@ def c_loop_march() -> str:
     return c_loop_march_for(os.environ.get("FASTOMKL_ISA", ""))
 
 
+def chunked(learn, n_rows: int, chunk: int):
+    """A contender whose pass learns the next `chunk` rows of a stream of `n_rows` (cycling):
+    `learn(a, b)` learns rows a .. b - 1; one call returns its seconds per sample."""
+    at = [0]
+
+    def once() -> float:
+        a = at[0]
+        b = min(a + chunk, n_rows)
+        start = time.perf_counter()
+        learn(a, b)
+        seconds = (time.perf_counter() - start) / (b - a)
+        at[0] = b % n_rows
+        return seconds
+    return once
+
+
 def handwritten_c(model, X, y, tmp: Path):
-    """A contender running bench/handwritten_raker.c on the model's own frequencies, or None."""
-    weights = np.asarray(model.features_.frequencies_).transpose(0, 2, 1)       # (N, d, D)
-    exe, data = tmp / "hw", tmp / "input.bin"
+    """`learn(a, b)` running bench/handwritten_raker.c's loop on rows a .. b - 1 of the stream,
+    with the model's own frequencies and a state of its own (built as a shared library for this
+    machine's instruction set, or the one FASTOMKL_ISA caps the kernels to), or None."""
+    weights = np.ascontiguousarray(
+        np.asarray(model.features_.frequencies_).transpose(0, 2, 1), dtype=np.float64)   # (N, d, D)
+    library = tmp / "handwritten_raker.so"
     build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", c_loop_march(),
-                            str(HERE / "handwritten_raker.c"), "-o", str(exe), "-lmvec", "-lm"],
+                            "-shared", "-fPIC", "-DHANDWRITTEN_LIBRARY",
+                            str(HERE / "handwritten_raker.c"), "-o", str(library), "-lmvec", "-lm"],
                            capture_output=True, text=True)
     if build.returncode != 0:
         print("hand-written C not built:", build.stderr.strip()[:200])
         return None
-    with open(data, "wb") as fh:
-        fh.write(np.array([weights.shape[0], weights.shape[2], weights.shape[1], len(y)],
-                          dtype=np.int32).tobytes())
-        for a in (weights, X, y):
-            fh.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+    rows = ctypes.CDLL(str(library)).handwritten_raker_rows
+    rows.restype = ctypes.c_double
+    n, d, D = weights.shape
+    X, y = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64)
+    theta, logw, z, f = np.zeros(n * 2 * D), np.zeros(n), np.zeros(2 * D), np.zeros(n)
+    pointer = lambda a: a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))  # noqa: E731
+    arrays = [pointer(a) for a in (weights, X, y)]
+    state = [pointer(a) for a in (theta, logw, z, f)]
 
-    def once() -> float:       # the program times its own pass over the stream
-        out = subprocess.run([str(exe), str(data), "1"], capture_output=True, text=True, check=True)
-        return float(out.stdout.split()[0]) * 1e-9
-    return once
+    def learn(a: int, b: int) -> None:
+        rows(n, D, d, *arrays, a, b, *state)
+    learn.arrays = (weights, X, y, theta, logw, z, f)     # alive as long as the contender
+    return learn
 
 
-def raker76(T: int, T_numpy: int, repeats: int) -> dict:
+def raker76(T: int, T_numpy: int, repeats: int, chunk: int = 200) -> dict:
+    """Raker-76's contenders taking turns on chunks of the stream, `repeats` rounds (the NumPy
+    step on chunks a tenth as long: it is ten times slower)."""
     X, y = naval(T)
-    model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
+
+    def raker(dtype="float64"):
+        return fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
+                              random_state=0, dtype=dtype)
+    model, stream_model, single, single_stream = raker(), raker(), raker("float32"), raker("float32")
     model.learn_one(X[0], y[0])
-    stream_model = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1, random_state=0)
-    single = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
-                            random_state=0, dtype="float32")
     single.learn_one(X[0], y[0])
-    single_stream = fastomkl.Raker(fastomkl.paper000_dictionary(), n_components=50, eta=0.1,
-                                   random_state=0, dtype="float32")
     ref = NumpyRaker(model.features_.frequencies_)
+
+    def one(m):
+        return lambda a, b: [m.predict_learn_one(X[i], y[i]) for i in range(a, b)]
+
+    def stream(m):
+        return lambda a, b: m.predict_learn(X[a:b], y[a:b])
     contenders = {
-        "one": timed(lambda: [model.predict_learn_one(x, t) for x, t in zip(X, y)], T),
-        "stream": timed(lambda: stream_model.predict_learn(X, y), T),
-        "one32": timed(lambda: [single.predict_learn_one(x, t) for x, t in zip(X, y)], T),
-        "stream32": timed(lambda: single_stream.predict_learn(X, y), T),
-        "numpy": timed(lambda: [ref.predict_learn_one(x, t) for x, t in
-                                zip(X[:T_numpy], y[:T_numpy])], T_numpy)}
+        "one": chunked(one(model), T, chunk), "stream": chunked(stream(stream_model), T, chunk),
+        "one32": chunked(one(single), T, chunk),
+        "stream32": chunked(stream(single_stream), T, chunk),
+        "numpy": chunked(lambda a, b: [ref.predict_learn_one(X[i], y[i]) for i in range(a, b)],
+                         T_numpy, max(chunk // 10, 1))}
     with tempfile.TemporaryDirectory() as tmp:
         hand = handwritten_c(model, X, y, Path(tmp))
         if hand is not None:
-            contenders["hand"] = hand
+            contenders["hand"] = chunked(hand, T, chunk)
         rounds: list = []
         med = interleaved(contenders, repeats, rounds)
-    one, stream, hand = med["one"], med["stream"], med.get("hand")
-    ratio = ((lambda name: None) if hand is None
+    one_us, stream_us, hand_us = med["one"], med["stream"], med.get("hand")
+    ratio = ((lambda name: None) if hand_us is None
              else (lambda name: paired_ratio(rounds, name, "hand")))
     return {"config": "Raker, 76 kernels, D=50, d=15 (Naval)",
-            "fastomkl_predict_learn_one_us": one * 1e6, "fastomkl_predict_learn_us": stream * 1e6,
+            "fastomkl_predict_learn_one_us": one_us * 1e6,
+            "fastomkl_predict_learn_us": stream_us * 1e6,
             "numpy_step_us": med["numpy"] * 1e6,
-            "handwritten_c_us": None if hand is None else hand * 1e6,
+            "handwritten_c_us": None if hand_us is None else hand_us * 1e6,
             "speedup_vs_numpy": paired_ratio(rounds, "numpy", "one"),
             "ratio_to_handwritten_c": ratio("one"),
             "stream_ratio_to_handwritten_c": ratio("stream"),
+            "ratio_quartiles": None if hand_us is None else {
+                name: [float(np.percentile([r[name] / r["hand"] for r in rounds], q))
+                       for q in (25, 75)] for name in ("one", "stream", "one32", "stream32")},
             "float32_predict_learn_one_us": med["one32"] * 1e6,
             "float32_predict_learn_us": med["stream32"] * 1e6,
             "float32_ratio_to_handwritten_c": ratio("one32"),
-            "float32_stream_ratio_to_handwritten_c": ratio("stream32")}
+            "float32_stream_ratio_to_handwritten_c": ratio("stream32"),
+            "chunk": chunk, "rounds": repeats}
 
 
 def single_gaussian(T: int, T_peers: int, repeats: int) -> dict:
@@ -243,6 +282,18 @@ def memory(T: int) -> dict:
             "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}
 
 
+def quartiles(r: dict) -> str:
+    """The spread of a Raker-76 table's per-round ratios to the C loop."""
+    q = r.get("ratio_quartiles")
+    if not q:
+        return ""
+    names = {"one": "float64 one sample", "stream": "float64 stream",
+             "one32": "float32 one sample", "stream32": "float32 stream"}
+    return (f"Each round, every contender learnt the same {r['chunk']} rows in turn ({r['rounds']} "
+            "rounds, in one process); quartiles of the per-round ratios: " + "; ".join(
+                f"{names[k]} {lo:.2f}–{hi:.2f}" for k, (lo, hi) in q.items()) + ".")
+
+
 def write(results: dict, quick: bool) -> None:
     out = HERE / "results"
     out.mkdir(exist_ok=True)
@@ -268,7 +319,7 @@ def write(results: dict, quick: bool) -> None:
         f"ratio to the C loop: {fmt(r['float32_stream_ratio_to_handwritten_c'])} |", "",
         "The hand-written C loop is float64 (bench/handwritten_raker.c); float32 rows: "
         "`dtype=\"float32\"` (float32 frequencies, float projection and sine-cosine, float64 "
-        "features, weights and sums).", "",
+        "features, weights and sums).  " + quartiles(r), "",
     ]
     for cap, v in results.get("raker76_variants", {}).items():
         lines += [
@@ -280,7 +331,7 @@ def write(results: dict, quick: bool) -> None:
             f"| fastomkl float32 `predict_learn_one` | {fmt(v['float32_predict_learn_one_us'])} | "
             f"{fmt(v['float32_ratio_to_handwritten_c'])} "
             f"({fmt(v['float32_stream_ratio_to_handwritten_c'])}) |",
-            f"| hand-written C loop | {fmt(v['handwritten_c_us'])} | |", ""]
+            f"| hand-written C loop | {fmt(v['handwritten_c_us'])} | |", "", quartiles(v), ""]
     lines += [
         f"## {g['config']}", "",
         "| contender | µs per sample | fastomkl is faster by |", "|---|---|---|",
@@ -304,7 +355,7 @@ def write(results: dict, quick: bool) -> None:
     print("\n".join(lines))
 
 
-def narrower_variants(T: int, T_numpy: int, repeats: int, quick: bool) -> dict:
+def narrower_variants(quick: bool) -> dict:
     """The Raker-76 table again under each narrower variant this machine can run (AVX2 on an
     AVX-512 machine), each in a process of its own with FASTOMKL_ISA set (the variant is chosen at
     load time) and the C loop built for the same instruction set."""
@@ -325,12 +376,13 @@ def main() -> None:
                         help="only the Raker-76 table, as one line of JSON (for another variant)")
     args = parser.parse_args()
     T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 15)
+    raker_rounds = 30 if args.quick else 200         # rounds of one chunk each: about 6 s
     if args.raker76_json:
-        print(json.dumps({"machine": describe(), **raker76(T, T_numpy, repeats)}))
+        print(json.dumps({"machine": describe(), **raker76(T, T_numpy, raker_rounds)}))
         return
     results = {"machine": describe()}
-    results["raker76"] = raker76(T, T_numpy, repeats)
-    results["raker76_variants"] = narrower_variants(T, T_numpy, repeats, args.quick)
+    results["raker76"] = raker76(T, T_numpy, raker_rounds)
+    results["raker76_variants"] = narrower_variants(args.quick)
     results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)
     results["memory"] = memory(T)

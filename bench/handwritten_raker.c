@@ -5,10 +5,14 @@
  * theta . z, Hedge-weighted prediction, then the OGD step and the log-weight update.  One flat loop,
  * no dispatch, no validation: what a person would write in C for this one configuration.
  *
- * Build and run (bench/compare_core.py does this, with the model's own frequencies and data):
+ * As a program (bench/count_instructions.py runs it under callgrind):
  *   gcc -O3 -ffast-math -fopenmp-simd -march=native bench/handwritten_raker.c -o hw -lmvec -lm
  *   ./hw input.bin [passes]   prints nanoseconds per sample (median over the passes)
  * input.bin: int32 N, D, d, T, then float64 W (N, d, D), X (T, d), y (T).
+ *
+ * As a shared library (add -shared -fPIC -DHANDWRITTEN_LIBRARY; bench/compare_core.py loads it
+ * with ctypes), handwritten_raker_rows learns rows t0 .. t1 - 1 from a state the caller keeps, so
+ * that the library and the loop take turns on the same chunks of the stream in one process.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +20,49 @@
 #include <string.h>
 #include <time.h>
 
+/* Rows t0 .. t1 - 1 of the stream (X (T, d), Y (T)) on the frequencies W (N, d, D); theta (N, 2D),
+ * logw (N), z (2D) and f (N) are the state and scratch the caller keeps.  Returns the sum of the
+ * predictions (so that no compiler drops the work). */
+double handwritten_raker_rows(int N, int D, int d, const double *W, const double *X,
+                              const double *Y, int t0, int t1, double *theta, double *logw,
+                              double *z, double *f)
+{
+    const double lam = 1e-3, scale = 1.0 / sqrt((double)D);
+    double sink = 0.0;
+    for (int t = t0; t < t1; ++t) {
+        const double *x = X + (long)t * d, y = Y[t], eta = 0.1 / sqrt(t + 1.0);
+        double top = logw[0], total = 0.0, y_hat = 0.0;
+        for (int k = 1; k < N; ++k) top = logw[k] > top ? logw[k] : top;
+        for (int k = 0; k < N; ++k) total += exp(logw[k] - top);
+        for (int k = 0; k < N; ++k) {
+            const double *w = W + (long)k * d * D;
+            double *th = theta + (long)k * 2 * D, *proj = z + D, fk = 0.0, norm = 0.0;
+            for (int j = 0; j < D; ++j) proj[j] = 0.0;
+            for (int l = 0; l < d; ++l) {
+                const double xl = x[l];
+                #pragma omp simd
+                for (int j = 0; j < D; ++j) proj[j] += xl * w[l * D + j];
+            }
+            #pragma omp simd
+            for (int j = 0; j < D; ++j) z[j] = scale * cos(proj[j]);
+            #pragma omp simd
+            for (int j = 0; j < D; ++j) proj[j] = scale * sin(proj[j]);
+            for (int j = 0; j < 2 * D; ++j) fk += th[j] * z[j];
+            y_hat += exp(logw[k] - top) / total * fk;
+            const double g = eta * 2.0 * (fk - y), shrink = 1.0 - 2.0 * eta * lam;
+            for (int j = 0; j < 2 * D; ++j) {
+                norm += th[j] * th[j];
+                th[j] = shrink * th[j] - g * z[j];
+            }
+            f[k] = (fk - y) * (fk - y) + lam * norm;
+        }
+        for (int k = 0; k < N; ++k) logw[k] -= eta * f[k];
+        sink += y_hat;
+    }
+    return sink;
+}
+
+#ifndef HANDWRITTEN_LIBRARY
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,44 +92,15 @@ int main(int argc, char **argv) {
     double *theta = calloc(N * 2 * D, sizeof(double)), *logw = calloc(N, sizeof(double));
     double *z = malloc(sizeof(double) * 2 * D), *f = malloc(sizeof(double) * N);
     double *times = malloc(sizeof(double) * passes), sink = 0.0;
-    const double lam = 1e-3, scale = 1.0 / sqrt((double)D);
     for (int rep = 0; rep < passes; ++rep) {
         memset(theta, 0, sizeof(double) * N * 2 * D);
         memset(logw, 0, sizeof(double) * N);
         double start = now();
-        for (int t = 0; t < T; ++t) {
-            const double *x = X + (long)t * d, y = Y[t], eta = 0.1 / sqrt(t + 1.0);
-            double top = logw[0], total = 0.0, y_hat = 0.0;
-            for (int k = 1; k < N; ++k) top = logw[k] > top ? logw[k] : top;
-            for (int k = 0; k < N; ++k) total += exp(logw[k] - top);
-            for (int k = 0; k < N; ++k) {
-                const double *w = W + (long)k * d * D;
-                double *th = theta + (long)k * 2 * D, *proj = z + D, fk = 0.0, norm = 0.0;
-                for (int j = 0; j < D; ++j) proj[j] = 0.0;
-                for (int l = 0; l < d; ++l) {
-                    const double xl = x[l];
-                    #pragma omp simd
-                    for (int j = 0; j < D; ++j) proj[j] += xl * w[l * D + j];
-                }
-                #pragma omp simd
-                for (int j = 0; j < D; ++j) z[j] = scale * cos(proj[j]);
-                #pragma omp simd
-                for (int j = 0; j < D; ++j) proj[j] = scale * sin(proj[j]);
-                for (int j = 0; j < 2 * D; ++j) fk += th[j] * z[j];
-                y_hat += exp(logw[k] - top) / total * fk;
-                const double g = eta * 2.0 * (fk - y), shrink = 1.0 - 2.0 * eta * lam;
-                for (int j = 0; j < 2 * D; ++j) {
-                    norm += th[j] * th[j];
-                    th[j] = shrink * th[j] - g * z[j];
-                }
-                f[k] = (fk - y) * (fk - y) + lam * norm;
-            }
-            for (int k = 0; k < N; ++k) logw[k] -= eta * f[k];
-            sink += y_hat;
-        }
+        sink += handwritten_raker_rows(N, D, d, W, X, Y, 0, T, theta, logw, z, f);
         times[rep] = (now() - start) / T;
     }
     qsort(times, passes, sizeof(double), cmp);
     printf("%.1f %g\n", times[passes / 2] * 1e9, sink);
     return 0;
 }
+#endif
