@@ -75,7 +75,7 @@ from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEs
 from fastomkl._estimator.base import _sample_weight, _unchanged_on_error, available_if
 from fastomkl._estimator.classifiers import _label
 from fastomkl._estimator.params import (Array, Boolean, Interval, OneKernel, Options,
-                                        RandomState, take_renamed)
+                                        RandomState, StepScales, take_renamed)
 from fastomkl._rff_models import StepEnsembleCombiner
 from fastomkl._validation import check_int, check_matrix, check_sample, check_targets
 from fastomkl.kernels import Cauchy, Gaussian, Kernel, Laplacian, Matern
@@ -173,9 +173,13 @@ _LEGACY_ORDER = ("bandwidth", "matern_nu")     # the bandwidth first: matern_nu 
 # (fastomkl._rff_models.StepEnsembleCombiner)
 DSG_ENSEMBLE_STEPS = (0.25, 1.0, 2.0)
 # NORMA's: its exact kernel takes full steps where DSG's features of one block are noisy, so its
-# members stop at the paper's step (2 diverges on 14 of the 20 regression streams of
-# bench/defaults.py)
-NORMA_ENSEMBLE_STEPS = (0.25, 0.5, 1.0)
+# members stop short of 2 (the edge of a squared-loss step on a kernel with k(x, x) = 1: a member
+# at 2 diverged on most of bench/defaults.py's regression streams and took the ensemble with it,
+# 1.75 already cost up to 1.11x).  The member at 1.5 brought the geometric mean of the ratio to the
+# best step of the grid from 1.01 to 1.00 on the shuffled streams (0.96 to 0.92 in recorded order;
+# on other seeds 1.00 to 0.99) for 5% more time a round; files written with the three members
+# before it keep them (NORMA._defaults_of_older_files).
+NORMA_ENSEMBLE_STEPS = (0.25, 0.5, 1.0, 1.5)
 ENSEMBLE_OR_STEP = [Interval("real", 0, None, closed="neither"), Options("ensemble")]
 
 
@@ -1621,13 +1625,21 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
         truncation), so memory and the cost per sample stay flat.  A ``BudgetWarning`` says when
         it fills, and ``budget_reached_`` says so after.
     eta : "ensemble" or float, default "ensemble"
-        "ensemble": three expansions over the same rows, with steps 0.25, 0.5 and 1 times the
-        schedule (gamma_t = 1 / (1 + eta_decay t) times the member's scale; the shrink stays
+        "ensemble": expansions over the same rows, one per member of ``ensemble_steps``, each
+        stepping its scale times the schedule (gamma_t = 1 / (1 + eta_decay t); the shrink stays
         1 - gamma_t nu), mixed by ML-Poly as DSG's ensemble: the steps that suit the data, in
-        recorded order as shuffled.  The kernel values of a sample are
-        computed once for the three, so a round costs little more than one expansion's.  A
-        float: one expansion (the paper's setting is 1; on elevators in recorded order its
-        prequential MSE is 1.8 times that of the best step of a grid).
+        recorded order as shuffled.  The kernel values of a sample are computed once for all
+        members, so a round costs little more than one expansion's (four members: 5% more than
+        three).  A float: one expansion (the paper's setting is 1; on elevators in recorded
+        order its prequential MSE is 1.8 times that of the best step of a grid).
+    ensemble_steps : sequence of 1 to 16 positive numbers, default (0.25, 0.5, 1.0, 1.5)
+        The members' step scales under ``eta="ensemble"``.  Keep them below 2: with a kernel of
+        k(x, x) = 1 a squared-loss step of 2 lands as far past the target as it started, and a
+        member at 2 diverged on most regression streams of bench/defaults.py, taking the mixture
+        with it.  Over those streams, in recorded order and shuffled, the default is within
+        1.05x of the best step of a grid on each, and better on geometric mean
+        (bench/results/defaults_orders.md).  Files written before this parameter existed keep
+        their three members (0.25, 0.5, 1.0).
     standardize_target : bool, default True
         For a regression loss, learn the targets standardised online, as
         ``DoublySGDRegressor`` does (see there), and map the predictions back.  The
@@ -1652,14 +1664,17 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
         "budget": [Interval("int", 1, 1 << 24)],
         **{name: _DoublySGD._parameter_constraints[name] for name in (
             "nu", "batch_size", "eta_schedule", "eta_decay", "epsilon", "quantile")},
-        "eta": ENSEMBLE_OR_STEP, "standardize_target": [Boolean()]}
+        "eta": ENSEMBLE_OR_STEP, "ensemble_steps": [StepScales()],
+        "standardize_target": [Boolean()]}
     _renamed_parameters = {"eta0": "eta", "eta1": "eta_decay", "learning_rate": "eta_schedule"}
-    # files written before the parameter existed learnt in raw units (and name their eta)
-    _defaults_of_older_files = {"standardize_target": False}
+    # files written before each parameter existed learnt in raw units (and name their eta), and
+    # with the ensemble's first three members
+    _defaults_of_older_files = {"standardize_target": False, "ensemble_steps": (0.25, 0.5, 1.0)}
 
     def __init__(self, kernel=Gaussian(1.0), loss="squared", *, budget=1000, nu=1e-6,
                  batch_size=32, eta="ensemble", eta_schedule="inverse", eta_decay=1e-4,
-                 epsilon=1.0, quantile=0.5, standardize_target=True, **renamed):
+                 epsilon=1.0, quantile=0.5, standardize_target=True,
+                 ensemble_steps=NORMA_ENSEMBLE_STEPS, **renamed):
         for name, value in locals().items():
             if name not in ("self", "__class__", "renamed"):
                 setattr(self, name, value)
@@ -1675,7 +1690,8 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
             raise ValueError(f"kernel must be Gaussian, Laplacian, Cauchy or Matern with nu in "
                              f"{MATERN_NUS}, got {self.kernel!r}")
         # the members' steps scale the schedule's of eta 1, which also sets the shrink
-        eta, steps = (1.0, NORMA_ENSEMBLE_STEPS) if self.eta == "ensemble" else (self.eta, None)
+        eta, steps = ((1.0, tuple(float(v) for v in self.ensemble_steps)) if self.eta == "ensemble"
+                      else (self.eta, None))
         _DoublySGD._check_shrink(eta, self.eta_schedule, self.eta_decay, self.nu)
         return {"eta": eta, "steps": steps}
 

@@ -427,6 +427,8 @@ def _encode_param(name, value):
         return {"__kernels__": [k.to_dict() for k in value]}
     if isinstance(value, (np.random.Generator, np.random.SeedSequence)):
         return None        # a live generator is not data; the saved streams carry its state
+    if isinstance(value, tuple):       # JSON has lists only: the model gets its tuple back
+        return {"__tuple__": _encode_param(name, list(value))}
     value = _plain(value)
     try:
         json.dumps(value)
@@ -443,6 +445,10 @@ def _decode_param(name, value):
                 or not set(value["params"]) <= set(part._param_names()):
             raise ValueError(f"parameter {name!r} holds an unknown model part")
         return part(**{k: _decode_param(k, v) for k, v in value["params"].items()})
+    if isinstance(value, dict) and set(value) == {"__tuple__"}:
+        if not isinstance(value["__tuple__"], list):
+            raise ValueError(f"parameter {name!r}: a tuple must be a JSON list")
+        return tuple(value["__tuple__"])
     if isinstance(value, dict) and set(value) == {"__kernel__"}:
         if not isinstance(value["__kernel__"], dict):
             raise ValueError(f"parameter {name!r}: a kernel must be a JSON object")

@@ -17,7 +17,7 @@ from fastomkl.dsg import (DSG_ENSEMBLE_STEPS, NORMA, NORMA_ENSEMBLE_STEPS, Doubl
                           DoublySGDOneClass, DoublySGDRegressor, DoublySGDSoftmaxClassifier,
                           median_bandwidth, merge)
 from dsg_reference import ReferenceDSG, ReferenceEnsemble
-from helpers import state_bytes
+from helpers import as_older_file, state_bytes
 from reference import NumpyMLPoly
 
 RNG = np.random.default_rng(3)
@@ -595,18 +595,20 @@ def test_many_features_per_block_approach_norma(loss):
     assert error < 0.1 * np.abs(exact).max()
 
 
-@pytest.mark.parametrize("eta", [1.0, "ensemble"])
-def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta):
+@pytest.mark.parametrize("eta, members", [(1.0, None), ("ensemble", None),
+                                          ("ensemble", (0.3, 1.9))])
+def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta, members):
     """NORMA in NumPy: batches of 4, f = sum a_j k(x_j, .) over the last `budget` rows, every
     coefficient shrunk by 1 - gamma nu per iteration; the budget drops the oldest rows.  The step
-    ensemble: one coefficient per step of NORMA_ENSEMBLE_STEPS on the same rows (new ones with
-    the step gamma s, the shrink that of gamma), the members mixed by ML-Poly on the Huber
-    loss's slope at the mixture."""
+    ensemble: one coefficient per step of NORMA_ENSEMBLE_STEPS (or of `ensemble_steps`) on the
+    same rows (new ones with the step gamma s, the shrink that of gamma), the members mixed by
+    ML-Poly on the Huber loss's slope at the mixture."""
     kernel, nu, B, budget, epsilon = Laplacian(0.9), 0.05, 4, 10, 0.3
     model = NORMA(kernel, "huber", budget=budget, batch_size=B, nu=nu, epsilon=epsilon, eta=eta,
-                  standardize_target=False)              # the equations' raw units
+                  standardize_target=False,          # the equations' raw units
+                  **({} if members is None else {"ensemble_steps": members}))
     online = model.predict_learn(X[:60], Y[:60])
-    steps = np.array([1.0] if eta == 1.0 else NORMA_ENSEMBLE_STEPS)
+    steps = np.array([1.0] if eta == 1.0 else members or NORMA_ENSEMBLE_STEPS)
     mixer = NumpyMLPoly(len(steps))
     support, coef, expected, batch = [], [], [], []
     for i, (x, y) in enumerate(zip(X[:60], Y[:60])):
@@ -630,6 +632,20 @@ def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta):
     buffer.seek(0)
     loaded = fastomkl.load(buffer)
     assert np.array_equal(loaded.predict_learn(X[60:], Y[60:]), model.predict_learn(X[60:], Y[60:]))
+
+
+def test_norma_files_from_before_the_fourth_member_keep_three(tmp_path):
+    """A NORMA file written before ``ensemble_steps`` existed learnt with the members 0.25, 0.5
+    and 1: it loads with them and continues bit-identically, where a model built today has the
+    member at 1.5 too."""
+    three = NORMA(budget=20, batch_size=2, ensemble_steps=(0.25, 0.5, 1.0)).fit(X[:40], Y[:40])
+    three.save(tmp_path / "new.npz")
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["ensemble_steps"])
+    loaded = fastomkl.load(tmp_path / "old.npz")
+    assert tuple(loaded.ensemble_steps) == (0.25, 0.5, 1.0)
+    assert np.array_equal(loaded.predict_learn(X[40:], Y[40:]), three.predict_learn(X[40:], Y[40:]))
+    assert NORMA_ENSEMBLE_STEPS == (0.25, 0.5, 1.0, 1.5)
+    assert NORMA().fit(X[:8], Y[:8])._engine.experts.n_experts == 4
 
 
 def test_gp_mean_and_variance_approach_the_closed_form():

@@ -26,7 +26,8 @@ import warnings
 import numpy as np
 
 __all__ = ["Interval", "Options", "Boolean", "Kernels", "OneKernel", "RandomState", "Array",
-           "Function", "Range", "Regressors", "validate_parameters", "describe", "take_renamed"]
+           "Function", "Range", "Regressors", "StepScales", "validate_parameters", "describe",
+           "take_renamed"]
 
 
 class Constraint:
@@ -250,6 +251,30 @@ class Range(Constraint):
 
     def invalid_examples(self) -> list:
         return [(1.0, 0.0), (0.0, 0.0), (0.0, float("nan")), "01", (0.0,), (0, 1, 2)]
+
+
+class StepScales(Constraint):
+    """The members of a step ensemble: a sequence of 1 to `most` positive finite numbers."""
+
+    def __init__(self, most: int = 16, limit: float = 1e6):
+        self.most = most
+        self.limit = limit
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            return False
+        return (1 <= len(value) <= self.most
+                and all(_is_real(v) and 0 < v <= self.limit for v in value))
+
+    def describe(self) -> str:
+        return f"a sequence of 1 to {self.most} numbers in (0, {self.limit:g}]"
+
+    def valid_examples(self) -> list:
+        return [(1.0,), (0.25, 0.5, 1.0, 1.5), [self.limit] * self.most]
+
+    def invalid_examples(self) -> list:
+        return [(), (0.0,), (-1.0,), (float("nan"),), (float("inf"),), "1", 1.0,
+                (1.0,) * (self.most + 1), (True,)]
 
 
 class Array(Constraint):
