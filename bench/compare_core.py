@@ -19,11 +19,13 @@ Contenders, per prequential sample (predict, then learn the label):
 Times are medians over repeated passes, the contenders of a table interleaved pass by pass.  For
 Raker-76 a pass is the next chunk of the stream (200 rows; the stream cycles), every contender
 learning the same chunk in turn, the C loop too (built as a shared library and called through
-ctypes, in this process): the ratios are the median over the rounds of each round's ratio, so a
-slow spell of the shared machine moves both sides of a ratio.  (Timed as a program of its own,
-the C loop's time moved by up to 40% from one process to the next on this machine, 24 to 42 µs,
-and the ratios with it; taking turns on chunks in one process, their quartiles lie within 0.02
-of the median.)  Results go to bench/results/core_comparison.{json,md}.
+ctypes): a process's ratio is the median over the rounds of each round's ratio, so a slow spell
+of the shared machine moves both sides of a ratio, and the table is the median of five such
+processes.  (Timed as a program of its own, once a round, the C loop's time moved by up to 40%
+from one process to the next on this machine, 24 to 42 µs, and the ratios with it.  Taking turns
+in one process, a process's per-round ratios agree to a few hundredths, but the process itself
+still matters: the C loop took 22 to 39 µs a sample from one to the next, as its arrays landed
+in memory.)  Results go to bench/results/core_comparison.{json,md}.
 """
 from __future__ import annotations
 
@@ -121,16 +123,21 @@ def handwritten_c(model, X, y, tmp: Path):
     machine's instruction set, or the one FASTOMKL_ISA caps the kernels to), or None."""
     weights = np.ascontiguousarray(
         np.asarray(model.features_.frequencies_).transpose(0, 2, 1), dtype=np.float64)   # (N, d, D)
-    library = tmp / "handwritten_raker.so"
-    build = subprocess.run(["gcc", "-O3", "-ffast-math", "-fopenmp-simd", c_loop_march(),
-                            "-shared", "-fPIC", "-DHANDWRITTEN_LIBRARY",
-                            str(HERE / "handwritten_raker.c"), "-o", str(library), "-lmvec", "-lm"],
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        print("hand-written C not built:", build.stderr.strip()[:200])
-        return None
-    rows = ctypes.CDLL(str(library)).handwritten_raker_rows
+    library, objects = tmp / "handwritten_raker.so", tmp / "handwritten_raker.o"
+    # compiled with -ffast-math, linked without it: a library linked with it would switch the
+    # whole process to flush denormals to zero when loaded, the library's contenders included
+    for step in (["gcc", "-O3", "-ffast-math", "-fopenmp-simd", c_loop_march(), "-fPIC",
+                  "-DHANDWRITTEN_LIBRARY", "-c", str(HERE / "handwritten_raker.c"), "-o",
+                  str(objects)],
+                 ["gcc", "-shared", str(objects), "-o", str(library), "-lmvec", "-lm"]):
+        build = subprocess.run(step, capture_output=True, text=True)
+        if build.returncode != 0:
+            print("hand-written C not built:", build.stderr.strip()[:200])
+            return None
+    rows = ctypes.CDLL(str(library)).handwritten_raker_rows_as_program
     rows.restype = ctypes.c_double
+    rows.argtypes = [ctypes.c_int] * 3 + [ctypes.POINTER(ctypes.c_double)] * 3 + \
+        [ctypes.c_int] * 2 + [ctypes.POINTER(ctypes.c_double)] * 4
     n, d, D = weights.shape
     X, y = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64)
     theta, logw, z, f = np.zeros(n * 2 * D), np.zeros(n), np.zeros(2 * D), np.zeros(n)
@@ -282,16 +289,19 @@ def memory(T: int) -> dict:
             "python_heap_peak_during_stream_bytes": peak, "samples": 2 * (T - 100)}
 
 
-def quartiles(r: dict) -> str:
-    """The spread of a Raker-76 table's per-round ratios to the C loop."""
-    q = r.get("ratio_quartiles")
-    if not q:
+def spread(r: dict) -> str:
+    """How a Raker-76 table was measured, and its ratios' range over the processes."""
+    ranges = r.get("ratio_ranges")
+    if not ranges:
         return ""
-    names = {"one": "float64 one sample", "stream": "float64 stream",
-             "one32": "float32 one sample", "stream32": "float32 stream"}
-    return (f"Each round, every contender learnt the same {r['chunk']} rows in turn ({r['rounds']} "
-            "rounds, in one process); quartiles of the per-round ratios: " + "; ".join(
-                f"{names[k]} {lo:.2f}–{hi:.2f}" for k, (lo, hi) in q.items()) + ".")
+    names = dict(zip(RATIOS, ("float64 one sample", "float64 stream", "float32 one sample",
+                              "float32 stream")))
+    lo, hi = r["handwritten_c_range_us"]
+    return (f"The median of {r['processes']} processes.  In each, every contender learnt the same "
+            f"{r['chunk']} rows in turn for {r['rounds']} rounds, and a ratio is the median of "
+            f"the rounds' ratios.  From one process to the next the C loop took {lo:.1f} to "
+            f"{hi:.1f} µs a sample; the ratios' range over the processes: " + "; ".join(
+                f"{names[k]} {a:.2f}–{b:.2f}" for k, (a, b) in ranges.items()) + ".")
 
 
 def write(results: dict, quick: bool) -> None:
@@ -319,11 +329,11 @@ def write(results: dict, quick: bool) -> None:
         f"ratio to the C loop: {fmt(r['float32_stream_ratio_to_handwritten_c'])} |", "",
         "The hand-written C loop is float64 (bench/handwritten_raker.c); float32 rows: "
         "`dtype=\"float32\"` (float32 frequencies, float projection and sine-cosine, float64 "
-        "features, weights and sums).  " + quartiles(r), "",
+        "features, weights and sums).  " + spread(r), "",
     ]
     for cap, v in results.get("raker76_variants", {}).items():
         lines += [
-            f"Under `FASTOMKL_ISA={cap}` (a process of its own; the C loop built with "
+            f"Under `FASTOMKL_ISA={cap}` (processes of their own; the C loop built with "
             f"`{c_loop_march_for(cap)}`): {v['machine']}.", "",
             "| contender | µs per sample | ratio to the C loop (stream) |", "|---|---|---|",
             f"| fastomkl float64 `predict_learn_one` | {fmt(v['fastomkl_predict_learn_one_us'])} | "
@@ -331,7 +341,7 @@ def write(results: dict, quick: bool) -> None:
             f"| fastomkl float32 `predict_learn_one` | {fmt(v['float32_predict_learn_one_us'])} | "
             f"{fmt(v['float32_ratio_to_handwritten_c'])} "
             f"({fmt(v['float32_stream_ratio_to_handwritten_c'])}) |",
-            f"| hand-written C loop | {fmt(v['handwritten_c_us'])} | |", "", quartiles(v), ""]
+            f"| hand-written C loop | {fmt(v['handwritten_c_us'])} | |", "", spread(v), ""]
     lines += [
         f"## {g['config']}", "",
         "| contender | µs per sample | fastomkl is faster by |", "|---|---|---|",
@@ -355,34 +365,60 @@ def write(results: dict, quick: bool) -> None:
     print("\n".join(lines))
 
 
-def narrower_variants(quick: bool) -> dict:
+RATIOS = ("ratio_to_handwritten_c", "stream_ratio_to_handwritten_c",
+          "float32_ratio_to_handwritten_c", "float32_stream_ratio_to_handwritten_c")
+
+
+def raker76_processes(cap: str, processes: int, quick: bool) -> dict:
+    """The Raker-76 table measured in `processes` processes of its own (``--raker76-json``), with
+    FASTOMKL_ISA=`cap` ("": this machine's instruction set; the variant is chosen at load time,
+    the C loop built for the same set): every figure the median over the processes, and each
+    ratio's range over them in ``ratio_ranges``.  Within a process the per-round ratios agree
+    to a few hundredths; from one process to the next the C loop's time moved between 22 and
+    39 µs a sample on this machine (where its arrays landed in memory), and the ratios with it,
+    so one process is one draw of that placement."""
+    command = [sys.executable, __file__, "--raker76-json"] + (["--quick"] if quick else [])
+    env = {k: v for k, v in os.environ.items() if k != "FASTOMKL_ISA"}
+    if cap:
+        env["FASTOMKL_ISA"] = cap
+    runs = [json.loads(subprocess.run(command, env=env, capture_output=True, text=True,
+                                      check=True).stdout.splitlines()[-1])
+            for _ in range(processes)]
+    table = {key: float(np.median([run[key] for run in runs])) if isinstance(value, float)
+             else value for key, value in runs[0].items() if key != "ratio_quartiles"}
+    table["processes"] = processes
+    if runs[0]["handwritten_c_us"] is not None:
+        table["ratio_ranges"] = {key: [min(run[key] for run in runs), max(run[key] for run in runs)]
+                                 for key in RATIOS}
+        table["handwritten_c_range_us"] = [min(run["handwritten_c_us"] for run in runs),
+                                           max(run["handwritten_c_us"] for run in runs)]
+    return table
+
+
+def narrower_variants(processes: int, quick: bool) -> dict:
     """The Raker-76 table again under each narrower variant this machine can run (AVX2 on an
-    AVX-512 machine), each in a process of its own with FASTOMKL_ISA set (the variant is chosen at
-    load time) and the C loop built for the same instruction set."""
+    AVX-512 machine)."""
     from fastomkl._core.features.rff import isa_level
-    variants = {}
-    if isa_level() >= 4:
-        command = [sys.executable, __file__, "--raker76-json"] + (["--quick"] if quick else [])
-        out = subprocess.run(command, env={**os.environ, "FASTOMKL_ISA": "avx2"},
-                             capture_output=True, text=True, check=True).stdout
-        variants["avx2"] = json.loads(out.splitlines()[-1])
-    return variants
+    return {"avx2": raker76_processes("avx2", processes, quick)} if isa_level() >= 4 else {}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples and passes")
     parser.add_argument("--raker76-json", action="store_true",
-                        help="only the Raker-76 table, as one line of JSON (for another variant)")
+                        help="only the Raker-76 table, as one line of JSON (one process's)")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="processes the Raker-76 tables are measured in (default 5; --quick 2)")
     args = parser.parse_args()
+    processes = args.processes or (2 if args.quick else 5)
     T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 15)
     raker_rounds = 30 if args.quick else 200         # rounds of one chunk each: about 6 s
     if args.raker76_json:
         print(json.dumps({"machine": describe(), **raker76(T, T_numpy, raker_rounds)}))
         return
     results = {"machine": describe()}
-    results["raker76"] = raker76(T, T_numpy, raker_rounds)
-    results["raker76_variants"] = narrower_variants(args.quick)
+    results["raker76"] = raker76_processes("", processes, args.quick)
+    results["raker76_variants"] = narrower_variants(processes, args.quick)
     results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)
     results["memory"] = memory(T)
