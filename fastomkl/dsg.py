@@ -1632,7 +1632,7 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
         members, so a round costs little more than one expansion's (four members: 5% more than
         three).  A float: one expansion (the paper's setting is 1; on elevators in recorded
         order its prequential MSE is 1.8 times that of the best step of a grid).
-    ensemble_steps : sequence of 1 to 16 positive numbers, default (0.25, 0.5, 1.0, 1.5)
+    ensemble_steps : list, tuple or 1-d array of 1 to 16 positive numbers, default (0.25, 0.5, 1.0, 1.5)
         The members' step scales under ``eta="ensemble"``.  Keep them below 2: with a kernel of
         k(x, x) = 1 a squared-loss step of 2 lands as far past the target as it started, and a
         member at 2 diverged on most regression streams of bench/defaults.py, taking the mixture

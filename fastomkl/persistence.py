@@ -369,6 +369,12 @@ def _build(header: dict, arrays: dict):
     # a parameter added with a default that changed the model: files without it keep the old one
     for name, value in getattr(cls, "_defaults_of_older_files", {}).items():
         params.setdefault(name, value)
+    # JSON gives a tuple back as a list: the parameter's declared forms restore what it was given
+    from fastomkl._estimator.params import Constraint
+    for name, forms in getattr(cls, "_parameter_constraints", {}).items():
+        for form in forms if name in params else ():
+            if isinstance(form, Constraint):
+                params[name] = form.from_file(params[name])
     unknown = set(params) - set(cls._param_names()) - set(cls._renamed_parameters)
     if unknown:
         raise ValueError(f"parameters {sorted(unknown)} are not parameters of {cls.__name__}")
@@ -427,8 +433,6 @@ def _encode_param(name, value):
         return {"__kernels__": [k.to_dict() for k in value]}
     if isinstance(value, (np.random.Generator, np.random.SeedSequence)):
         return None        # a live generator is not data; the saved streams carry its state
-    if isinstance(value, tuple):       # JSON has lists only: the model gets its tuple back
-        return {"__tuple__": _encode_param(name, list(value))}
     value = _plain(value)
     try:
         json.dumps(value)
@@ -445,10 +449,6 @@ def _decode_param(name, value):
                 or not set(value["params"]) <= set(part._param_names()):
             raise ValueError(f"parameter {name!r} holds an unknown model part")
         return part(**{k: _decode_param(k, v) for k, v in value["params"].items()})
-    if isinstance(value, dict) and set(value) == {"__tuple__"}:
-        if not isinstance(value["__tuple__"], list):
-            raise ValueError(f"parameter {name!r}: a tuple must be a JSON list")
-        return tuple(value["__tuple__"])
     if isinstance(value, dict) and set(value) == {"__kernel__"}:
         if not isinstance(value["__kernel__"], dict):
             raise ValueError(f"parameter {name!r}: a kernel must be a JSON object")

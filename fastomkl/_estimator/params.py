@@ -47,6 +47,11 @@ class Constraint:
         """Values no model should accept where this is the only form, for the common tests."""
         return []
 
+    def from_file(self, value):
+        """`value` as a model file gives it back (its JSON has lists where the model had
+        tuples), in the form the model was given it: as it is, unless the form says otherwise."""
+        return value
+
 
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
@@ -254,27 +259,36 @@ class Range(Constraint):
 
 
 class StepScales(Constraint):
-    """The members of a step ensemble: a sequence of 1 to `most` positive finite numbers."""
+    """The members of a step ensemble: a list, tuple or 1-d array of 1 to `most` positive finite
+    numbers (a file gives a tuple back as a list: ``from_file`` makes it a tuple again)."""
 
     def __init__(self, most: int = 16, limit: float = 1e6):
         self.most = most
         self.limit = limit
 
     def accepts(self, value) -> bool:
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        if isinstance(value, np.ndarray):
+            if value.ndim != 1:
+                return False
+            value = value.tolist()
+        if not isinstance(value, (list, tuple)):
             return False
         return (1 <= len(value) <= self.most
                 and all(_is_real(v) and 0 < v <= self.limit for v in value))
 
     def describe(self) -> str:
-        return f"a sequence of 1 to {self.most} numbers in (0, {self.limit:g}]"
+        return f"a list, tuple or 1-d array of 1 to {self.most} numbers in (0, {self.limit:g}]"
+
+    def from_file(self, value):
+        return tuple(value) if isinstance(value, list) else value
 
     def valid_examples(self) -> list:
         return [(1.0,), (0.25, 0.5, 1.0, 1.5), [self.limit] * self.most]
 
     def invalid_examples(self) -> list:
         return [(), (0.0,), (-1.0,), (float("nan"),), (float("inf"),), "1", 1.0,
-                (1.0,) * (self.most + 1), (True,)]
+                (1.0,) * (self.most + 1), (True,), np.array(1.0), np.array([[1.0]]),
+                {0.5: "a", 1.0: "b"}, {0.5, 1.0}]
 
 
 class Array(Constraint):
