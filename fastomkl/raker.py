@@ -199,6 +199,18 @@ class Raker(_RakerBase, OnlineEstimator):
     """
 
 
+def _logistic_only(method: str):
+    """A probability method present only under the logistic loss (``hasattr`` then answers)."""
+    return available_if(lambda self: self._loss_name() == "logistic",
+                        f"{method} needs loss='logistic' (the hinge loss estimates no "
+                        f"probability)")
+
+
+def _probability(score):
+    """P(classes_[1]) from the score, by the logistic link: the batch's and one sample's."""
+    return 1.0 / (1.0 + np.exp(-score))
+
+
 class RakerClassifier(_RakerBase, BinaryClassifier):
     _parameter_constraints = {**_RakerBase._parameter_constraints,
                               "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
@@ -217,8 +229,7 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
     """)
     _losses = CLASSIFICATION_LOSSES
 
-    @available_if(lambda self: self._loss_name() == "logistic",
-                  "predict_proba needs loss='logistic' (the hinge loss estimates no probability)")
+    @_logistic_only("predict_proba")
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the logistic link of the scores; logistic loss only.
 
@@ -250,12 +261,10 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
         >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
         True
         """
-        p = 1.0 / (1.0 + np.exp(-self._scores(X)))
+        p = _probability(self._scores(X))
         return np.column_stack([1.0 - p, p])
 
-    @available_if(lambda self: self._loss_name() == "logistic",
-                  "predict_proba_one needs loss='logistic' (the hinge loss estimates no "
-                  "probability)")
+    @_logistic_only("predict_proba_one")
     def predict_proba_one(self, x) -> dict:
         """The class probabilities of one sample, without learning: ``{label: probability}``
         (river's form), from the logistic link of ``decision_function_one(x)``.
@@ -288,6 +297,6 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
         >>> sorted(proba), max(proba, key=proba.get) == model.predict_one([1.0, 0.9])
         (['no', 'yes'], True)
         """
-        p = float(1.0 / (1.0 + np.exp(-self.decision_function_one(x))))
+        p = float(_probability(self.decision_function_one(x)))
         negative, positive = self.classes_.tolist()
         return {negative: 1.0 - p, positive: p}
