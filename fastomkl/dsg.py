@@ -210,6 +210,8 @@ class _DSGEngine(Engine):
 class _DoublySGD(StepEnsembleCombiner):
     """Parameters, their checks and the engine shared by the DSG estimators."""
 
+    _clips_members = False          # merge() averages models exactly (StepEnsembleCombiner)
+
     _losses: tuple = ()
     loss = ""
     _parameter_constraints = {

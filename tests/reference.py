@@ -43,20 +43,37 @@ class NumpyMLPoly:
     tests/vaw_reference.mlpoly), written from its equations: w_k = lr_k max(R_k, 0), normalised
     (uniform while no R_k is positive); each round r_k = g (mix - f_k) for g the loss's slope at
     the mixture, R_k += r_k, lr_k <- 1 / (1 / lr_k + r_k^2 + delta), delta the growth of the
-    largest r^2 seen (Smax), lr starting at 2^-20."""
+    largest r^2 seen (Smax), lr starting at 2^-20.
 
-    def __init__(self, n: int):
+    ``clipped``: the members' predictions enter clipped to [min y, max y] of the labels seen
+    before the round (``members``; none before the first label), as a regressor's step
+    ensemble mixes them; ``learn`` then takes the round's label ``y``."""
+
+    def __init__(self, n: int, clipped: bool = False):
         self.lr, self.regret, self.largest = np.full(n, 2.0 ** -20), np.zeros(n), 0.0
+        self.clipped, self.seen = clipped, None
 
     def weights(self) -> np.ndarray:
         lead = self.lr * np.maximum(self.regret, 0.0)
         return lead / lead.sum() if lead.sum() > 0 else np.full(len(lead), 1.0 / len(lead))
 
-    def learn(self, f, slope) -> None:
+    def members(self, f) -> np.ndarray:
+        """The members' predictions as they are mixed."""
+        f = np.asarray(f, dtype=np.float64)
+        return f if self.seen is None else np.clip(f, *self.seen)
+
+    def mix(self, f) -> float:
+        return float(self.weights() @ self.members(f))
+
+    def learn(self, f, slope, y=None) -> None:
         """`f` the members' predictions of the round, slope(mix) the loss's derivative at their
-        mixture."""
+        mixture, `y` the label (needed when ``clipped``)."""
+        f = self.members(f)
         mix = self.weights() @ f
-        self.learn_regrets(slope(mix) * (mix - np.asarray(f)))
+        self.learn_regrets(slope(mix) * (mix - f))
+        if self.clipped:
+            self.seen = (y, y) if self.seen is None else (min(self.seen[0], y),
+                                                          max(self.seen[1], y))
 
     def learn_regrets(self, r) -> None:
         """The round's instantaneous regrets r_k."""

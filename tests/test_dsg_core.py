@@ -609,13 +609,13 @@ def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta, members):
                   **({} if members is None else {"ensemble_steps": members}))
     online = model.predict_learn(X[:60], Y[:60])
     steps = np.array([1.0] if eta == 1.0 else members or NORMA_ENSEMBLE_STEPS)
-    mixer = NumpyMLPoly(len(steps))
+    mixer = NumpyMLPoly(len(steps), clipped=eta == "ensemble")
     support, coef, expected, batch = [], [], [], []
     for i, (x, y) in enumerate(zip(X[:60], Y[:60])):
         f = sum(a * kernel(s, x) for s, a in zip(support, coef)) + np.zeros(len(steps))
-        expected.append(mixer.weights() @ f)
+        expected.append(mixer.mix(f))
         r = f - y
-        mixer.learn(f, lambda mix: np.clip(mix - y, -epsilon, epsilon))
+        mixer.learn(f, lambda mix: np.clip(mix - y, -epsilon, epsilon), y)
         batch.append((x, np.clip(r, -epsilon, epsilon)))
         if (i + 1) % B == 0:
             gamma = 1.0 / (1.0 + 1e-4 * ((i + 1) // B))
@@ -625,7 +625,8 @@ def test_norma_is_its_equations_with_the_oldest_rows_dropped(eta, members):
             support, coef, batch = support[-budget:], coef[-budget:], []
     np.testing.assert_allclose(online, expected, rtol=1e-12, atol=1e-14)
     assert model.n_support_ == budget
-    f = [mixer.weights() @ sum(a * kernel(s, x) for s, a in zip(support, coef)) for x in X]
+    f = [mixer.mix(sum(a * kernel(s, x) for s, a in zip(support, coef)) + np.zeros(len(steps)))
+         for x in X]
     np.testing.assert_allclose(model.predict(X), f, rtol=1e-12, atol=1e-14)
     buffer = io.BytesIO()
     model.save(buffer)

@@ -258,12 +258,13 @@ def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classif
     onto y, as k(x, x) = 1; the logistic loss: the zero of its tangent), targets standardised
     online (regression),
     w <- w beta^L over all kernel x step experts (`ml_poly`: the experts mixed by ML-Poly on the
-    squared loss's slope at the mixture instead); the support is the `budget` latest rows."""
+    squared loss's slope at the mixture instead, clipped to the range of the targets seen); the
+    support is the `budget` latest rows."""
     n, m = len(kernel_fns), len(steps)
     member_steps = np.tile(steps, n)
     support, alphas = [], np.zeros((n * m, 0))
     w = np.full(n * m, 1.0 / (n * m))
-    mixer = NumpyMLPoly(n * m)
+    mixer = NumpyMLPoly(n * m, clipped=not classify)
     targets = StandardisedTargets(not classify)
     out = []
     for t in range(len(y)):
@@ -271,9 +272,7 @@ def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classif
         K = np.array([[k(x, s) for s in support] for k in kernel_fns]).reshape(n, len(support))
         f = (alphas * np.repeat(K, m, axis=0)).sum(axis=1)
         center, scale = targets.units()
-        if ml_poly:
-            w = mixer.weights()
-        out.append(center + scale * np.dot(w, f) / w.sum())
+        out.append(center + scale * (mixer.mix(f) if ml_poly else np.dot(w, f) / w.sum()))
         target = targets.learn(y[t])
         if classify:
             margin = target * f
@@ -289,7 +288,7 @@ def _omkr_ensemble_numpy(kernel_fns, X, y, steps, beta=0.5, budget=None, classif
         if budget is not None and len(support) > budget:
             support, alphas = support[1:], alphas[:, 1:]
         w = w * beta ** loss
-        mixer.learn(f, lambda mix: 2.0 * (mix - target))
+        mixer.learn(f, lambda mix: 2.0 * (mix - target), target)
     return np.array(out)
 
 

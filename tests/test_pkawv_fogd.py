@@ -43,18 +43,18 @@ def numpy_fogd_ensemble(U, X, y, steps, decaying=(), adagrad_scale=2.0):
     with the constant steps `steps` and the steps decaying[i] / sqrt(t) in round t, truncated at
     the minimiser of the squared loss (onto y), and one member with eta="auto"'s AdaGrad-norm
     steps adagrad_scale / sqrt(sum ||d z||^2) truncated at the zero of the loss's tangent; mixed by
-    ML-Poly on the squared loss's slope at the mixture; targets winsorised and standardised
-    online.  Returns the predictions, the members' weights and their models."""
+    ML-Poly on the squared loss's slope at the mixture, clipped to the range of the targets seen;
+    targets winsorised and standardised online.  Returns the predictions, the members' weights and their models."""
     D = U.shape[0]
     m = len(steps) + len(decaying) + 1
-    theta, mixer, grad_sq = np.zeros((m, 2 * D)), NumpyMLPoly(m), 0.0
+    theta, mixer, grad_sq = np.zeros((m, 2 * D)), NumpyMLPoly(m, clipped=True), 0.0
     targets = StandardisedTargets(True)
     out = []
     for t, (x, label) in enumerate(zip(X, y), start=1):
         z = np.concatenate([np.cos(U @ x), np.sin(U @ x)]) / np.sqrt(D)
         f = theta @ z
         center, scale = targets.units()
-        out.append(center + scale * mixer.weights() @ f)
+        out.append(center + scale * mixer.mix(f))
         target = targets.learn(label)
         d, loss, zz = 2.0 * (f[-1] - target), (f - target) ** 2, z @ z
         round_steps = np.concatenate([steps, np.asarray(decaying, dtype=float) / np.sqrt(t)])
@@ -65,7 +65,7 @@ def numpy_fogd_ensemble(U, X, y, steps, decaying=(), adagrad_scale=2.0):
         if d:
             step = min(step, loss[-1] / (d ** 2 * zz))
         theta[:-1], theta[-1] = stepped[0], theta[-1] - step * d * z
-        mixer.learn(f, lambda mix: 2.0 * (mix - target))
+        mixer.learn(f, lambda mix: 2.0 * (mix - target), target)
     return np.array(out), mixer.weights(), theta
 
 
