@@ -226,7 +226,7 @@ def serving_while_learning(make, X, y, calls: int) -> str:
             f"{snapshot_share:.0%} |")
 
 
-def family_table(X, y, calls: int) -> list[str]:
+def family_table(X, y, calls: int, only: str | None = None) -> list[str]:
     lines = ["## Every family: predict_one idle and while another thread learns", "",
              f"Columns: predict_one p50 / p99 / p99.9 and the longest call over "
              f"{min(calls, len(y) - 1000):,} calls "
@@ -248,6 +248,8 @@ def family_table(X, y, calls: int) -> list[str]:
              "ratio | from snapshots |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, make in families():
+        if only is not None and only not in label:
+            continue
         lines.append(f"| {label} " + serving_while_learning(make, X, y, calls))
         print(lines[-1], flush=True)
     return lines + [""]
@@ -259,8 +261,13 @@ def main() -> None:
     parser.add_argument("--family-calls", type=int, default=20_000)
     parser.add_argument("--families-only", action="store_true",
                         help="only the table of every family")
+    parser.add_argument("--only", help="print the rows of the families whose label holds this "
+                                       "(e.g. LKMBooks), leaving the results file as it is")
     args = parser.parse_args()
     X, y = naval(11934)
+    if args.only is not None:
+        family_table(X, y, args.family_calls, args.only)
+        return
     command = (f"python bench/serving.py --calls {args.calls} --family-calls {args.family_calls}"
                + (" --families-only" if args.families_only else ""))
     lines = ["# Serving latency", "",

@@ -7,6 +7,8 @@ their norms from the Gram matrix).  The kernel I_t is drawn by inverse CDF from
 """
 import numpy as np
 
+from reference import NumpyMLPoly
+
 SQUARED, ABSOLUTE, LOGISTIC, HINGE = 0, 1, 2, 3
 
 
@@ -333,33 +335,67 @@ def generator(seed):
     return np.random.Generator(np.random.PCG64(seed))
 
 
-def lkmbooks_stream(X, y, gamma, kind, B, nu, seed, T=0, logistic_step=False):
+class LKMBooksLearner:
     """Spec 001 section 3.9: shared budgeted support, p-mixture, exponential weights."""
+
+    def __init__(self, gamma, kind, B, nu, T=0, logistic_step=False):
+        self.gamma, self.kind, self.B, self.nu, self.T = gamma, kind, B, nu, T
+        self.logistic_step = logistic_step
+        self.p, self.gmax, self.S, self.alpha = np.full(len(gamma), 1 / len(gamma)), 1.0, [], []
+
+    def predict(self, x):
+        """(the kernels' predictions f, their p-mixture)."""
+        if self.S:
+            d2 = ((np.array(self.S) - x) ** 2).sum(1)
+            f = np.array([np.array(self.alpha) @ np.exp(-g * d2) for g in self.gamma])
+        else:
+            f = np.zeros(len(self.gamma))
+        return f, self.p @ f
+
+    def learn(self, t, x, target, f, y_hat, u):
+        """Round t's update from the predictions of ``predict`` and the round's uniform u."""
+        g = dloss(self.kind, y_hat, target)
+        h = horizon(self.T, t)
+        nu, B = self.nu, self.B
+        P = min(1.0, B / ((1 - nu) * h ** (1 - nu) * t ** nu))
+        if u < P and len(self.S) < B:
+            lam = (10 / np.sqrt(h) if self.logistic_step
+                   else np.sqrt((1 + nu) * B) / (np.sqrt(1 - nu) * h))
+            self.S.append(x)
+            self.alpha.append(-lam * g / P)
+        eta = np.sqrt(8 * np.log(len(self.gamma)) / h)
+        ref = f.min() if g > 0 else f.max()
+        self.p = self.p * np.exp(-eta * g * (f - ref) / self.gmax)
+        self.p /= self.p.sum()
+        self.gmax = max(self.gmax, f.max() - f.min())
+
+
+def lkmbooks_stream(X, y, gamma, kind, B, nu, seed, T=0, logistic_step=False):
+    """One LKMBooks learner's prequential predictions, final p and support size."""
     rng = generator(seed)
-    K = len(gamma)
-    p, gmax, S, alpha = np.full(K, 1 / K), 1.0, [], []
+    learner = LKMBooksLearner(gamma, kind, B, nu, T, logistic_step)
+    out = np.empty(len(y))
+    for t in range(1, len(y) + 1):
+        u = rng.random()
+        f, out[t - 1] = learner.predict(X[t - 1])
+        learner.learn(t, X[t - 1], y[t - 1], f, out[t - 1], u)
+    return out, learner.p, len(learner.S)
+
+
+def lkmbooks_ensemble_stream(X, y, gamma, kind, B, nus, seed, T=0, logistic_step=False):
+    """LKMBooks learners, one per nu (each drawing its uniform in turn), their p-mixtures mixed
+    by ML-Poly on the loss's tangent at the mixture (a regression loss's clipped to the range of
+    the targets seen): the prequential predictions, the learners and the mixer."""
+    rng = generator(seed)
+    learners = [LKMBooksLearner(gamma, kind, B, nu, T, logistic_step) for nu in nus]
+    mixer = NumpyMLPoly(len(nus), clipped=kind != LOGISTIC)
     out = np.empty(len(y))
     for t in range(1, len(y) + 1):
         x, target = X[t - 1], y[t - 1]
-        u = rng.random()
-        if S:
-            d2 = ((np.array(S) - x) ** 2).sum(1)
-            f = np.array([np.array(alpha) @ np.exp(-g * d2) for g in gamma])
-        else:
-            f = np.zeros(K)
-        y_hat = p @ f
-        g = dloss(kind, y_hat, target)
-        h = horizon(T, t)
-        P = min(1.0, B / ((1 - nu) * h ** (1 - nu) * t ** nu))
-        if u < P and len(S) < B:
-            lam = (10 / np.sqrt(h) if logistic_step
-                   else np.sqrt((1 + nu) * B) / (np.sqrt(1 - nu) * h))
-            S.append(x)
-            alpha.append(-lam * g / P)
-        eta = np.sqrt(8 * np.log(K) / h)
-        ref = f.min() if g > 0 else f.max()
-        p = p * np.exp(-eta * g * (f - ref) / gmax)
-        p /= p.sum()
-        gmax = max(gmax, f.max() - f.min())
-        out[t - 1] = y_hat
-    return out, p, len(S)
+        predictions = [learner.predict(x) for learner in learners]
+        members = np.array([y_hat for _, y_hat in predictions])
+        out[t - 1] = mixer.mix(members)
+        for learner, (f, y_hat) in zip(learners, predictions):
+            learner.learn(t, x, target, f, y_hat, rng.random())
+        mixer.learn(members, lambda mix: dloss(kind, mix, target), target)
+    return out, learners, mixer

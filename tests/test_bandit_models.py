@@ -111,7 +111,7 @@ def _round_stream(fresh, n_features):
 @pytest.mark.parametrize("loss", ["squared", "absolute"])
 def test_lkmbooks_matches_the_reference(stream, loss):
     X, y = stream
-    model = LKMBooks(B=40, loss=loss, random_state=4, standardize_target=False)
+    model = LKMBooks(B=40, loss=loss, nu="auto", random_state=4, standardize_target=False)
     got = model.predict_learn(X, y)
     gamma = 1.0 / (2.0 * np.array([k.sigma for k in model.kernels_]) ** 2)
     want, p, n_support = ref.lkmbooks_stream(X, y, gamma, 0 if loss == "squared" else 1, 40,
@@ -134,7 +134,8 @@ def test_lkmbooks_api(labelled_stream, tmp_path):
     with pytest.raises(ValueError, match="outlive"):
         m.partial_fit(X[:150], y[:150])
     state = m._engine.get_state()
-    state["experts.rows"] = np.array([31])
+    state["experts.rows"] = state["experts.rows"].copy()
+    state["experts.rows"][0] = 31                       # a member beyond B = 30
     with pytest.raises(ValueError, match="rows"):
         m._engine.set_state(state)
     with pytest.raises(ValueError, match="loss"):
@@ -290,3 +291,68 @@ def test_huge_targets_never_leave_a_non_finite_state(cls, kw, stream, tmp_path):
     m.predict_learn(X, 1e150 * (y - 0.5))
     m.save(tmp_path / "m.npz")                    # check_state refuses NaN and infinity
     fastomkl.load(tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_lkmbooks_ensemble_matches_the_reference(stream, loss):
+    """nu="ensemble" (the default): one LKMBooks per nu of LKM_ENSEMBLE_NUS, each on its own
+    support with its own p and admission draws, mixed by ML-Poly (clipped to the targets seen),
+    against NumPy: every prediction, each member's p and support, the member weights."""
+    from fastomkl.bandit import LKM_ENSEMBLE_NUS
+    X, y = stream
+    model = LKMBooks(B=40, loss=loss, random_state=4, standardize_target=False)
+    got = model.predict_learn(X, y)
+    gamma = 1.0 / (2.0 * np.array([k.sigma for k in model.kernels_]) ** 2)
+    want, learners, mixer = ref.lkmbooks_ensemble_stream(
+        X, y, gamma, 0 if loss == "squared" else 1, 40, LKM_ENSEMBLE_NUS,
+        _round_stream(clone(model), X.shape[1]))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    p = np.asarray(model._engine.combiner.p).reshape(len(LKM_ENSEMBLE_NUS), -1)
+    np.testing.assert_allclose(p, [learner.p for learner in learners], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model._engine.experts.rows, [len(l.S) for l in learners])
+    np.testing.assert_allclose(model.member_weights_, mixer.weights(), rtol=1e-10)
+    np.testing.assert_allclose(model.weights_, mixer.weights() @ p, rtol=1e-10)
+    assert len({np.asarray(l.S).tobytes() for l in learners}) > 1   # admitted different rows
+    assert len(set(np.round(mixer.weights(), 9))) > 1     # and were weighed differently
+
+
+def test_lkmbooks_classifier_ensemble_matches_the_reference(labelled_stream):
+    """The classifier's members are mixed by ML-Poly on the logistic loss's tangent, unclipped."""
+    from fastomkl.bandit import LKM_ENSEMBLE_NUS
+    X, y = labelled_stream
+    model = LKMBooksClassifier(B=30, T=400, random_state=2)
+    model.partial_fit(X, y)
+    assert model._engine.combiner.top.clip_range is None
+    gamma = 1.0 / (2.0 * np.array([k.sigma for k in model.kernels_]) ** 2)
+    labels = np.where(y == model.classes_[1], 1.0, -1.0)
+    want, learners, mixer = ref.lkmbooks_ensemble_stream(
+        X, labels, gamma, 2, 30, LKM_ENSEMBLE_NUS, _round_stream(clone(model), X.shape[1]),
+        T=400, logistic_step=True)
+    np.testing.assert_allclose(model.decision_function(X[:20]),
+                               [mixer.mix([l.predict(x)[1] for l in learners]) for x in X[:20]],
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.member_weights_, mixer.weights(), rtol=1e-10)
+
+
+def test_lkmbooks_files_hold_the_rows_in_use(stream, tmp_path):
+    """A file holds each member's rows in use, not its budget's capacity (four supports of
+    B = 100,000 rows would be 4 * 100,000 * (d + 1) doubles of zeros), and loads bit-identically;
+    a state at capacity (what files written before held) sets the same model."""
+    X, y = stream
+    model = LKMBooks(B=100_000, random_state=0).fit(X[:50], y[:50])
+    model.save(tmp_path / "big.npz")
+    assert (tmp_path / "big.npz").stat().st_size < 100_000
+    loaded = fastomkl.load(tmp_path / "big.npz")
+    assert state_bytes(loaded) == state_bytes(model)
+    at_capacity = model._engine.get_state()
+    at_capacity["experts.support"] = np.array(model._engine.experts.support)
+    at_capacity["experts.coef"] = np.array(model._engine.experts.coef)
+    assert at_capacity["experts.coef"].shape == (4 * 100_000,)
+    again = LKMBooks(B=100_000, random_state=0).fit(X[:1], y[:1])
+    again._engine.set_state(at_capacity)
+    mine, its = model._engine.get_state(), again._engine.get_state()
+    assert mine.keys() == its.keys()
+    assert all(np.array_equal(mine[name], its[name]) for name in mine)
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.predict_learn(X[50:], y[50:]),
+                                  model.predict_learn(X[50:], y[50:]))

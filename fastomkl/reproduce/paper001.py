@@ -257,7 +257,7 @@ def make_model(algorithm: str, loss: str, T: int, size, seed: int, step: float |
     if algorithm == "RF-OKS++":
         return pick(RFOKSPlusPlus, RFOKSPlusPlusClassifier)(n_components=size, U=U, **common)
     if algorithm == "LKMBooks":
-        return pick(LKMBooks, LKMBooksClassifier)(B=size, T=T, **common)
+        return pick(LKMBooks, LKMBooksClassifier)(B=size, T=T, nu="auto", **common)
     if algorithm == "Raker":
         eta = (1.0 if loss == "absolute" else 5.0) / np.sqrt(T)
         return pick(Raker, RakerClassifier)(kernels, n_components=size, eta=eta,

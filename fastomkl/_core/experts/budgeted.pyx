@@ -27,12 +27,20 @@ cdef class BudgetedExpansion(ExpertBank):
     sqrt((1 + nu) B) / (sqrt(1 - nu) T') (square and absolute losses) or 10 / sqrt(T')
     (``logistic_step``, the logistic code's).  Distances to the support are computed once per
     sample (``prepare``) for every kernel.
+
+    `nu` a sequence: an ensemble, one member per value (experts j K .. j K + K - 1 are member
+    j's kernels, on its own support and coefficients, each drawing its own uniform in turn);
+    member j learns on its own mixture's y_hat_j, read from the BudgetMixture's
+    ``member_y_hat`` (``read_member_predictions``).
     """
 
-    def __init__(self, gamma, int n_features, int loss, int budget, double nu, long horizon=0,
+    def __init__(self, gamma, int n_features, int loss, int budget, nu, long horizon=0,
                  double step_fixed=0.0, bint logistic_step=False):
         gamma = np.ascontiguousarray(gamma, dtype=np.float64)
-        self.n_experts = gamma.shape[0]
+        nu = np.array(nu, dtype=np.float64, ndmin=1)
+        self.n_kernels = gamma.shape[0]
+        self.n_members = nu.shape[0]
+        self.n_experts = self.n_kernels * self.n_members
         self.independent = False
         self.gamma = gamma
         self.n_features = n_features
@@ -42,57 +50,113 @@ cdef class BudgetedExpansion(ExpertBank):
         self.horizon = horizon
         self.step_fixed = step_fixed
         self.logistic_step = logistic_step
-        self.support = np.zeros((budget, n_features))
-        self.coef = np.zeros(budget)
-        self.rows = np.zeros(1, dtype=np.int64)
-        self.sq = np.zeros(budget)
+        self.support = np.zeros((self.n_members * budget, n_features))
+        self.coef = np.zeros(self.n_members * budget)
+        self.rows = np.zeros(self.n_members, dtype=np.int64)
+        self.sq = np.zeros(self.n_members * budget)
+        self.member_y_hat = np.zeros(self.n_members)
+
+    def read_member_predictions(self, double[::1] member_y_hat):
+        """Read each member's y_hat_j from `member_y_hat` (the mixture's, filled as it combines)."""
+        if member_y_hat.shape[0] != self.n_members:
+            raise ValueError(f"{self.n_members} member predictions expected, got "
+                             f"{member_y_hat.shape[0]}")
+        self.member_y_hat = member_y_hat
 
     def _state_arrays(self):
         return {"support": self.support, "coef": self.coef, "rows": self.rows}
 
+    def _prediction_arrays(self, BudgetedExpansion twin):
+        """prepare and predict read the rows held and their coefficients; the arrays are
+        allocated at capacity, so the twin's are the same size."""
+        return self._state_arrays(), twin._state_arrays()
+
+    def get_state(self):
+        """The rows in use only, member after member (a support of B = 10^6 rows, or four, that
+        has taken 20 would otherwise be written as hundreds of MB of zeros)."""
+        state = ExpertBank.get_state(self)
+        held = np.concatenate([np.arange(j * self.budget, j * self.budget + n)
+                               for j, n in enumerate(np.asarray(self.rows))])
+        state["support"], state["coef"] = state["support"][held], state["coef"][held]
+        return state
+
     def check_state(self, state):
+        rows = np.asarray(state.get("rows"))
+        if rows.dtype.kind == "i" and not ((0 <= rows) & (rows <= self.budget)).all():
+            raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
+                             f"got {rows.tolist()}")
+        state = self._at_capacity(state)
         ExpertBank.check_state(self, state)
         require_ranges(self, state)
-        n = int(np.asarray(state["rows"])[0])
-        if not 0 <= n <= self.budget:
-            raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
-                             f"got {n}")
+
+    def set_state(self, state):
+        ExpertBank.set_state(self, self._at_capacity(state))
+
+    def _at_capacity(self, state):
+        """`state` with each member's rows in use (get_state's) put back in its block of the
+        arrays at capacity; a state at capacity already (files written before get_state kept
+        the rows in use only), or of another shape for check_state to refuse, is left as it is."""
+        rows, support = np.asarray(state.get("rows")), np.asarray(state.get("support"))
+        coef = np.asarray(state.get("coef"))
+        if (rows.shape != (self.n_members,) or rows.dtype != np.int64
+                or not ((0 <= rows) & (rows <= self.budget)).all()):
+            return state
+        n = int(rows.sum())
+        if (support.shape != (n, self.n_features) or coef.shape != (n,)
+                or n == self.n_members * self.budget):
+            return state
+        state = dict(state)
+        state["support"] = np.zeros((self.n_members * self.budget, self.n_features))
+        state["coef"] = np.zeros(self.n_members * self.budget)
+        start = 0
+        for j, count in enumerate(rows.tolist()):
+            block = slice(j * self.budget, j * self.budget + count)
+            state["support"][block] = support[start:start + count]
+            state["coef"][block] = coef[start:start + count]
+            start += count
+        return state
 
     cdef void prepare(self, const double* x) noexcept nogil:
-        cdef long n = self.rows[0]
-        if n > 0:
-            fastomkl_support_distances(&self.support[0, 0], x, n, self.n_features, &self.sq[0],
-                                       NULL, NULL)
+        cdef int j
+        cdef long start
+        for j in range(self.n_members):
+            start = <long>j * self.budget
+            if self.rows[j] > 0:
+                fastomkl_support_distances(&self.support[start, 0], x, self.rows[j],
+                                           self.n_features, &self.sq[start], NULL, NULL)
 
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
-        cdef long n = self.rows[0]
+        cdef int j = k // self.n_kernels
+        cdef long n = self.rows[j], start = <long>j * self.budget
         if n == 0:
             return 0.0
-        return fastomkl_exp_dot(&self.coef[0], &self.sq[0], n, self.gamma[k])
+        return fastomkl_exp_dot(&self.coef[start], &self.sq[start], n,
+                                self.gamma[k - j * self.n_kernels])
 
     cdef double learn(self, int k, const double* x, const double* z, double f,
                       Round* ctx) noexcept nogil:
-        cdef double y = ctx.y, y_hat = ctx.y_hat
+        cdef double y = ctx.y
         cdef long t = ctx.t
-        cdef int i
-        cdef long n = self.rows[0]
-        cdef double g, P, h, lam, u
-        if k == self.n_experts - 1:
+        cdef int i, j = k // self.n_kernels
+        cdef long n = self.rows[j], row = <long>j * self.budget + self.rows[j]
+        cdef double g, P, h, lam, u, nu = self.nu[j]
+        cdef double y_hat = ctx.y_hat if self.n_members == 1 else self.member_y_hat[j]
+        if k - j * self.n_kernels == self.n_kernels - 1:
             u = ctx.rng.next_double(ctx.rng.state)
             g = loss_derivative(self.loss, y_hat, y)
             if not finite_round(y_hat, g, 0.0):
                 self.n_rejected += 1
                 return loss_value(self.loss, f, y)
             h = <double>horizon_of(self.horizon, 0, t)
-            P = self.budget / ((1.0 - self.nu) * pow(h, 1.0 - self.nu) * pow(<double>t, self.nu))
+            P = self.budget / ((1.0 - nu) * pow(h, 1.0 - nu) * pow(<double>t, nu))
             P = 1.0 if P > 1.0 else P
             if u < P and n < self.budget:
                 lam = self.step_fixed
                 if lam <= 0.0:
                     lam = (10.0 / sqrt(h) if self.logistic_step else
-                           sqrt((1.0 + self.nu) * self.budget) / (sqrt(1.0 - self.nu) * h))
+                           sqrt((1.0 + nu) * self.budget) / (sqrt(1.0 - nu) * h))
                 for i in range(self.n_features):
-                    self.support[n, i] = x[i]
-                self.coef[n] = -lam * g / P
-                self.rows[0] = n + 1
+                    self.support[row, i] = x[i]
+                self.coef[row] = -lam * g / P
+                self.rows[j] = n + 1
         return loss_value(self.loss, f, y)
