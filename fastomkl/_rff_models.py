@@ -219,8 +219,8 @@ class StepEnsembleCombiner:
     paper's "truncated" experts.  Unclipped, one member that diverges (a step too long for the
     data: NORMA's member at 2 on casp) makes regrets so large that every member's rate
     collapses and the mixture follows the diverging member (casp's MSE 4,426 against 0.086
-    clipped); on the defaults it changes the geometric means of bench/defaults.py by -0.02 to
-    +0.01 (docs/defaults.rst).  A classifier's members are scores, mixed unclipped; so are the
+    clipped); on the defaults it moves the geometric means of bench/defaults.py by at most 0.02,
+    down (OnlineKernelRegressor in recorded order, 0.936 to 0.919; docs/defaults.rst).  A classifier's members are scores, mixed unclipped; so are the
     DSG family's (``_clips_members``), whose ``merge`` averages models exactly, which clipping
     against each model's own range would break.  A file written before the clipping (its
     combiner's state has no ``observed`` range) keeps mixing unclipped."""

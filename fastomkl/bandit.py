@@ -1018,26 +1018,40 @@ class _LKMBooksBase(_KernelModel):
         mixture = BudgetMixture(K, config["loss"], config["T"], n_members=len(nus), top=top)
         experts = BudgetedExpansion(config["gamma"], n_features, config["loss"], config["B"],
                                     nus, config["T"],
-                                    logistic_step=config["loss_name"] == "logistic")
-        experts.read_member_predictions(mixture.member_y_hat)
+                                    logistic_step=config["loss_name"] == "logistic",
+                                    member_y_hat=mixture.member_y_hat)
         return Engine(NullFeatures(experts.n_experts, n_features), experts, mixture,
                       round_bit_generator, bool(getattr(self, "standardize_target", False)))
 
+    def _implied_state_size(self, n_features: int) -> int:
+        """Doubles the engine allocates when it is built: each learner's support and
+        coefficients at the budget's capacity, and the distances of a sample to them (checked
+        by ``load`` before building, files holding the rows in use only)."""
+        n_members = len(LKM_ENSEMBLE_NUS) if auto(self.nu) == "ensemble" else 1
+        return n_members * self.B * (n_features + 2)
+
+    def _weights(self):
+        """(each learner's p, shape (n_members, n_kernels); the learners' weights), of one
+        round."""
+        engine = self._fitted_engine()
+        combiner = engine.combiner
+
+        def read():
+            p = np.array(combiner.p).reshape(-1, engine.experts.n_kernels)
+            return p, (np.ones(1) if combiner.top is None else combiner.top.weights_)
+        return engine.locked(read)
+
     @property
     def weights_(self) -> np.ndarray:
-        """The kernel weights p of the mixture sum_i p_i f_i (under nu="ensemble", the members'
-        p mixed with the members' weights, ``member_weights_``)."""
-        engine = self._fitted_engine()
-        p = np.array(engine.combiner.p).reshape(-1, engine.experts.n_kernels)
-        return self.member_weights_ @ p
+        """The kernel weights p of the mixture sum_i p_i f_i (under nu="ensemble", the learners'
+        p mixed with the learners' weights, ``member_weights_``)."""
+        p, members = self._weights()
+        return members @ p
 
     @property
     def member_weights_(self) -> np.ndarray:
-        """The weights of the members (one per nu; [1.0] for one nu)."""
-        combiner = self._fitted_engine().combiner
-        if combiner.top is None:
-            return np.ones(1)
-        return self._fitted_engine().locked(lambda: combiner.top.weights_)
+        """The weights of the learners (one per nu; [1.0] for one nu)."""
+        return self._weights()[1]
 
     @property
     def support_size_(self) -> int:
@@ -1048,9 +1062,9 @@ class _LKMBooksBase(_KernelModel):
 
 _LKM_DOC = """{title}
 
-    Full information (Li & Liao 2022's baseline, as the authors run it): every kernel predicts from ONE
-    support set of at most B instances with ONE coefficient vector, f_i(x) = sum_j alpha_j
-    k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
+    Full information (Li & Liao 2022's baseline, as the authors run it): in each learner, every
+    kernel predicts from ONE support set of at most B instances with ONE coefficient vector,
+    f_i(x) = sum_j alpha_j k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
     P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient -lambda loss'(y_hat, y) / P,
     lambda = sqrt((1 + nu) B) / (sqrt(1 - nu) T) (10 / sqrt(T) for the logistic loss); p follows
     exponential weights with rate sqrt(8 ln K / T) on the linearised losses.  A round costs
@@ -1062,7 +1076,9 @@ _LKM_DOC = """{title}
     targets seen): on bench/defaults.py's streams the released code's single nu is 1.03x the
     best nu of a grid in recorded order and 1.02x shuffled (geometric means), the ensemble
     below 1 in both (docs/defaults.rst), for four times the time and memory.  nu="auto" is the
-    paper's learner.
+    paper's learner.  (Under standardize_target=True the ensemble's learners update their kernel
+    weights from predictions in the units of the targets before the round's, where one learner
+    takes its prediction in those after it: the same update up to the round's change of units.)
 
     Parameters
     ----------

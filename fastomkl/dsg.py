@@ -1687,6 +1687,14 @@ class NORMA(StepEnsembleCombiner, OnlineEstimator):
         return [{"budget": 8, "batch_size": 2},
                 {"kernel": Matern(1.0, nu=2.5), "loss": "huber", "budget": 4}]
 
+    def _implied_state_size(self, n_features: int) -> int:
+        """Doubles the engine allocates when it is built: the support, its coefficients (one per
+        member) and kernel values at the budget's capacity, and a batch's rows and slopes
+        (checked by ``load`` before building, files holding the rows in use only)."""
+        members = len(self.ensemble_steps) if self.eta == "ensemble" else 1
+        return (self.budget * (n_features + members + 1)
+                + self.batch_size * (n_features + members))
+
     def _check_params(self) -> dict:
         if type(self.kernel) not in _KINDS or getattr(self.kernel, "nu", 0.5) not in MATERN_NUS:
             raise ValueError(f"kernel must be Gaussian, Laplacian, Cauchy or Matern with nu in "

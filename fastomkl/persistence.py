@@ -122,8 +122,10 @@ def load(path, key=None, max_bytes: int | None = None):
     max_bytes : int, optional
         Refuse files whose arrays would take more memory than this.  By default (None) the bound
         is 1 GiB, and the arrays may take at most 64 times the file's size on disk beyond 32 MiB
-        (a small file that inflates to gigabytes is a compression bomb, not a model); pass a
-        number to vouch for larger or more compressible files up to that many bytes.
+        (a small file that inflates to gigabytes is a compression bomb, not a model), and the
+        model they build at most 8 times the numbers they hold beyond 2^21 (a budgeted model
+        holds its budget's capacity, its file the rows in use); pass a number to vouch for
+        larger or more compressible files, and the models they build, up to that many bytes.
 
     Returns
     -------
@@ -158,7 +160,7 @@ def load(path, key=None, max_bytes: int | None = None):
         header, arrays = _read_archive(path, max_bytes, key)
         if key is None:
             _verify_digest(header, arrays, None)
-        return _build(header, arrays)
+        return _build(header, arrays, max_bytes)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
     except (FileNotFoundError, IsADirectoryError):
@@ -353,7 +355,7 @@ def _compare(header: dict, expected: dict) -> None:
                          "another key)")
 
 
-def _build(header: dict, arrays: dict):
+def _build(header: dict, arrays: dict, max_bytes: int | None = None):
     from fastomkl._estimator import _REGISTRY
     cls = _REGISTRY.get(header["class"])
     if cls is None:                     # estimator modules load lazily: register them all first
@@ -391,7 +393,7 @@ def _build(header: dict, arrays: dict):
         if arrays:
             raise ValueError("a model that has seen no data has no state arrays")
         return model
-    _check_implied_size(model, params, n_features, arrays)
+    _check_implied_size(model, params, n_features, arrays, max_bytes)
     if not isinstance(header["rng_state"], dict):
         raise ValueError("a fitted model's file must hold its random stream's state")
     model._restore_engine(n_features, arrays, header["rng_state"])
@@ -406,19 +408,27 @@ def _build(header: dict, arrays: dict):
     return model
 
 
-def _check_implied_size(model, params: dict, n_features: int, arrays: dict) -> None:
+def _check_implied_size(model, params: dict, n_features: int, arrays: dict,
+                        max_bytes: int | None = None) -> None:
     """Refuse a header implying an engine far larger than the state in the file: building the
     engine allocates before the state is read (the random frequencies, a model's own
-    ``_implied_state_size``, e.g. the r^2 inverse of Taylor features)."""
+    ``_implied_state_size``, e.g. the r^2 inverse of Taylor features, or a budget's capacity
+    where the file holds the rows in use).  A caller's ``max_bytes`` vouches for an engine of
+    up to that many bytes."""
     held = sum(a.size for a in arrays.values())
     implied = model._implied_state_size(n_features)
     n_components = params.get("n_components")
     if not implied and isinstance(n_components, int):      # random features of one kernel
         kernels = getattr(model, "kernels_", None)
         implied = (len(kernels) if kernels is not None else 1) * n_components * (n_features + 2)
-    if implied > _IMPLIED_FACTOR * held + _IMPLIED_ALLOWANCE:
+    if max_bytes is not None:
+        if 8 * implied > max_bytes:
+            raise ValueError(f"the parameters and n_features_in={n_features} imply a model of "
+                             f"{8 * implied} bytes, more than max_bytes={max_bytes}")
+    elif implied > _IMPLIED_FACTOR * held + _IMPLIED_ALLOWANCE:
         raise ValueError(f"the parameters and n_features_in={n_features} imply a model far "
-                         f"larger ({implied} numbers) than the state the file holds ({held})")
+                         f"larger ({implied} numbers) than the state the file holds ({held}); "
+                         f"pass max_bytes to load it anyway")
 
 
 # -- encoding ------------------------------------------------------------------------------------

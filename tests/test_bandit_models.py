@@ -336,13 +336,20 @@ def test_lkmbooks_classifier_ensemble_matches_the_reference(labelled_stream):
 
 def test_lkmbooks_files_hold_the_rows_in_use(stream, tmp_path):
     """A file holds each member's rows in use, not its budget's capacity (four supports of
-    B = 100,000 rows would be 4 * 100,000 * (d + 1) doubles of zeros), and loads bit-identically;
-    a state at capacity (what files written before held) sets the same model."""
+    B = 100,000 rows would be 4 * 100,000 * (d + 1) doubles of zeros), and loads bit-identically
+    once the caller vouches for the model's size (a small file that builds a model of many MB is
+    refused by default, naming max_bytes); a state at capacity (what files written before held)
+    sets the same model."""
     X, y = stream
     model = LKMBooks(B=100_000, random_state=0).fit(X[:50], y[:50])
     model.save(tmp_path / "big.npz")
     assert (tmp_path / "big.npz").stat().st_size < 100_000
-    loaded = fastomkl.load(tmp_path / "big.npz")
+    size = 8 * 4 * 100_000 * (X.shape[1] + 2)                  # the engine's allocation
+    with pytest.raises(ValueError, match="max_bytes"):
+        fastomkl.load(tmp_path / "big.npz")
+    with pytest.raises(ValueError, match="more than max_bytes"):
+        fastomkl.load(tmp_path / "big.npz", max_bytes=size - 1)
+    loaded = fastomkl.load(tmp_path / "big.npz", max_bytes=size)
     assert state_bytes(loaded) == state_bytes(model)
     at_capacity = model._engine.get_state()
     at_capacity["experts.support"] = np.array(model._engine.experts.support)

@@ -30,12 +30,12 @@ cdef class BudgetedExpansion(ExpertBank):
 
     `nu` a sequence: an ensemble, one member per value (experts j K .. j K + K - 1 are member
     j's kernels, on its own support and coefficients, each drawing its own uniform in turn);
-    member j learns on its own mixture's y_hat_j, read from the BudgetMixture's
-    ``member_y_hat`` (``read_member_predictions``).
+    member j learns on its own mixture's y_hat_j, read from `member_y_hat` (the BudgetMixture's,
+    filled as it combines).
     """
 
     def __init__(self, gamma, int n_features, int loss, int budget, nu, long horizon=0,
-                 double step_fixed=0.0, bint logistic_step=False):
+                 double step_fixed=0.0, bint logistic_step=False, member_y_hat=None):
         gamma = np.ascontiguousarray(gamma, dtype=np.float64)
         nu = np.array(nu, dtype=np.float64, ndmin=1)
         self.n_kernels = gamma.shape[0]
@@ -54,14 +54,15 @@ cdef class BudgetedExpansion(ExpertBank):
         self.coef = np.zeros(self.n_members * budget)
         self.rows = np.zeros(self.n_members, dtype=np.int64)
         self.sq = np.zeros(self.n_members * budget)
-        self.member_y_hat = np.zeros(self.n_members)
-
-    def read_member_predictions(self, double[::1] member_y_hat):
-        """Read each member's y_hat_j from `member_y_hat` (the mixture's, filled as it combines)."""
-        if member_y_hat.shape[0] != self.n_members:
-            raise ValueError(f"{self.n_members} member predictions expected, got "
-                             f"{member_y_hat.shape[0]}")
+        if member_y_hat is None:
+            if self.n_members > 1:
+                raise ValueError("an ensemble's expansion learns on its members' predictions: "
+                                 "pass the mixture's member_y_hat")
+            member_y_hat = np.zeros(1)          # one member learns on the round's y_hat
         self.member_y_hat = member_y_hat
+        if self.member_y_hat.shape[0] != self.n_members:
+            raise ValueError(f"{self.n_members} member predictions expected, got "
+                             f"{self.member_y_hat.shape[0]}")
 
     def _state_arrays(self):
         return {"support": self.support, "coef": self.coef, "rows": self.rows}
@@ -73,16 +74,21 @@ cdef class BudgetedExpansion(ExpertBank):
 
     def get_state(self):
         """The rows in use only, member after member (a support of B = 10^6 rows, or four, that
-        has taken 20 would otherwise be written as hundreds of MB of zeros)."""
-        state = ExpertBank.get_state(self)
-        held = np.concatenate([np.arange(j * self.budget, j * self.budget + n)
-                               for j, n in enumerate(np.asarray(self.rows))])
-        state["support"], state["coef"] = state["support"][held], state["coef"][held]
-        return state
+        has taken 20 would otherwise be written as hundreds of MB of zeros), copied from the
+        live arrays without a copy at capacity."""
+        rows = np.array(self.rows, copy=True)
+        support, coef = np.asarray(self.support), np.asarray(self.coef)
+        held = [slice(j * self.budget, j * self.budget + n) for j, n in enumerate(rows.tolist())]
+        return {"support": np.concatenate([support[block] for block in held]),
+                "coef": np.concatenate([coef[block] for block in held]), "rows": rows,
+                "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
 
     def check_state(self, state):
         rows = np.asarray(state.get("rows"))
-        if rows.dtype.kind == "i" and not ((0 <= rows) & (rows <= self.budget)).all():
+        if rows.shape != (self.n_members,) or rows.dtype != np.int64:
+            raise ValueError(f"{type(self).__name__} state 'rows' must be int64 with shape "
+                             f"({self.n_members},), got {rows.dtype} {rows.shape}")
+        if not ((0 <= rows) & (rows <= self.budget)).all():
             raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
                              f"got {rows.tolist()}")
         state = self._at_capacity(state)
@@ -103,6 +109,7 @@ cdef class BudgetedExpansion(ExpertBank):
             return state
         n = int(rows.sum())
         if (support.shape != (n, self.n_features) or coef.shape != (n,)
+                or support.dtype != np.float64 or coef.dtype != np.float64
                 or n == self.n_members * self.budget):
             return state
         state = dict(state)
