@@ -220,8 +220,9 @@ class StepEnsembleCombiner:
     data: NORMA's member at 2 on casp) makes regrets so large that every member's rate
     collapses and the mixture follows the diverging member (casp's MSE 4,426 against 0.086
     clipped); on the defaults it moves the geometric means of bench/defaults.py by at most 0.02,
-    down (OnlineKernelRegressor in recorded order, 0.936 to 0.919; docs/defaults.rst).  A classifier's members are scores, mixed unclipped; so are the
-    DSG family's (``_clips_members``), whose ``merge`` averages models exactly, which clipping
+    down (OnlineKernelRegressor in recorded order, 0.936 to 0.919; docs/defaults.rst).  A
+    classifier's members are scores, mixed unclipped (``members_clip_range``); so are the DSG
+    family's (``_clips_members``), whose ``merge`` averages models exactly, which clipping
     against each model's own range would break.  A file written before the clipping (its
     combiner's state has no ``observed`` range) keeps mixing unclipped."""
 
@@ -230,9 +231,8 @@ class StepEnsembleCombiner:
     def _ensemble_combiner(self, n_members: int, loss: int, param: float = 0.0):
         if self._from_file("hedge"):
             return self._former_ensemble_combiner(n_members)
-        clipped = (self._clips_members and loss in MEMBER_CLIPPED_LOSSES
-                   and not isinstance(self, _Classifier) and not self._from_file("unclipped"))
-        return MLPoly(n_members, "observed" if clipped else None, loss, param)
+        clipped = self._clips_members and not self._from_file("unclipped")
+        return MLPoly(n_members, members_clip_range(self, loss) if clipped else None, loss, param)
 
     def _member_weights(self) -> np.ndarray:
         """The members' mixing weights (non-negative, summing to 1): ML-Poly's, or a file's
@@ -254,6 +254,13 @@ class StepEnsembleCombiner:
         if "combiner.lr" in arrays and "combiner.observed" not in arrays:
             layout["unclipped"] = True
         return layout
+
+
+def members_clip_range(model, loss: int):
+    """The ``clip_range`` a model's members are mixed with: "observed" (the range of the targets
+    seen) for a regressor's members on a loss of real targets, None for a classifier's (scores)."""
+    return ("observed" if loss in MEMBER_CLIPPED_LOSSES and not isinstance(model, _Classifier)
+            else None)
 
 
 def auto(value):

@@ -77,7 +77,8 @@ import warnings
 from fastomkl._core.losses import LOSSES
 from fastomkl._estimator.params import (Boolean, Interval, Kernels, Options, RandomState,
                                         take_renamed, with_standardize_target)
-from fastomkl._rff_models import (DTYPE_DOC, MAX_RATE, RFF_PARAMETERS, RFFModelMixin, auto)
+from fastomkl._rff_models import (DTYPE_DOC, MAX_RATE, RFF_PARAMETERS, RFFModelMixin, auto,
+                                  members_clip_range)
 from fastomkl.kernels import Gaussian, paper001_dictionary
 
 __all__ = ["OKS", "OKSClassifier", "OKSPlusPlus", "OKSPlusPlusClassifier", "IOKS",
@@ -1013,8 +1014,7 @@ class _LKMBooksBase(_KernelModel):
         K, nus = len(config["gamma"]), config["nu"]
         top = None
         if len(nus) > 1:        # the members' predictions mixed by ML-Poly, a regressor's clipped
-            top = MLPoly(len(nus), None if isinstance(self, BinaryClassifier) else "observed",
-                         config["loss"])
+            top = MLPoly(len(nus), members_clip_range(self, config["loss"]), config["loss"])
         mixture = BudgetMixture(K, config["loss"], config["T"], n_members=len(nus), top=top)
         experts = BudgetedExpansion(config["gamma"], n_features, config["loss"], config["B"],
                                     nus, config["T"],
@@ -1064,10 +1064,11 @@ _LKM_DOC = """{title}
 
     Full information (Li & Liao 2022's baseline, as the authors run it): in each learner, every
     kernel predicts from ONE support set of at most B instances with ONE coefficient vector,
-    f_i(x) = sum_j alpha_j k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with probability
-    P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient -lambda loss'(y_hat, y) / P,
-    lambda = sqrt((1 + nu) B) / (sqrt(1 - nu) T) (10 / sqrt(T) for the logistic loss); p follows
-    exponential weights with rate sqrt(8 ln K / T) on the linearised losses.  A round costs
+    f_i(x) = sum_j alpha_j k_i(x_j, x); y_hat = sum_i p_i f_i.  x_t joins the support with
+    probability P = min(1, B / ((1 - nu) T^(1 - nu) t^nu)) and coefficient
+    -lambda loss'(y_hat, y) / P, lambda = sqrt((1 + nu) B) / (sqrt(1 - nu) T) (10 / sqrt(T) for
+    the logistic loss); p follows exponential weights with rate sqrt(8 ln K / T) on the
+    linearised losses.  A round costs
     O(B d + K B).
 
     The default, nu="ensemble", runs four such learners with nu = 0.02, 0.1, 0.5 and 0.9 (each

@@ -27,8 +27,14 @@ cdef class Component:
         """Name -> live array of everything a round may change (overridden by subclasses)."""
         return {}
 
+    def _stored_arrays(self):
+        """Name -> what get_state copies of each state array: the live arrays (overridden by the
+        components allocated at a budget's capacity, which store the rows in use only:
+        arrays.rows_in_use, and put back by arrays.at_capacity)."""
+        return self._state_arrays()
+
     def get_state(self):
-        state = {name: np.array(value, copy=True) for name, value in self._state_arrays().items()}
+        state = {name: np.array(value, copy=True) for name, value in self._stored_arrays().items()}
         rejected = getattr(self, "n_rejected", None)
         if rejected is not None:
             state["n_rejected"] = np.array(rejected, dtype=np.int64)

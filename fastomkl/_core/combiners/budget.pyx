@@ -90,16 +90,13 @@ cdef class BudgetMixture(FullInformation):
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double y_hat
         cdef int j, i, K = self.n_kernels
-        if self.n_members == 1:
-            y_hat = 0.0
-            for j in range(n_active):
-                y_hat += self.p[active[j]] * preds[active[j]]
-            return y_hat
-        for j in range(self.n_members):
+        for j in range(self.n_members):         # full information: every expert is active
             y_hat = 0.0
             for i in range(j * K, (j + 1) * K):
                 y_hat += self.p[i] * preds[i]
             self.member_y_hat[j] = y_hat
+        if self.n_members == 1:
+            return self.member_y_hat[0]
         return self.top.combine(&self.members[0], self.n_members, &self.member_y_hat[0])
 
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,

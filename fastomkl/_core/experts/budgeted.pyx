@@ -3,6 +3,7 @@ and one coefficient vector shared by every kernel, weighed by the BudgetMixture 
 (combiners/budget.pyx)."""
 import numpy as np
 
+from fastomkl._core.arrays import at_capacity, rows_in_use
 from fastomkl._core.checks import require_ranges
 
 from fastomkl._core.base cimport ExpertBank, Round
@@ -72,18 +73,29 @@ cdef class BudgetedExpansion(ExpertBank):
         allocated at capacity, so the twin's are the same size."""
         return self._state_arrays(), twin._state_arrays()
 
-    def get_state(self):
+    def _stored_arrays(self):
         """The rows in use only, member after member (a support of B = 10^6 rows, or four, that
-        has taken 20 would otherwise be written as hundreds of MB of zeros), copied from the
-        live arrays without a copy at capacity."""
-        rows = np.array(self.rows, copy=True)
-        support, coef = np.asarray(self.support), np.asarray(self.coef)
-        held = [slice(j * self.budget, j * self.budget + n) for j, n in enumerate(rows.tolist())]
-        return {"support": np.concatenate([support[block] for block in held]),
-                "coef": np.concatenate([coef[block] for block in held]), "rows": rows,
-                "n_rejected": np.array(self.n_rejected, dtype=np.int64)}
+        has taken 20 would otherwise be written as hundreds of MB of zeros)."""
+        live = self._state_arrays()
+        rows = np.asarray(self.rows).tolist()
+        for name in ("support", "coef"):
+            live[name] = rows_in_use(live[name], self._starts(), rows)
+        return live
+
+    def _starts(self):
+        return range(0, self.n_members * self.budget, self.budget)
 
     def check_state(self, state):
+        self._check_rows(state)
+        state = self._at_capacity(state)
+        ExpertBank.check_state(self, state)
+        require_ranges(self, state)
+
+    def set_state(self, state):
+        self._check_rows(state)
+        ExpertBank.set_state(self, self._at_capacity(state))
+
+    def _check_rows(self, state):
         rows = np.asarray(state.get("rows"))
         if rows.shape != (self.n_members,) or rows.dtype != np.int64:
             raise ValueError(f"{type(self).__name__} state 'rows' must be int64 with shape "
@@ -91,37 +103,19 @@ cdef class BudgetedExpansion(ExpertBank):
         if not ((0 <= rows) & (rows <= self.budget)).all():
             raise ValueError(f"{type(self).__name__} state 'rows' must be in 0..{self.budget}, "
                              f"got {rows.tolist()}")
-        state = self._at_capacity(state)
-        ExpertBank.check_state(self, state)
-        require_ranges(self, state)
-
-    def set_state(self, state):
-        ExpertBank.set_state(self, self._at_capacity(state))
 
     def _at_capacity(self, state):
-        """`state` with each member's rows in use (get_state's) put back in its block of the
-        arrays at capacity; a state at capacity already (files written before get_state kept
-        the rows in use only), or of another shape for check_state to refuse, is left as it is."""
-        rows, support = np.asarray(state.get("rows")), np.asarray(state.get("support"))
-        coef = np.asarray(state.get("coef"))
-        if (rows.shape != (self.n_members,) or rows.dtype != np.int64
-                or not ((0 <= rows) & (rows <= self.budget)).all()):
+        """`state` with each member's rows in use (``_stored_arrays``') put back in its block of
+        the arrays at capacity; a state at capacity already (files written before held the
+        spare zero rows too), or of another shape for check_state to refuse, is left as it is."""
+        rows = np.asarray(state["rows"]).tolist()
+        capacity = self.n_members * self.budget
+        support = at_capacity(state.get("support"), (capacity, self.n_features), self._starts(),
+                              rows)
+        coef = at_capacity(state.get("coef"), (capacity,), self._starts(), rows)
+        if support is None or coef is None:
             return state
-        n = int(rows.sum())
-        if (support.shape != (n, self.n_features) or coef.shape != (n,)
-                or support.dtype != np.float64 or coef.dtype != np.float64
-                or n == self.n_members * self.budget):
-            return state
-        state = dict(state)
-        state["support"] = np.zeros((self.n_members * self.budget, self.n_features))
-        state["coef"] = np.zeros(self.n_members * self.budget)
-        start = 0
-        for j, count in enumerate(rows.tolist()):
-            block = slice(j * self.budget, j * self.budget + count)
-            state["support"][block] = support[start:start + count]
-            state["coef"][block] = coef[start:start + count]
-            start += count
-        return state
+        return {**state, "support": support, "coef": coef}
 
     cdef void prepare(self, const double* x) noexcept nogil:
         cdef int j

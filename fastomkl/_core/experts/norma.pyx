@@ -20,6 +20,7 @@ the batch with expert 0 and the batch ending with the last.
 """
 import numpy as np
 
+from fastomkl._core.arrays import at_capacity, rows_in_use
 from fastomkl._core.checks import require
 
 from libc.math cimport fabs, isfinite
@@ -167,11 +168,11 @@ cdef class NormaExpansion(ExpertBank):
                 {"support": twin.support, "coef": twin.coef, "reals": twin.reals,
                  "counts": twin.counts})
 
-    def get_state(self):
-        state = ExpertBank.get_state(self)
+    def _stored_arrays(self):
+        live = self._state_arrays()
         for name, count in self._HELD.items():
-            state[name] = state[name][:self.counts[count]]
-        return state
+            live[name] = rows_in_use(live[name], [0], [self.counts[count]])
+        return live
 
     def check_state(self, state):
         ExpertBank.check_state(self, self._at_capacity(state))
@@ -192,10 +193,8 @@ cdef class NormaExpansion(ExpertBank):
             value, capacity = np.asarray(state.get(name)), np.asarray(live[name]).shape
             if value.ndim == 1 and capacity[1:] == (1,):     # one expansion's vector
                 value = state[name] = value[:, None]
-            if (value.ndim == len(capacity) and value.shape[1:] == capacity[1:]
-                    and value.shape[0] == counts[count] < capacity[0]):
-                padded = np.zeros(capacity, dtype=value.dtype)
-                padded[:value.shape[0]] = value
+            padded = at_capacity(value, capacity, [0], [counts[count]])
+            if padded is not None:
                 state[name] = padded
         return state
 
