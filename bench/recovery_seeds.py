@@ -58,7 +58,9 @@ def one_seed(family, name, seed, rows, window):
             "default": [B.recovery_time(default, p, window) for p in points],
             "constant": [B.recovery_time(constants[best], p, window) for p in points],
             "after_default": B.error_after(default, points, window),
-            "after_constant": B.error_after(constants[best], points, window)}
+            "after_constant": B.error_after(constants[best], points, window),
+            "before_default": [float(np.mean(default[p - window:p])) for p in points],
+            "before_constant": [float(np.mean(constants[best][p - window:p])) for p in points]}
 
 
 def within(default: float, constant: float, window: int) -> bool:
@@ -87,9 +89,13 @@ def main():
              f"window) the best constant step's of the same seed (the step with the lowest mean "
              f"error on that seed's stream); error after: the mean error over the rounds from the "
              f"change to the next one (at most {B.AFTER_WINDOWS} windows), default / best "
-             f"constant step, mean over seeds.", "",
+             f"constant step, mean over seeds; error before: over the {args.window} rounds "
+             f"before the change, the level each must return to (a rule that learnt the old "
+             f"concept well has further to fall: on ConceptDriftStream the second concept is "
+             f"the harder one, and a rule near its old level never learnt the first).", "",
              "| stream | family | change point | default (median) | best constant (median) | "
-             "within 2x | error after: default / best constant |", "|---|---|---|---|---|---|---|"]
+             "within 2x | error before: default / best constant | "
+             "error after: default / best constant |", "|---|---|---|---|---|---|---|---|"]
     start = time.perf_counter()
     for name in ABRUPT:
         for family in families:
@@ -102,9 +108,11 @@ def main():
                 ok = sum(within(a, b, args.window) for a, b in zip(d, c))
                 ad = np.mean([r["after_default"][i] for r in runs])
                 ac = np.mean([r["after_constant"][i] for r in runs])
+                bd = np.mean([r["before_default"][i] for r in runs])
+                bc = np.mean([r["before_constant"][i] for r in runs])
                 lines.append(f"| {name} | {family[0]} | {point} | {B._rounds([np.median(d)])} | "
                              f"{B._rounds([np.median(c)])} | {ok} of {args.seeds} | "
-                             f"{ad:.4g} / {ac:.4g} |")
+                             f"{bd:.4g} / {bc:.4g} | {ad:.4g} / {ac:.4g} |")
             print(lines[-1], flush=True)
     lines += ["", f"{time.perf_counter() - start:.0f} s."]
     Path(args.out).write_text("\n".join(lines) + "\n")

@@ -77,15 +77,42 @@ def _second_moment(logw, S, L, q):
     return float(np.sum(w / w.sum() * (np.array([L[i] for i in S]) / q[S]) ** 2))
 
 
+class PageHinkley:
+    """Page's (1954) test, as its textbook states it: with m_n the mean of x_1 .. x_n,
+    C_n = sum_{i <= n} (x_i - m_i - delta); an alarm when C_n - min_{i <= n} C_i > threshold (C_0 =
+    0 counts in the minimum), after which the test starts again from nothing."""
+
+    def __init__(self, delta, threshold):
+        self.delta, self.threshold, self.alarms = delta, threshold, []
+        self.xs, self.cs = [], [0.0]
+
+    def add(self, x, t):
+        self.xs.append(x)
+        self.cs.append(self.cs[-1] + x - np.mean(self.xs) - self.delta)
+        if self.cs[-1] - min(self.cs) > self.threshold:
+            self.alarms.append(t)
+            self.xs, self.cs = [], [0.0]
+            return True
+        return False
+
+
+def change_statistic(kind, y_hat, y):
+    """What the test watches: a mistake ("mistakes") or the squared error capped at 4."""
+    return float(y * y_hat <= 0) if kind == "mistakes" else min((y_hat - y) ** 2, 4.0)
+
+
 def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3,
               freeze_after=0, conditional_q=False, q_floor=0.0, legacy_sampler=False, auto=None,
-              steps=None):
+              steps=None, change=None):
     """``auto``: the AdaGrad scale of eta="auto"'s experts (``_auto_step``), whose weight rate is
     then self-confident over the second moment of L_i / q_i under the round's mixture; None: the
     schedule ``eta``.  ``steps``: the experts are a step ensemble's members (``_experts``), the
-    graph's nodes draw them, and the weight rate is self-confident as under ``auto``."""
+    graph's nodes draw them, and the weight rate is self-confident as under ``auto``.
+    ``change``: (statistic, delta, threshold) of a Page-Hinkley test whose alarms restart the
+    self-confident rate (V = 0); the test is the last element of the record."""
     N, m = _experts(freqs, steps)
     grad_sq, v = np.zeros((N, 1)), 0.0
+    test = None if change is None else PageHinkley(*change[1:])
     rng = np.random.Generator(np.random.PCG64(seed))
     theta = np.zeros((N, 2 * freqs.shape[1]))
     logw = np.zeros(N)
@@ -133,7 +160,11 @@ def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3
             step = _self_confident(N, v)
         for i in S:
             logw[i] -= step * L[i] / q[i]
+        if test is not None and test.add(change_statistic(change[0], out[t - 1], y[t - 1]), t):
+            v = 0.0
         record.append((I, list(S), q[S].copy()))
+    if test is not None:
+        record.append(test)
     return out, theta, logw, record
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fastomkl._core.steps import ADAGRAD, ENSEMBLE_STEPS, SELF_CONFIDENT
+from fastomkl._core.steps import ADAGRAD, CHANGE_STATISTICS, ENSEMBLE_STEPS, SELF_CONFIDENT
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
@@ -10,7 +10,7 @@ from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.combiners.hedge import DiscountHedge
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 
-from graph_reference import gf_stream, rff, sfg_stream
+from graph_reference import PageHinkley, gf_stream, rff, sfg_stream
 
 N, d, D, T = 12, 3, 8, 300
 STEPS = ENSEMBLE_STEPS
@@ -196,6 +196,61 @@ def test_gf_ensemble_matches_numpy(problem, opts):
     # each node holds its members in index order, so the members of a kernel run in turn
     members = [sorted(record[-1][1])]
     assert list(np.asarray(comb.members)[comb.chosen_node, :len(members[0])]) == members[0]
+
+
+# A change test restarts the self-confident rate: half-way the targets move up by 2, or the
+# labels (the sign of x_0) turn over; a low threshold makes the test fire soon after
+@pytest.mark.parametrize("statistic,threshold", [("squared", 1.0), ("mistakes", 4.0)])
+def test_gf_change_test_restarts_the_rate_as_numpy(problem, statistic, threshold):
+    freqs, X, y = problem
+    later = np.arange(T) >= T // 2
+    if statistic == "mistakes":
+        y = np.where(later, -1.0, 1.0) * np.where(X[:, 0] > 0, 1.0, -1.0)
+    else:
+        y = y + 2.0 * later
+    comb = GraphFeedback(N * len(STEPS), 2, 12, 1.0, SELF_CONFIDENT, 0.1, 1, sort_members=True,
+                         change_kind=CHANGE_STATISTICS[statistic], change_delta=0.005,
+                         change_threshold=threshold)
+    eng = engine(freqs, comb, 11, steps=STEPS)
+    ours = run(eng, X, y)
+    ref, theta, logw, record = gf_stream(freqs, X, y, 11, J=2, M=12, steps=STEPS,
+                                         change=(statistic, 0.005, threshold))
+    test = record[-1]
+    assert test.alarms and comb.n_rate_restarts == len(test.alarms)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
+    lw = np.asarray(comb.log_w)
+    np.testing.assert_allclose(lw - lw.max(), logw - logw.max(), rtol=1e-9, atol=1e-9)
+    # the state holds the test as the textbook's sums give it: rounds since the last alarm, their
+    # mean, the cumulative deviation and its minimum
+    n, mean, cum, low, alarms = eng.get_state()["combiner.change_test"]
+    assert n == len(test.xs) and alarms == len(test.alarms)
+    np.testing.assert_allclose([mean, cum, low], [np.mean(test.xs), test.cs[-1], min(test.cs)],
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_page_hinkley_reference_fires_on_a_mean_shift_only():
+    """The reference test itself: silent on a stationary stream of mistakes at rate 0.2 (10^4
+    rounds), firing within 300 rounds once the rate becomes 0.6."""
+    rng = np.random.default_rng(0)
+    test = PageHinkley(0.005, 50.0)
+    for t in range(10_000):
+        test.add(float(rng.random() < 0.2), t)
+    assert test.alarms == []
+    for t in range(10_000, 10_300):
+        if test.add(float(rng.random() < 0.6), t):
+            break
+    assert test.alarms and test.alarms[0] < 10_300
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(change_kind=1, change_delta=0.005, change_threshold=50.0, eta_kind=1), "SELF_CONFIDENT"),
+    (dict(change_kind=1, change_delta=-1.0, change_threshold=50.0), "change_delta"),
+    (dict(change_kind=2, change_delta=0.005, change_threshold=0.0), "change_threshold")])
+def test_gf_change_test_arguments_are_checked(kw, match):
+    args = {"eta_kind": SELF_CONFIDENT, **kw}
+    with pytest.raises(ValueError, match=match):
+        GraphFeedback(6, 2, 2, 1.0, args.pop("eta_kind"), 0.1, 1, **args)
 
 
 @pytest.mark.parametrize("refine", [False, True])

@@ -7,11 +7,11 @@ import pytest
 import fastomkl as fo
 from fastomkl import Gaussian, Laplacian
 from fastomkl.kernels import Polynomial
-from fastomkl._core.steps import ENSEMBLE_STEPS
+from fastomkl._core.steps import CHANGE_STATISTICS, ENSEMBLE_STEPS
 from fastomkl.graph_omkl import legacy_options
 from fastomkl.omkr import omkr_legacy_dictionary
 
-from helpers import state_bytes
+from helpers import as_older_file, state_bytes
 from reference import NumpyMLPoly, StandardisedTargets
 
 KERNELS = [Gaussian(s) for s in (0.1, 0.3, 1.0, 3.0)] + [Laplacian(s) for s in (0.3, 1.0, 3.0)]
@@ -152,6 +152,7 @@ def test_classifiers_learn(cls, labelled_stream):
     (fo.OMKLGF, dict(M=0)), (fo.OMKLGF, dict(J=0)), (fo.OMKLGF, dict(q="exact")),
     (fo.OMKLGF, dict(eta_e=2.0)), (fo.OMKLGF, dict(freeze_graph_after=0)),
     (fo.OMKLGF, dict(q_floor=1.5)), (fo.OMKLGF, dict(predict_with="best")),
+    (fo.OMKLGF, dict(rate_restart="always")), (fo.OMKLGFClassifier, dict(rate_restart=True)),
     (fo.OMKLSFG, dict(divergence="kl")), (fo.OMKLSFG, dict(dominating="exact")),
     (fo.OMKLSFG, dict(exploit="min")), (fo.OMKLSFG, dict(p_floor=-0.1)),
     (fo.OMKLSFG, dict(graph_dim=0)),
@@ -213,6 +214,65 @@ def test_gf_default_draws_members_of_a_step_ensemble(stream):
                                rtol=1e-12)
     assert fo.OMKLGF(KERNELS, n_components=10, eta="auto", random_state=3).fit(
         X[:60], y[:60])._fitted_engine().combiner.degree == 10
+
+
+def _turning_labels(X):
+    """The sign of x_0 for 300 rounds, then its opposite for 300: a concept that turns over."""
+    X = np.concatenate([X, X])
+    return X, np.where(np.arange(len(X)) < len(X) // 2, 1.0, -1.0) * np.where(X[:, 0] > 0, 1, -1)
+
+
+def test_gf_restarts_its_rate_when_the_concept_turns_over(stream, monkeypatch):
+    """The classifier's change test fires after the turn, each alarm sets V to 0, and until its
+    first alarm the model is the one without the restart, number for number.  (A threshold of 5,
+    not 50: this small model relearns the turned concept within a few dozen rounds.)"""
+    import fastomkl.graph_omkl
+    monkeypatch.setattr(fastomkl.graph_omkl, "PAGE_HINKLEY_THRESHOLD", 5.0)
+    X, y = _turning_labels(stream[0])
+    model, plain = small(fo.OMKLGFClassifier), small(fo.OMKLGFClassifier, rate_restart=None)
+    alarms = []
+    for t, (x, label) in enumerate(zip(X, y)):
+        before = model.n_rate_restarts_ if t else 0
+        model.learn_one(x, label)
+        if model.n_rate_restarts_ > before:
+            alarms.append(t)
+            assert model._fitted_engine().combiner.rate_v[0] == 0.0
+    assert [t for t in alarms if t >= len(y) // 2]
+    theirs = plain.predict_learn(X, y)
+    assert plain.n_rate_restarts_ == 0
+    assert "combiner.change_test" not in plain._fitted_engine().get_state()
+    ours = small(fo.OMKLGFClassifier).predict_learn(X, y)
+    np.testing.assert_array_equal(ours[:alarms[0] + 1], theirs[:alarms[0] + 1])
+    assert not np.array_equal(ours, theirs)
+
+
+def test_gf_rate_restart_needs_a_self_confident_rate(stream, labelled_stream):
+    """"auto" restarts the classifier's rate on its mistakes, and the regressor's only when
+    asked ("change", on its squared errors); a numeric rate never restarts."""
+    def kind(cls, data, **kw):
+        return small(cls, **kw).fit(*data)._fitted_engine().combiner.change_kind
+    for kw in (dict(eta=0.1), dict(eta_combiner=1.0)):
+        assert kind(fo.OMKLGFClassifier, labelled_stream, **kw) == 0
+        assert kind(fo.OMKLGF, stream, rate_restart="change", **kw) == 0
+    assert kind(fo.OMKLGFClassifier, labelled_stream, rate_restart=None) == 0
+    assert kind(fo.OMKLGFClassifier, labelled_stream) == CHANGE_STATISTICS["mistakes"]
+    assert kind(fo.OMKLGF, stream) == 0
+    assert kind(fo.OMKLGF, stream, rate_restart="change") == CHANGE_STATISTICS["squared"]
+
+
+def test_gf_files_without_the_change_test_learn_as_they_did(stream, tmp_path):
+    """A file of a release before ``rate_restart`` loads with the rate it learnt with."""
+    X, y = _turning_labels(stream[0])
+    older = small(fo.OMKLGFClassifier, rate_restart=None).partial_fit(X[:250], y[:250])
+    older.save(tmp_path / "new.npz")
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["rate_restart"])
+    loaded = fo.load(tmp_path / "old.npz")
+    assert loaded.rate_restart == "auto"
+    np.testing.assert_array_equal(loaded.predict_learn(X[250:], y[250:]),
+                                  older.predict_learn(X[250:], y[250:]))
+    assert loaded.n_rate_restarts_ == 0
+    loaded.save(tmp_path / "again.npz")          # and it keeps that rate in its own file
+    np.testing.assert_array_equal(fo.load(tmp_path / "again.npz").predict(X), loaded.predict(X))
 
 
 @pytest.mark.parametrize("eta", ["auto", "ensemble"])

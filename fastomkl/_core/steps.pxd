@@ -59,6 +59,46 @@ cdef inline double truncated_step(double step, double move, double loss,
     return step if step <= limit else limit
 
 
+# Restarting a self-confident rate.  Its V only grows, so after a change the weights it drives
+# hardly move: OMKL-GF's kernel weights, concentrated on the kernels of the old concept, kept its
+# error on ConceptDriftStream's second concept at 0.33-0.41 on three seeds of four, where the
+# same model with its rate restarted after the change reached 0.17-0.23
+# (bench/results/rate_restart.md).  A Page-Hinkley test (Page 1954) on a per-round statistic of
+# the combined prediction says when: the sum of the statistic's deviations above its running
+# mean, less a tolerance delta, climbs more than a threshold above its lowest point.
+cdef enum:
+    CHANGE_OFF = 0
+    CHANGE_MISTAKES = 1      # 1 when y y_hat <= 0 (labels -1 / +1)
+    CHANGE_SQUARED = 2       # min((y_hat - y)^2, CHANGE_SQUARED_CAP), in the units learnt in
+    PAGE_HINKLEY_SIZE = 5    # [rounds, mean, cumulative deviation, its minimum, alarms]
+    CHANGE_SQUARED_CAP = 4   # a squared error in standard units counts at most this much
+
+
+cdef inline double change_statistic(int kind, double y_hat, double y) noexcept nogil:
+    if kind == CHANGE_MISTAKES:
+        return 1.0 if y * y_hat <= 0.0 else 0.0
+    return fmin((y_hat - y) * (y_hat - y), CHANGE_SQUARED_CAP)
+
+
+cdef inline bint page_hinkley_alarm(double* s, double x, double delta,
+                                    double threshold) noexcept nogil:
+    """Add x to the test s (PAGE_HINKLEY_SIZE doubles); on an alarm count it, start the test
+    afresh and return True."""
+    s[0] += 1.0
+    s[1] += (x - s[1]) / s[0]
+    s[2] += x - s[1] - delta
+    if s[2] < s[3]:
+        s[3] = s[2]
+    if s[2] - s[3] <= threshold:
+        return False
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    s[4] += 1.0
+    return True
+
+
 # The doubling rule of anytime horizons: constants that need the horizon T use, in round t, the
 # smallest FIRST_HORIZON * 2^j >= t (so they follow the stream); a positive fixed horizon is used
 # as it is (the Python layer refuses a stream longer than it).

@@ -23,6 +23,9 @@ cdef class GraphFeedback(Combiner):
     cdef readonly double[::1] q              # (N,) effective q of the last round's kernels
     cdef readonly long[::1] info             # [graph_round, chosen node]
     cdef readonly double[::1] rate_v         # (1,) V of a self-confident eta (see graph.pyx)
+    cdef readonly int change_kind            # CHANGE_* of steps.pxd: what restarts V (0: nothing)
+    cdef readonly double change_delta, change_threshold
+    cdef readonly double[::1] change_test    # (PAGE_HINKLEY_SIZE,) its Page-Hinkley test
     cdef int[::1] order                      # scratch (N,) for the top-M prediction subset
     cdef readonly bint predict_all
     cdef readonly bint sort_members          # each node's experts in index order (an ensemble's
