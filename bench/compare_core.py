@@ -1,6 +1,6 @@
 """Per-sample cost of the core, every contender measured in one process and one run.
 
-    python bench/compare_core.py [--quick]
+    python bench/compare_core.py [--quick] [--out bench/results/core_comparison.md]
 
 Contenders, per prequential sample (predict, then learn the label):
 * Raker with paper 000's 76 kernels, D = 50, on the first 15 Naval features (d = 15):
@@ -304,16 +304,17 @@ def spread(r: dict) -> str:
                 f"{names[k]} {a:.2f}–{b:.2f}" for k, (a, b) in ranges.items()) + ".")
 
 
-def write(results: dict, quick: bool) -> None:
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
-    (out / "core_comparison.json").write_text(json.dumps(results, indent=2))
+def write(results: dict, quick: bool, path: Path) -> None:
+    path.parent.mkdir(exist_ok=True)
+    path.with_suffix(".json").write_text(json.dumps(results, indent=2))
     r, g, s, m = results["raker76"], results["single_gaussian"], results["tiny"], results["memory"]
     fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
     lines = [
         "# Core per-sample cost (one run, medians)", "",
         f"Machine: {results['machine']}; command: `python bench/compare_core.py"
-        f"{' --quick' if quick else ''}`.", "",
+        f"{' --quick' if quick else ''}"
+        f"{'' if path.name == 'core_comparison.md' else f' --out bench/results/{path.name}'}`.",
+        "",
         f"## {r['config']}", "",
         "| contender | µs per sample | fastomkl one-sample is faster by |", "|---|---|---|",
         f"| fastomkl `predict_learn_one` (from Python) | {fmt(r['fastomkl_predict_learn_one_us'])} | |",
@@ -361,7 +362,7 @@ def write(results: dict, quick: bool) -> None:
         f"{m['theta_bytes']}; weights); scratch {m['scratch_bytes']} bytes; Python-heap growth over "
         f"{m['samples']} more samples: {m['python_heap_growth_over_stream_bytes']} bytes.", "",
     ]
-    (out / "core_comparison.md").write_text("\n".join(lines))
+    path.write_text("\n".join(lines))
     print("\n".join(lines))
 
 
@@ -409,6 +410,9 @@ def main() -> None:
                         help="only the Raker-76 table, as one line of JSON (one process's)")
     parser.add_argument("--processes", type=int, default=None,
                         help="processes the Raker-76 tables are measured in (default 5; --quick 2)")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "core_comparison.md",
+                        help="the report (its .json beside it): another machine's run may keep "
+                             "its own")
     args = parser.parse_args()
     processes = args.processes or (2 if args.quick else 5)
     T, T_numpy, repeats = (1000, 200, 3) if args.quick else (4000, 1000, 15)
@@ -422,7 +426,7 @@ def main() -> None:
     results["single_gaussian"] = single_gaussian(T // 2, T // 8, repeats)
     results["tiny"] = tiny_predict_one(repeats)
     results["memory"] = memory(T)
-    write(results, args.quick)
+    write(results, args.quick, args.out)
 
 
 if __name__ == "__main__":
