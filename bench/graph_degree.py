@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl as fo  # noqa: E402
 from defaults import CLASSIFICATION, REGRESSION, SYNTHETIC, is_classification, load  # noqa: E402
-from machine import describe  # noqa: E402
+from machine import describe, write_report  # noqa: E402
 
 DEGREES = (10, 20, 30)
 MODELS = {"OMKL-SFG": (fo.OMKLSFG, fo.OMKLSFGClassifier),
@@ -58,7 +58,7 @@ def main():
     contenders.append(("OMKL-GF", None))
     head = " | ".join(f"{n}{'' if M is None else f' M={M}'}" for n, M in contenders)
     lines = ["# The similarity-graph models' degree M against OMKL-GF", "",
-             f"Command: `python bench/graph_degree.py {' '.join(sys.argv[1:])}`".rstrip() + "  ",
+             "Command: `" + " ".join(["python bench/graph_degree.py", *sys.argv[1:]]) + "`  ",
              f"Machine: {describe()}", "",
              "Prequential error (0/1 for the classification streams, squared on y in [0, 1] "
              "for the regression ones) of each model at its defaults (`n_components=50`) with "
@@ -92,9 +92,7 @@ def main():
         for c in contenders) + " |")
     lines.append("| **µs per sample, median over the streams** | | " + " | ".join(
         f"{np.median(times[c]):.1f}" for c in contenders) + " |")
-    lines += ["", f"{time.perf_counter() - start:.0f} s."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("wrote", args.out)
+    write_report(lines, args.out, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import defaults as B  # noqa: E402
-from machine import describe  # noqa: E402
+from machine import describe, write_report  # noqa: E402
 from recovery_seeds import seeded  # noqa: E402
 
 STREAMS = B.REGRESSION + B.CLASSIFICATION + tuple(name for name, _ in B.SYNTHETIC)
@@ -55,7 +55,7 @@ def main():
     args = parser.parse_args()
     families = [f for f in B.FAMILIES if f[0] in args.families]
     lines = ["# A default against its grid, and against reseeded copies of itself", "",
-             f"Command: `python bench/grid_noise.py {' '.join(sys.argv[1:])}`".rstrip() + "  ",
+             "Command: `" + " ".join(["python bench/grid_noise.py", *sys.argv[1:]]) + "`  ",
              f"Machine: {describe()}", "",
              "Shuffled streams of bench/defaults.py; per family, the geometric mean (and the "
              "worst) over the streams of the default's error divided by the lowest of its "
@@ -81,9 +81,7 @@ def main():
         lines.append(f"| {family[0]} | {np.exp(np.mean(np.log(grid_r))):.4f} "
                      f"({max(grid_r):.2f}) | {np.exp(np.mean(np.log(copy_r))):.4f} "
                      f"({max(copy_r):.2f}) | {', '.join(beaten) or '-'} |")
-    lines += ["", f"{time.perf_counter() - start:.0f} s."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("wrote", args.out)
+    write_report(lines, args.out, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

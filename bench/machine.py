@@ -1,10 +1,12 @@
 """What ran a benchmark: the CPU, its logical CPUs, the kernels' instruction-set variant chosen at
-load time (FASTOMKL_ISA caps it), Python, NumPy and the load average, for every results file."""
+load time (FASTOMKL_ISA caps it), Python, NumPy and the load average, for every results file; and
+``write_report``, which ends a results file with the run's wall time."""
 from __future__ import annotations
 
 import os
 import platform
 import subprocess
+from pathlib import Path
 
 import numpy as np
 
@@ -24,3 +26,9 @@ def describe() -> str:
     return (f"{cpu}, {os.cpu_count()} logical CPUs, kernels' variant: {VARIANTS[isa_level()]}"
             f"{f' (FASTOMKL_ISA={cap})' if cap else ''}, Python {platform.python_version()}, "
             f"NumPy {np.__version__}, load average {load}")
+
+
+def write_report(lines: list, out, seconds: float) -> None:
+    """A results file: `lines`, then the run's wall time; says where it went."""
+    Path(out).write_text("\n".join(lines + ["", f"{seconds:.0f} s."]) + "\n")
+    print("wrote", out)

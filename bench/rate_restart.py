@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE))
 
 import fastomkl as fo  # noqa: E402
 from defaults import CLASSIFICATION, REGRESSION, is_classification, load  # noqa: E402
-from machine import describe  # noqa: E402
+from machine import describe, write_report  # noqa: E402
 
 DRIFTING = ("concept_drift_abrupt", "concept_drift_gradual", "friedman_global_abrupt",
             "friedman_local_abrupt")
@@ -62,7 +62,7 @@ def main():
     parser.add_argument("--out", default=str(HERE / "results" / "rate_restart.md"))
     args = parser.parse_args()
     lines = ["# OMKL-GF: restarting the self-confident weight rate on a change", "",
-             f"Command: `python bench/rate_restart.py {' '.join(sys.argv[1:])}`".rstrip() + "  ",
+             "Command: `" + " ".join(["python bench/rate_restart.py", *sys.argv[1:]]) + "`  ",
              f"Machine: {describe()}", "",
              "Prequential error (0/1 for the classification streams, squared on y in [0, 1] for "
              f"the regression ones) over the whole stream and its last {LAST} rounds, and the "
@@ -83,9 +83,7 @@ def main():
             X, y, _ = load(name, args.rows, 0, False, order)
             lines.append(row(name, order, 0, X, y))
             print(lines[-1], flush=True)
-    lines += ["", f"{time.perf_counter() - start:.0f} s."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("wrote", args.out)
+    write_report(lines, args.out, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

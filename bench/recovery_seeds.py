@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import defaults as B  # noqa: E402
-from machine import describe  # noqa: E402
+from machine import describe, write_report  # noqa: E402
 
 ABRUPT = ("friedman_global_abrupt", "friedman_local_abrupt", "concept_drift_abrupt")
 
@@ -114,9 +114,7 @@ def main():
                              f"{B._rounds([np.median(c)])} | {ok} of {args.seeds} | "
                              f"{bd:.4g} / {bc:.4g} | {ad:.4g} / {ac:.4g} |")
             print(lines[-1], flush=True)
-    lines += ["", f"{time.perf_counter() - start:.0f} s."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print("wrote", args.out)
+    write_report(lines, args.out, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

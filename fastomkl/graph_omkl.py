@@ -565,7 +565,7 @@ _SFG_DOC = _COMMON_DOC.format(
           "change nothing (SFG and SFG-R are then the same model).  The node weights learn "
           "from the drawn node's loss alone and concentrate slowly: at M = 10 of paper 000's 76 "
           "kernels its error is 1.28x OMKL-GF's on geometric mean over bench/defaults.py's "
-          "streams (3.1x on phishing), 1.11x at M = 20 for 1.7x the time a sample "
+          "streams (3.1x on phishing), 1.11x at M = 20 for 1.6x the time a sample "
           "(bench/results/graph_degree.md).",
     loss_doc="{loss_choices}", q_floor_legacy="0.1") + _SIM_DOC + """
     dominating : {"chvatal", "legacy"}, default "chvatal"
