@@ -5,7 +5,8 @@ import numpy as np
 
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.combiners.meta import MLPoly
-from fastomkl._core.steps import ADAGRAD, ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES, SELF_CONFIDENT
+from fastomkl._core.steps import (ADAGRAD, CHANGE_STATISTICS, ENSEMBLE, ENSEMBLE_STEPS, SCHEDULES,
+                                  SELF_CONFIDENT, ChangeTest)
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
 from fastomkl._core.losses import FUNCTIONAL_LOSSES, LOSSES
 from fastomkl._core.features.rff import DTYPES, RFFBank
@@ -254,6 +255,40 @@ class StepEnsembleCombiner:
         if "combiner.lr" in arrays and "combiner.observed" not in arrays:
             layout["unclipped"] = True
         return layout
+
+
+class ChangeDetection:
+    """``detect_changes`` of the models whose kernel weights stop moving on a stream that
+    changes (Raker, OMKL-GF): a Page-Hinkley test (``fastomkl._core.steps.ChangeTest``) on the
+    combined prediction's mistakes (classifier) or squared errors in the standard units the
+    model learns in (regressor); what an alarm restarts is the combiner's (Raker's Hedge spreads
+    half its weight evenly, OMKL-GF restarts its self-confident rate).  The test runs under the
+    adaptive step rules only (``eta`` "ensemble" or "auto", ``eta_combiner`` "auto"): the papers'
+    settings stay as they were.  A file written before the parameter existed loads with it
+    False, the rule it learnt with."""
+
+    _change_parameters = {"detect_changes": [Options("auto"), Boolean()]}
+    _defaults_of_older_files = {"detect_changes": False}
+
+    def _change_test(self, adaptive: bool, by_default: bool):
+        """The combiner's ChangeTest, or None: on if ``detect_changes`` is True, or "auto" and
+        `by_default`, under an `adaptive` rule."""
+        if self.detect_changes is True and not adaptive:
+            raise ValueError("detect_changes=True restarts the adaptive step rules' weights "
+                             "(eta 'ensemble' or 'auto', eta_combiner 'auto'); this model's "
+                             "rate is a number: pass detect_changes=False or 'auto'")
+        wanted = self.detect_changes is True or (self.detect_changes == "auto" and by_default)
+        if not (wanted and adaptive):
+            return None
+        return ChangeTest(CHANGE_STATISTICS["mistakes" if isinstance(self, _Classifier)
+                                            else "squared"])
+
+    @property
+    def n_changes_detected_(self) -> int:
+        """Alarms of the change test so far (0 without one; see ``detect_changes``)."""
+        engine = self._fitted_engine()
+        change = engine.combiner.change
+        return 0 if change is None else engine.locked(lambda: change.alarms)
 
 
 def members_clip_range(model, loss: int):

@@ -62,13 +62,12 @@ import numpy as np
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._core.engine import Engine
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
-from fastomkl._core.steps import (CHANGE_STATISTICS, PAGE_HINKLEY_DELTA, PAGE_HINKLEY_THRESHOLD,
-                                  SELF_CONFIDENT)
+from fastomkl._core.steps import SELF_CONFIDENT
 from fastomkl._estimator.params import Boolean, Interval, Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, MAX_RATE, OGD_PARAMETERS, OGD_STEP,
                                   PAPER_EXPLORATION, REGRESSION_LOSSES, RFF_PARAMETERS,
-                                  SELF_CONFIDENT_RATE, RFFModelMixin, auto, check_rate,
-                                  ogd_experts, with_dtype_doc)
+                                  SELF_CONFIDENT_RATE, ChangeDetection, RFFModelMixin, auto,
+                                  check_rate, ogd_experts, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 from fastomkl.graph import adjacency_to_csr, dominating_set, similarity_graph
 
@@ -240,14 +239,14 @@ class _GraphRFFBase(RFFModelMixin):
 
 
 # -- OMKL-GF -------------------------------------------------------------------------------------
-class _GFBase(_GraphRFFBase):
+class _GFBase(ChangeDetection, _GraphRFFBase):
     _parameter_constraints = {**_GRAPH_PARAMETERS,
                               "loss": [Options("auto", *REGRESSION_LOSSES)],
                               "J": [Interval("int", 1, MAX_COUNT)],
                               "eta_e": PROBABILITY_RATE,
                               "q": [Options("paper", "conditional")],
                               "freeze_graph_after": ROUND,
-                              "rate_restart": [None, Options("auto", "change")]}
+                              **ChangeDetection._change_parameters}
 
     def __init__(self, kernels=None, n_components=50, M="auto", J=2, eta="ensemble",
                  eta_schedule="inv_sqrt",
@@ -255,12 +254,12 @@ class _GFBase(_GraphRFFBase):
                  freeze_graph_after=None, q_floor=None, legacy_sampler=False,
                  regularizer_after_update=False, predict_with="subset", shared_draw=False,
                  rng_protocol="default", random_state=None, dtype="float64",
-                 rate_restart="auto", **renamed):
+                 detect_changes="auto", **renamed):
         self.kernels = kernels
         self.n_components = n_components
         self.M = M
         self.J = J
-        self.rate_restart = rate_restart
+        self.detect_changes = detect_changes
         self.eta = eta
         self.eta_schedule = eta_schedule
         self.eta_combiner = eta_combiner
@@ -293,18 +292,10 @@ class _GFBase(_GraphRFFBase):
         config["eta_e"] = (min(eta_e, 1.0), kind)      # eta_e="auto" follows a step eta, at most 1
         config["conditional"] = self.q == "conditional"
         config["freeze"] = _or_zero(self.freeze_graph_after)
-        classifier = self._losses == CLASSIFICATION_LOSSES
-        restart = (self.rate_restart == "change" or (self.rate_restart == "auto" and classifier))
-        config["change"] = (CHANGE_STATISTICS["mistakes" if classifier else "squared"]
-                            if restart and config["eta_combiner"][1] == SELF_CONFIDENT
-                            and not self._from_file("no_rate_restart") else 0)
+        # the test restarts a self-confident rate; "auto" runs it for the classifier only
+        config["change"] = self._change_test(config["eta_combiner"][1] == SELF_CONFIDENT,
+                                             self._losses == CLASSIFICATION_LOSSES)
         return config
-
-    def _layout_in_file(self, arrays: dict) -> dict:
-        layout = super()._layout_in_file(arrays)
-        if "combiner.rate_v" in arrays and "combiner.change_test" not in arrays:
-            layout["no_rate_restart"] = True
-        return layout
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
         bank = self._rff_bank(config, n_features, feature_rng)
@@ -313,15 +304,8 @@ class _GFBase(_GraphRFFBase):
                                  *config["eta_combiner"], *config["eta_e"], config["freeze"],
                                  config["conditional"], config["q_floor"],
                                  bool(self.legacy_sampler), config["predict_all"],
-                                 sort_members=experts.per_kernel > 1,
-                                 change_kind=config["change"], change_delta=PAGE_HINKLEY_DELTA,
-                                 change_threshold=PAGE_HINKLEY_THRESHOLD)
+                                 sort_members=experts.per_kernel > 1, change=config["change"])
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
-
-    @property
-    def n_rate_restarts_(self) -> int:
-        """Restarts of the self-confident weight rate so far (see ``rate_restart``)."""
-        return self._fitted_engine().combiner.n_rate_restarts
 
     @property
     def graph_(self) -> np.ndarray:
@@ -335,7 +319,7 @@ _GF_DOC = _COMMON_DOC.format(
     m_type='"auto" or int, default "auto"',
     m_doc="Expert draws per selective node (its maximum degree); \"auto\" is 10, or 30 (10\n"
           "        per step) under ``eta=\"ensemble\"``.",
-    m_ensemble="a selective node draws M of them", ensemble_worst="1.05x",
+    m_ensemble="a selective node draws M of them", ensemble_worst="1.09x",
     auto_worst="2.18x",
     loss_doc="{loss_choices}", q_floor_legacy="0.05") + """
     J : int, default 2
@@ -347,21 +331,22 @@ _GF_DOC = _COMMON_DOC.format(
         Observation probability: eq. (21), or sum_j p_j A_ij (exactly unbiased given the graph).
     freeze_graph_after : int or None
         Stop regenerating the bipartite graph after this round (the paper's experiments: 300).
-    rate_restart : "auto", "change" or None, default "auto"
-        "change": under a self-confident weight rate (``eta="ensemble"`` or ``"auto"``,
-        ``eta_combiner`` "auto"), restart it when the stream changes: a Page-Hinkley test
-        (tolerance 0.005, threshold 50) on the combined prediction's mistakes (classifier) or
-        squared errors in standard units, capped at 4 (regressor), sets V = 0 on an alarm, so
-        the weights move again as fast as in the first round; ``n_rate_restarts_`` counts the
-        alarms.  Without it the rate only shrinks, and after a change the weights stay on the
-        old concept's kernels: on ConceptDriftStream's abrupt switch the classifier's error over
-        its last 1000 rounds went from 0.33-0.41 to 0.17-0.23 on three of four seeds (the fourth
-        stayed at 0.29), and the test never fired on the shipped classification data in either
-        order.  "auto": "change" for the classifier, None for the regressor (its errors moved by
-        at most 2% on the shipped regression data, and rose by up to 8% on FriedmanDrift, where
-        the weights a restarted rate moves at once cost more than the old weights).  None: the
-        rate of earlier releases (files written by them load with it).  A numeric rate has no
-        restart (bench/results/rate_restart.md)."""
+    detect_changes : "auto" or bool, default "auto"
+        Under a self-confident weight rate (``eta="ensemble"`` or ``"auto"``, ``eta_combiner``
+        "auto"), restart it when the stream changes: a Page-Hinkley test (tolerance 0.005,
+        threshold 50) on the combined prediction's mistakes (classifier) or squared errors in
+        standard units, capped at 4 (regressor), sets V = 0 on an alarm, so the weights move
+        again as fast as in the first round; ``n_changes_detected_`` counts the alarms.
+        Without it the rate only shrinks, and after a change the weights stay on the old
+        concept's kernels: on ConceptDriftStream's abrupt switch the classifier's error over
+        its last 1000 rounds went from 0.41-0.42 to 0.20-0.23 on two seeds of four, from 0.33
+        to 0.31 on a third and stayed at 0.29 on the fourth, and the test never fired on the
+        shipped classification data in either order.  "auto": True for the classifier, False for the regressor (its errors
+        moved by at most 2% on the shipped regression data, and on FriedmanDrift rose by up to
+        8% over the stream and 28% over its last 1000 rounds: the weights a restarted rate
+        moves at once cost more than the old weights; bench/results/change_detection.md).
+        False: the rate of earlier releases (files written by them load with it).  A numeric
+        rate has no test (True raises)."""
 
 
 class OMKLGF(_GFBase, OnlineEstimator):

@@ -6,7 +6,7 @@ directly from the equations of the spec, one round at a time and without any inc
 """
 import numpy as np
 
-from reference import ensemble_step
+from reference import PageHinkley, change_statistic, ensemble_step
 
 
 def rff(W, x):
@@ -75,30 +75,6 @@ def _second_moment(logw, S, L, q):
     """sum_{i in S} w_i (L_i / q_i)^2, w the normalised exp(log w) over S."""
     w = np.exp(logw[S] - logw[S].max())
     return float(np.sum(w / w.sum() * (np.array([L[i] for i in S]) / q[S]) ** 2))
-
-
-class PageHinkley:
-    """Page's (1954) test, as its textbook states it: with m_n the mean of x_1 .. x_n,
-    C_n = sum_{i <= n} (x_i - m_i - delta); an alarm when C_n - min_{i <= n} C_i > threshold (C_0 =
-    0 counts in the minimum), after which the test starts again from nothing."""
-
-    def __init__(self, delta, threshold):
-        self.delta, self.threshold, self.alarms = delta, threshold, []
-        self.xs, self.cs = [], [0.0]
-
-    def add(self, x, t):
-        self.xs.append(x)
-        self.cs.append(self.cs[-1] + x - np.mean(self.xs) - self.delta)
-        if self.cs[-1] - min(self.cs) > self.threshold:
-            self.alarms.append(t)
-            self.xs, self.cs = [], [0.0]
-            return True
-        return False
-
-
-def change_statistic(kind, y_hat, y):
-    """What the test watches: a mistake ("mistakes") or the squared error capped at 4."""
-    return float(y * y_hat <= 0) if kind == "mistakes" else min((y_hat - y) ** 2, 4.0)
 
 
 def gf_stream(freqs, X, y, seed, *, J, M, eta=(0.1, 1), eta_e=(0.1, 1), lam=1e-3,

@@ -151,6 +151,33 @@ def ensemble_step(theta, z, f, y, steps, lam: float, loss: str):
     return theta, value + lam * norm_before
 
 
+class PageHinkley:
+    """Page's (1954) test, as its textbook states it: with m_n the mean of x_1 .. x_n,
+    C_n = sum_{i <= n} (x_i - m_i - delta); an alarm when C_n - min_{i <= n} C_i > threshold (C_0 =
+    0 counts in the minimum), after which the test starts again from nothing."""
+
+    def __init__(self, delta, threshold):
+        self.delta, self.threshold, self.alarms = delta, threshold, []
+        self.xs, self.cs = [], [0.0]
+
+    def add(self, x, t):
+        self.xs.append(x)
+        self.cs.append(self.cs[-1] + x - np.mean(self.xs) - self.delta)
+        if self.cs[-1] - min(self.cs) > self.threshold:
+            self.alarms.append(t)
+            self.xs, self.cs = [], [0.0]
+            return True
+        return False
+
+
+def change_statistic(kind, y_hat, y):
+    """What the test watches: a mistake of the sign of y_hat (0 counts as -1, as a classifier's
+    predict does) against a label -1 / +1 ("mistakes"), or the squared error capped at 4."""
+    if kind == "mistakes":
+        return float((y_hat > 0) != (y > 0))
+    return min((y_hat - y) ** 2, 4.0)
+
+
 def step_size(eta: float, schedule: str, t: int) -> float:
     return eta / np.sqrt(t) if schedule == "inv_sqrt" else eta
 

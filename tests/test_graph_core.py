@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from fastomkl._core.steps import ADAGRAD, CHANGE_STATISTICS, ENSEMBLE_STEPS, SELF_CONFIDENT
+from fastomkl._core.steps import (ADAGRAD, CHANGE_STATISTICS, ENSEMBLE_STEPS, SELF_CONFIDENT,
+                                  ChangeTest)
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.experts.ogd import OGDExperts, OGDStepEnsemble
@@ -10,7 +11,8 @@ from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.combiners.hedge import DiscountHedge
 from fastomkl._core.combiners.graph import GraphFeedback, SimilarityGraphFeedback
 
-from graph_reference import PageHinkley, gf_stream, rff, sfg_stream
+from graph_reference import gf_stream, rff, sfg_stream
+from reference import PageHinkley
 
 N, d, D, T = 12, 3, 8, 300
 STEPS = ENSEMBLE_STEPS
@@ -209,14 +211,13 @@ def test_gf_change_test_restarts_the_rate_as_numpy(problem, statistic, threshold
     else:
         y = y + 2.0 * later
     comb = GraphFeedback(N * len(STEPS), 2, 12, 1.0, SELF_CONFIDENT, 0.1, 1, sort_members=True,
-                         change_kind=CHANGE_STATISTICS[statistic], change_delta=0.005,
-                         change_threshold=threshold)
+                         change=ChangeTest(CHANGE_STATISTICS[statistic], 0.005, threshold))
     eng = engine(freqs, comb, 11, steps=STEPS)
     ours = run(eng, X, y)
     ref, theta, logw, record = gf_stream(freqs, X, y, 11, J=2, M=12, steps=STEPS,
                                          change=(statistic, 0.005, threshold))
     test = record[-1]
-    assert test.alarms and comb.n_rate_restarts == len(test.alarms)
+    assert test.alarms and comb.change.alarms == len(test.alarms)
     np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.asarray(eng.experts.theta), theta, rtol=1e-9, atol=1e-12)
     lw = np.asarray(comb.log_w)
@@ -243,14 +244,36 @@ def test_page_hinkley_reference_fires_on_a_mean_shift_only():
     assert test.alarms and test.alarms[0] < 10_300
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(change_kind=1, change_delta=0.005, change_threshold=50.0, eta_kind=1), "SELF_CONFIDENT"),
-    (dict(change_kind=1, change_delta=-1.0, change_threshold=50.0), "change_delta"),
-    (dict(change_kind=2, change_delta=0.005, change_threshold=0.0), "change_threshold")])
-def test_gf_change_test_arguments_are_checked(kw, match):
-    args = {"eta_kind": SELF_CONFIDENT, **kw}
+def test_change_test_arguments_are_checked():
+    with pytest.raises(ValueError, match="SELF_CONFIDENT"):
+        GraphFeedback(6, 2, 2, 1.0, 1, 0.1, 1, change=ChangeTest(CHANGE_STATISTICS["mistakes"]))
+    with pytest.raises(ValueError, match="kind"):
+        ChangeTest(7)
+    for delta, threshold in ((-1.0, 50.0), (0.005, 0.0), (np.nan, 50.0)):
+        with pytest.raises(ValueError, match="delta must be >= 0 and threshold > 0"):
+            ChangeTest(CHANGE_STATISTICS["squared"], delta, threshold)
+
+
+@pytest.mark.parametrize("sums,match", [
+    ([1, 0.5, np.nan, 0, 0], "NaN or infinity"), ([-1, 0, 0, 0, 0], "whole"), ([2.5, 0, 0, 0, 0], "whole"),
+    ([2.0 ** 60, 0, 0, 0, 0], "whole"), ([3, 0.5, 1.0, 0, 1e300], "whole"),
+    ([3, 7.0, 0, 0, 0], r"mean in \[0, 1\]"), ([3, 0.5, 1.0, 2.0, 0], "minimum"),
+    ([3, 0.5, 60.0, 0, 0], "at most 50 below"), ([0, 0.5, 0, 0, 0], "no rounds")])
+def test_a_change_test_no_run_reaches_is_refused(problem, sums, match):
+    freqs, X, y = problem
+    make = lambda: GraphFeedback(N * len(STEPS), 2, 12, 1.0, SELF_CONFIDENT, 0.1, 1,  # noqa: E731
+                                 sort_members=True,
+                                 change=ChangeTest(CHANGE_STATISTICS["mistakes"]))
+    eng = engine(freqs, make(), 11, steps=STEPS)
+    run(eng, X[:50], np.where(y[:50] > 0.5, 1.0, -1.0))
+    state = eng.get_state()
+    state["combiner.change_test"] = np.array(sums, dtype=float)
+    fresh = engine(freqs, make(), 11, steps=STEPS)
+    before = fresh.get_state()
     with pytest.raises(ValueError, match=match):
-        GraphFeedback(6, 2, 2, 1.0, args.pop("eta_kind"), 0.1, 1, **args)
+        fresh.set_state(state)
+    for key, value in fresh.get_state().items():
+        np.testing.assert_array_equal(value, before[key])
 
 
 @pytest.mark.parametrize("refine", [False, True])

@@ -152,7 +152,7 @@ def test_classifiers_learn(cls, labelled_stream):
     (fo.OMKLGF, dict(M=0)), (fo.OMKLGF, dict(J=0)), (fo.OMKLGF, dict(q="exact")),
     (fo.OMKLGF, dict(eta_e=2.0)), (fo.OMKLGF, dict(freeze_graph_after=0)),
     (fo.OMKLGF, dict(q_floor=1.5)), (fo.OMKLGF, dict(predict_with="best")),
-    (fo.OMKLGF, dict(rate_restart="always")), (fo.OMKLGFClassifier, dict(rate_restart=True)),
+    (fo.OMKLGF, dict(detect_changes="always")), (fo.OMKLGFClassifier, dict(detect_changes=None)),
     (fo.OMKLSFG, dict(divergence="kl")), (fo.OMKLSFG, dict(dominating="exact")),
     (fo.OMKLSFG, dict(exploit="min")), (fo.OMKLSFG, dict(p_floor=-0.1)),
     (fo.OMKLSFG, dict(graph_dim=0)),
@@ -222,57 +222,89 @@ def _turning_labels(X):
     return X, np.where(np.arange(len(X)) < len(X) // 2, 1.0, -1.0) * np.where(X[:, 0] > 0, 1, -1)
 
 
-def test_gf_restarts_its_rate_when_the_concept_turns_over(stream, monkeypatch):
+@pytest.fixture
+def sensitive_change_test(monkeypatch):
+    """Models' change tests at threshold 5, not 50: the small models here relearn a turned
+    concept within a few dozen rounds, before a test at 50 would fire."""
+    import functools
+    import fastomkl._rff_models
+    from fastomkl._core.steps import ChangeTest
+    monkeypatch.setattr(fastomkl._rff_models, "ChangeTest",
+                        functools.partial(ChangeTest, threshold=5.0))
+
+
+def test_gf_restarts_its_rate_when_the_concept_turns_over(stream, sensitive_change_test):
     """The classifier's change test fires after the turn, each alarm sets V to 0, and until its
-    first alarm the model is the one without the restart, number for number.  (A threshold of 5,
-    not 50: this small model relearns the turned concept within a few dozen rounds.)"""
-    import fastomkl.graph_omkl
-    monkeypatch.setattr(fastomkl.graph_omkl, "PAGE_HINKLEY_THRESHOLD", 5.0)
+    first alarm the model is the one without the restart, number for number."""
     X, y = _turning_labels(stream[0])
-    model, plain = small(fo.OMKLGFClassifier), small(fo.OMKLGFClassifier, rate_restart=None)
+    model = small(fo.OMKLGFClassifier)
     alarms = []
     for t, (x, label) in enumerate(zip(X, y)):
-        before = model.n_rate_restarts_ if t else 0
+        before = model.n_changes_detected_ if t else 0
         model.learn_one(x, label)
-        if model.n_rate_restarts_ > before:
+        if model.n_changes_detected_ > before:
             alarms.append(t)
             assert model._fitted_engine().combiner.rate_v[0] == 0.0
     assert [t for t in alarms if t >= len(y) // 2]
+    plain = small(fo.OMKLGFClassifier, detect_changes=False)
     theirs = plain.predict_learn(X, y)
-    assert plain.n_rate_restarts_ == 0
+    assert plain.n_changes_detected_ == 0
     assert "combiner.change_test" not in plain._fitted_engine().get_state()
     ours = small(fo.OMKLGFClassifier).predict_learn(X, y)
     np.testing.assert_array_equal(ours[:alarms[0] + 1], theirs[:alarms[0] + 1])
     assert not np.array_equal(ours, theirs)
 
 
-def test_gf_rate_restart_needs_a_self_confident_rate(stream, labelled_stream):
-    """"auto" restarts the classifier's rate on its mistakes, and the regressor's only when
-    asked ("change", on its squared errors); a numeric rate never restarts."""
-    def kind(cls, data, **kw):
-        return small(cls, **kw).fit(*data)._fitted_engine().combiner.change_kind
+def test_gf_state_stays_loadable_after_its_rate_restarts(stream, sensitive_change_test):
+    """A restarted rate moves the weights fast: their sum, kept by increments, must stay within
+    the state check's tolerance of the exact one, so that every round's model saves and loads."""
+    X, y = _turning_labels(np.concatenate([stream[0]] * 2))
+    model = small(fo.OMKLGFClassifier)
+    for t, (x, label) in enumerate(zip(X, y)):
+        model.learn_one(x, label)
+        comb = model._fitted_engine().combiner
+        W, exact = comb.wstate[0], np.sum(comb.wlin)
+        assert abs(W - exact) <= 1e-9 * exact, t
+        if t % 50 == 49:
+            again = pickle.loads(pickle.dumps(model))
+            np.testing.assert_array_equal(again.predict(X[:20]), model.predict(X[:20]))
+    assert model.n_changes_detected_ >= 1
+
+
+def test_gf_change_test_needs_a_self_confident_rate(stream, labelled_stream):
+    """"auto" runs the test for the classifier (on its mistakes), True for the regressor too (on
+    its squared errors); a numeric rate has none, and True there is refused."""
+    def change(cls, data, **kw):
+        return small(cls, **kw).fit(*data)._fitted_engine().combiner.change
     for kw in (dict(eta=0.1), dict(eta_combiner=1.0)):
-        assert kind(fo.OMKLGFClassifier, labelled_stream, **kw) == 0
-        assert kind(fo.OMKLGF, stream, rate_restart="change", **kw) == 0
-    assert kind(fo.OMKLGFClassifier, labelled_stream, rate_restart=None) == 0
-    assert kind(fo.OMKLGFClassifier, labelled_stream) == CHANGE_STATISTICS["mistakes"]
-    assert kind(fo.OMKLGF, stream) == 0
-    assert kind(fo.OMKLGF, stream, rate_restart="change") == CHANGE_STATISTICS["squared"]
+        assert change(fo.OMKLGFClassifier, labelled_stream, **kw) is None
+        model = small(fo.OMKLGF, detect_changes=True, **kw)
+        with pytest.raises(ValueError, match="detect_changes"):
+            model.fit(*stream)
+        assert model.n_samples_seen_ == 0
+    assert change(fo.OMKLGFClassifier, labelled_stream, detect_changes=False) is None
+    assert change(fo.OMKLGFClassifier, labelled_stream).kind == CHANGE_STATISTICS["mistakes"]
+    assert change(fo.OMKLGF, stream) is None
+    assert change(fo.OMKLGF, stream, detect_changes=True).kind == CHANGE_STATISTICS["squared"]
 
 
 def test_gf_files_without_the_change_test_learn_as_they_did(stream, tmp_path):
-    """A file of a release before ``rate_restart`` loads with the rate it learnt with."""
+    """A file of a release before ``detect_changes`` loads with it False, the rate it learnt
+    with; a file that says it has a test but holds none is refused."""
     X, y = _turning_labels(stream[0])
-    older = small(fo.OMKLGFClassifier, rate_restart=None).partial_fit(X[:250], y[:250])
+    older = small(fo.OMKLGFClassifier, detect_changes=False).partial_fit(X[:250], y[:250])
     older.save(tmp_path / "new.npz")
-    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["rate_restart"])
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["detect_changes"])
     loaded = fo.load(tmp_path / "old.npz")
-    assert loaded.rate_restart == "auto"
+    assert loaded.detect_changes is False
     np.testing.assert_array_equal(loaded.predict_learn(X[250:], y[250:]),
                                   older.predict_learn(X[250:], y[250:]))
-    assert loaded.n_rate_restarts_ == 0
-    loaded.save(tmp_path / "again.npz")          # and it keeps that rate in its own file
-    np.testing.assert_array_equal(fo.load(tmp_path / "again.npz").predict(X), loaded.predict(X))
+    current = small(fo.OMKLGFClassifier).partial_fit(X[:250], y[:250])
+    current.save(tmp_path / "current.npz")
+    as_older_file(tmp_path / "current.npz", tmp_path / "stripped.npz",
+                  arrays=["combiner.change_test"])
+    with pytest.raises(ValueError, match="change_test"):
+        fo.load(tmp_path / "stripped.npz")
 
 
 @pytest.mark.parametrize("eta", ["auto", "ensemble"])

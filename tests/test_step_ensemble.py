@@ -15,7 +15,8 @@ from fastomkl._core.experts.ogd import OGDStepEnsemble
 from fastomkl._core.features.rff import RFFBank
 from fastomkl._core.losses import LOSSES
 from fastomkl._core.steps import ENSEMBLE_STEPS, FORMER_ENSEMBLE_STEPS
-from reference import NumpyRaker, StandardisedTargets, ensemble_step, rff
+from reference import (NumpyRaker, PageHinkley, StandardisedTargets, change_statistic,
+                       ensemble_step, rff)
 
 KERNELS = [Gaussian(0.3), Gaussian(1.0), Laplacian(0.5), Laplacian(2.0)]
 
@@ -25,9 +26,11 @@ class NumpyStepEnsemble:
     proximal step of ``reference.ensemble_step`` every round; exponential weights over all (k, i)
     at `rate` on the losses loss + lam ||theta||^2 (theta before the step), with an optional fixed
     share; regression targets winsorised and standardised online
-    (``reference.StandardisedTargets``, this one included when learning)."""
+    (``reference.StandardisedTargets``, this one included when learning).  ``change``:
+    (statistic, delta, threshold, share) of a Page-Hinkley test on the round's prediction and
+    target in the units learnt in, each of whose alarms ends the round with that share."""
 
-    def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0):
+    def __init__(self, frequencies, steps, lam, loss, rate, standardize, share=0.0, change=None):
         self.frequencies = np.asarray(frequencies, dtype=np.float64)
         self.steps = np.asarray(steps)
         n, m = self.frequencies.shape[0], len(steps)
@@ -36,6 +39,9 @@ class NumpyStepEnsemble:
         self.lam, self.loss, self.rate = lam, loss, rate
         self.targets = StandardisedTargets(standardize)
         self.share = share
+        self.change = change
+        self.test = None if change is None else PageHinkley(*change[1:3])
+        self.t = 0
 
     def weights(self):
         w = np.exp(self.log_w - self.log_w.max())
@@ -51,11 +57,19 @@ class NumpyStepEnsemble:
         f = np.einsum("kij,kj->ki", self.theta, z)                 # (n, m)
         center, scale = self.targets.units()
         y_hat = center + scale * float((self.weights() * f).sum())
-        self.theta, losses = ensemble_step(self.theta, z, f, self.targets.learn(y), self.steps,
-                                           self.lam, self.loss)
+        learnt = self.targets.learn(y)
+        self.theta, losses = ensemble_step(self.theta, z, f, learnt, self.steps, self.lam,
+                                           self.loss)
         self.log_w -= self.rate * losses
         if self.share > 0:          # fixed share: (1 - share) w_bar + share / N
             self.log_w = np.log((1 - self.share) * self.weights() + self.share / self.log_w.size)
+        self.t += 1
+        if self.test is not None:
+            center, scale = self.targets.units()       # this target's units: y's included
+            if self.test.add(change_statistic(self.change[0], (y_hat - center) / scale,
+                                              learnt), self.t):
+                share = self.change[3]
+                self.log_w = np.log((1 - share) * self.weights() + share / self.log_w.size)
         return y_hat
 
 
@@ -248,6 +262,84 @@ def test_fixed_share_moves_the_weight_to_the_kernel_that_became_best():
     shared, plain = switch_round(0.01), switch_round(0.0)
     assert shared <= 100
     assert shared < plain
+
+
+@pytest.fixture
+def sensitive_change_test(monkeypatch):
+    """Models' change tests at threshold 5, not 50 (these small streams change for a few dozen
+    rounds only)."""
+    import functools
+    import fastomkl._rff_models
+    from fastomkl._core.steps import ChangeTest
+    monkeypatch.setattr(fastomkl._rff_models, "ChangeTest",
+                        functools.partial(ChangeTest, threshold=5.0))
+
+
+def turning(n=400, seed=3):
+    """A stream whose target turns over half-way: sin(3 x_0), then 2 - 2 sin(3 x_0)."""
+    X, _ = noisy_stream(n, seed)
+    y = np.sin(3 * X[:, 0])
+    return X, np.where(np.arange(n) < n // 2, y, 2.0 - 2.0 * y)
+
+
+def test_change_test_shares_half_the_weight_as_numpy(sensitive_change_test):
+    """Raker's default runs a Page-Hinkley test on its squared errors in standard units, and each
+    alarm ends the round with a fixed share of 1/2."""
+    X, y = turning()
+    y = 40.0 + 10.0 * y                      # raw units: the statistic is in standard ones
+    model = Raker(KERNELS, n_components=10, random_state=4)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 1e-3, "squared", 2.0,
+                            True, change=("squared", 0.005, 5.0, 0.5))
+    want = [ref.predict_learn_one(x, t) for x, t in zip(X, y)]
+    assert ref.test.alarms and model.n_changes_detected_ == len(ref.test.alarms)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)
+    # without the test the same model is the former rule, number for number up to the alarm
+    plain = Raker(KERNELS, n_components=10, random_state=4, detect_changes=False)
+    first = ref.test.alarms[0]
+    np.testing.assert_array_equal(plain.predict_learn(X, y)[:first], got[:first])
+
+
+def test_classifier_change_test_watches_its_mistakes_as_numpy(sensitive_change_test):
+    X, y = turning(seed=6)
+    labels = np.where(y > np.median(y[:200]), 1.0, -1.0)
+    labels[200:] = np.where(np.sin(3 * X[200:, 0]) > 0, -1.0, 1.0)
+    model = RakerClassifier(KERNELS, n_components=10, random_state=5)
+    model.partial_fit(X, labels)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 1e-3, "logistic", 2.0,
+                            False, change=("mistakes", 0.005, 5.0, 0.5))
+    for x, t in zip(X, labels):
+        ref.predict_learn_one(x, t)
+    assert ref.test.alarms and model.n_changes_detected_ == len(ref.test.alarms)
+    np.testing.assert_allclose(model.decision_function(X), [ref.predict_one(x) for x in X],
+                               rtol=0, atol=1e-9)
+
+
+def test_the_change_test_runs_under_the_adaptive_rules_only(stream):
+    X, y = stream
+    for eta in ("ensemble", "auto"):
+        combiner = Raker(KERNELS, n_components=6, eta=eta, random_state=0).fit(X, y)._engine.combiner
+        assert combiner.change is not None and combiner.change.threshold == 50.0
+    numeric = Raker(KERNELS, n_components=6, eta=0.1, random_state=0).fit(X, y)
+    assert numeric._engine.combiner.change is None and numeric.n_changes_detected_ == 0
+    refused = Raker(KERNELS, n_components=6, eta=0.1, detect_changes=True, random_state=0)
+    with pytest.raises(ValueError, match="detect_changes"):
+        refused.fit(X, y)
+    assert refused.n_samples_seen_ == 0
+
+
+def test_raker_files_without_the_change_test_learn_as_they_did(tmp_path):
+    from helpers import as_older_file
+    X, y = turning()
+    older = Raker(KERNELS, n_components=8, detect_changes=False, random_state=1)
+    older.partial_fit(X[:150], y[:150])
+    older.save(tmp_path / "new.npz")
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["detect_changes"])
+    loaded = fo.load(tmp_path / "old.npz")
+    assert loaded.detect_changes is False
+    np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
+                                  older.predict_learn(X[150:], y[150:]))
 
 
 def test_a_file_of_the_former_four_step_grid_loads_and_learns_on_with_it(stream, tmp_path):

@@ -59,16 +59,16 @@ cdef inline double truncated_step(double step, double move, double loss,
     return step if step <= limit else limit
 
 
-# Restarting a self-confident rate.  Its V only grows, so after a change the weights it drives
-# hardly move: OMKL-GF's kernel weights, concentrated on the kernels of the old concept, kept its
-# error on ConceptDriftStream's second concept at 0.33-0.41 on three seeds of four, where the
-# same model with its rate restarted after the change reached 0.17-0.23
-# (bench/results/rate_restart.md).  A Page-Hinkley test (Page 1954) on a per-round statistic of
-# the combined prediction says when: the sum of the statistic's deviations above its running
-# mean, less a tolerance delta, climbs more than a threshold above its lowest point.
+# Restarting the kernel weights when the stream changes.  Exponential weights that learnt one
+# concept for thousands of rounds keep the kernels of that concept after it changes: Raker's
+# (constant rate) and OMKL-GF's (a self-confident rate, whose V only grows) kept their error on
+# ConceptDriftStream's second concept far above that of the same models restarted after the
+# change (bench/results/change_detection.md).  A Page-Hinkley test (Page 1954) on a per-round
+# statistic of the combined prediction says when: the sum of the statistic's deviations above
+# its running mean, less a tolerance delta, climbs more than a threshold above its lowest point
+# (ChangeTest); the combiner that holds the test decides what an alarm restarts.
 cdef enum:
-    CHANGE_OFF = 0
-    CHANGE_MISTAKES = 1      # 1 when y y_hat <= 0 (labels -1 / +1)
+    CHANGE_MISTAKES = 1      # 1 when the sign of y_hat (0: -1, as predict) is not y's (-1 / +1)
     CHANGE_SQUARED = 2       # min((y_hat - y)^2, CHANGE_SQUARED_CAP), in the units learnt in
     PAGE_HINKLEY_SIZE = 5    # [rounds, mean, cumulative deviation, its minimum, alarms]
     CHANGE_SQUARED_CAP = 4   # a squared error in standard units counts at most this much
@@ -76,8 +76,17 @@ cdef enum:
 
 cdef inline double change_statistic(int kind, double y_hat, double y) noexcept nogil:
     if kind == CHANGE_MISTAKES:
-        return 1.0 if y * y_hat <= 0.0 else 0.0
+        return 1.0 if (y_hat > 0.0) != (y > 0.0) else 0.0
     return fmin((y_hat - y) * (y_hat - y), CHANGE_SQUARED_CAP)
+
+
+cdef class ChangeTest:
+    # A Page-Hinkley test on a per-round statistic of a combiner's prediction (steps.pyx); the
+    # combiner that holds one decides what an alarm restarts.
+    cdef readonly int kind                   # CHANGE_MISTAKES or CHANGE_SQUARED
+    cdef readonly double delta, threshold
+    cdef readonly double[::1] sums           # (PAGE_HINKLEY_SIZE,) the test's state
+    cdef bint fires(self, double y_hat, double y) noexcept nogil
 
 
 cdef inline bint page_hinkley_alarm(double* s, double x, double delta,

@@ -1,5 +1,5 @@
 from fastomkl._core.base cimport Combiner, bitgen_t
-from fastomkl._core.steps cimport Schedule
+from fastomkl._core.steps cimport ChangeTest, Schedule
 
 cdef class GraphFeedback(Combiner):
     # OMKL-GF (paper 000, Alg. 1-3): a bipartite graph of J selective nodes, each attached to at
@@ -23,9 +23,7 @@ cdef class GraphFeedback(Combiner):
     cdef readonly double[::1] q              # (N,) effective q of the last round's kernels
     cdef readonly long[::1] info             # [graph_round, chosen node]
     cdef readonly double[::1] rate_v         # (1,) V of a self-confident eta (see graph.pyx)
-    cdef readonly int change_kind            # CHANGE_* of steps.pxd: what restarts V (0: nothing)
-    cdef readonly double change_delta, change_threshold
-    cdef readonly double[::1] change_test    # (PAGE_HINKLEY_SIZE,) its Page-Hinkley test
+    cdef readonly ChangeTest change          # its alarms restart a self-confident eta (or None)
     cdef int[::1] order                      # scratch (N,) for the top-M prediction subset
     cdef readonly bint predict_all
     cdef readonly bint sort_members          # each node's experts in index order (an ensemble's

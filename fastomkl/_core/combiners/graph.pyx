@@ -29,8 +29,7 @@ from fastomkl._core.checks import require
 
 from fastomkl._core.base cimport Combiner, Round, bitgen_t
 from fastomkl._core.losses cimport loss_value
-from fastomkl._core.steps cimport (CHANGE_OFF, PAGE_HINKLEY_SIZE, SCHEDULE_SELF_CONFIDENT, Schedule,
-                                   change_statistic, page_hinkley_alarm, schedule_at)
+from fastomkl._core.steps cimport ChangeTest, SCHEDULE_SELF_CONFIDENT, Schedule, schedule_at
 from libc.math cimport exp, log, log1p, expm1, isfinite, sqrt, INFINITY
 
 
@@ -127,10 +126,8 @@ cdef class GraphFeedback(Combiner):
        graph); the importance weight is 1 / max(q_i, q_floor).
     4. After the label, log w_i -= eta(t) L_i / q_i for the kernels of the subset (eta(t) may be
        self-confident, see the module docstring).
-    5. With ``change_kind`` (a self-confident eta only), a Page-Hinkley test on the round's
-       statistic of the combined prediction (steps.pxd: a mistake, or a squared error capped at
-       4) with tolerance ``change_delta`` and threshold ``change_threshold``; an alarm restarts
-       the rate (V = 0, so the next round's eta is sqrt(ln N) again) and the test.
+    5. With a ``change`` test (``steps.ChangeTest``; a self-confident eta only), an alarm on the
+       round's combined prediction restarts the rate: V = 0, as before the first round.
 
     Uniforms consumed per round: J*M for a regenerated graph (node by node), then one for I.
     Cost per round: O(J M log N + J M) plus the features of the subset; nothing is O(N) except a
@@ -148,15 +145,12 @@ cdef class GraphFeedback(Combiner):
     def __init__(self, int n_experts, int n_nodes, int degree, double eta_scale, int eta_kind,
                  double eta_e_scale, int eta_e_kind, long freeze_after=0, bint conditional_q=False,
                  double q_floor=0.0, bint legacy_sampler=False, bint predict_all=False,
-                 bint sort_members=False, int change_kind=CHANGE_OFF, double change_delta=0.0,
-                 double change_threshold=0.0):
+                 bint sort_members=False, ChangeTest change=None):
         if n_experts < 1 or n_nodes < 1 or degree < 1:
             raise ValueError("n_experts, n_nodes and degree must be >= 1")
-        if change_kind != CHANGE_OFF and eta_kind != SCHEDULE_SELF_CONFIDENT:
+        if change is not None and eta_kind != SCHEDULE_SELF_CONFIDENT:
             raise ValueError("a change test restarts a self-confident rate: eta_kind must be "
                              "SELF_CONFIDENT")
-        if change_kind != CHANGE_OFF and not (change_delta >= 0.0 and change_threshold > 0.0):
-            raise ValueError("change_delta must be >= 0 and change_threshold > 0")
         self.n_experts = n_experts
         self.n_nodes = n_nodes
         self.degree = degree
@@ -185,10 +179,7 @@ cdef class GraphFeedback(Combiner):
         self.info = np.zeros(2, dtype=np.int64)
         self.order = np.zeros(n_experts, dtype=np.intc)
         self.rate_v = np.zeros(1)
-        self.change_kind = change_kind
-        self.change_delta = change_delta
-        self.change_threshold = change_threshold
-        self.change_test = np.zeros(PAGE_HINKLEY_SIZE)
+        self.change = change
         self.rebuild_weights()
 
     def _state_arrays(self):
@@ -198,14 +189,9 @@ cdef class GraphFeedback(Combiner):
                  "q": self.q, "info": self.info}
         if self.eta.kind == SCHEDULE_SELF_CONFIDENT:
             state["rate_v"] = self.rate_v
-        if self.change_kind != CHANGE_OFF:
-            state["change_test"] = self.change_test
+        if self.change is not None:
+            state["change_test"] = self.change.sums
         return state
-
-    @property
-    def n_rate_restarts(self):
-        """Alarms of the change test so far: restarts of the self-confident rate."""
-        return int(self.change_test[PAGE_HINKLEY_SIZE - 1])
 
     def _check_semantics(self, state):
         N, J, M = self.n_experts, self.n_nodes, self.degree
@@ -234,11 +220,7 @@ cdef class GraphFeedback(Combiner):
         if "rate_v" in state:
             require((state["rate_v"] >= 0).all(), self, "rate_v must be >= 0")
         if "change_test" in state:
-            n, mean, cum, low, alarms = state["change_test"]
-            require(np.isfinite(state["change_test"]).all() and n >= 0 and low <= 0
-                    and cum >= low and alarms >= 0 and n == int(n) and alarms == int(alarms),
-                    self, "change_test must be [rounds >= 0, mean, cumulative deviation, "
-                    "its minimum <= 0 and <= it, alarms >= 0], finite, counts whole")
+            self.change.check(self, state["change_test"])
 
     def rebuild_weights_state(self):
         """Recompute the linear weights and their tree from log_w (after editing log_w)."""
@@ -430,11 +412,12 @@ cdef class GraphFeedback(Combiner):
                 self.tree[i] += delta
                 i += i & -i
         self.wstate[0] = W
-        if rebuild or W < 1e-150:
+        # W is at least 1 after a rebuild (its largest term is exp(0)), and each increment leaves
+        # a rounding error of its own size: once W has fallen a thousandfold (a large rate moves
+        # the weights fast, as after a restart) those errors are no longer small beside it
+        if rebuild or W < 1e-3:
             self.rebuild_weights()
-        if self.change_kind != CHANGE_OFF and page_hinkley_alarm(
-                &self.change_test[0], change_statistic(self.change_kind, ctx.y_hat, ctx.y),
-                self.change_delta, self.change_threshold):
+        if self.change is not None and self.change.fires(ctx.y_hat, ctx.y):
             self.rate_v[0] = 0.0
 
 

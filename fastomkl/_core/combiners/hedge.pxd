@@ -1,5 +1,5 @@
 from fastomkl._core.base cimport FullInformation
-from fastomkl._core.steps cimport Schedule
+from fastomkl._core.steps cimport ChangeTest, Schedule
 
 cdef class Hedge(FullInformation):
     # Exponential weights over all experts, kept in the log domain; w_bar caches the normalised
@@ -8,7 +8,9 @@ cdef class Hedge(FullInformation):
     cdef readonly double[::1] w_bar
     cdef Schedule eta
     cdef readonly double share        # fixed share: the part of the weight spread evenly each round
-    cdef void update(self, double eta, const int* active, int n_active,
+    cdef readonly ChangeTest change   # its alarms spread change_share of the weight (or None)
+    cdef readonly double change_share
+    cdef bint update(self, double eta, const int* active, int n_active,
                      const double* losses) noexcept nogil
 
 

@@ -8,7 +8,7 @@ from libc.math cimport exp, isfinite, log, INFINITY
 
 from fastomkl._core.base cimport FullInformation, Round
 from fastomkl._core.numeric cimport LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights
-from fastomkl._core.steps cimport SCHEDULE_CONSTANT, Schedule, schedule_at
+from fastomkl._core.steps cimport SCHEDULE_CONSTANT, ChangeTest, Schedule, schedule_at
 
 
 cdef class Hedge(FullInformation):
@@ -18,20 +18,31 @@ cdef class Hedge(FullInformation):
     w_bar <- (1 - alpha) w_bar + alpha / N: no weight falls below alpha / N, so an expert that was
     bad can take the lead again within about log(N / alpha) / (eta * loss gap) rounds after it
     becomes the best, however long it lost before (plain Hedge needs as many rounds as it lost).
+    With a ``change`` test (``steps.ChangeTest``), the same mixing with ``change_share`` follows
+    each of its alarms instead of every round: the weights the old data earned keep their lead
+    while nothing changes, and after a change every expert is a few rounds from taking it.
     """
 
-    def __init__(self, int n_experts, double eta_scale, int eta_kind, double share=0.0):
+    def __init__(self, int n_experts, double eta_scale, int eta_kind, double share=0.0,
+                 ChangeTest change=None, double change_share=0.5):
         if not 0.0 <= share < 1.0:
             raise ValueError(f"share must be in [0, 1), got {share}")
+        if not 0.0 < change_share <= 1.0:
+            raise ValueError(f"change_share must be in (0, 1], got {change_share}")
         self.n_experts = n_experts
         self.eta.scale = eta_scale
         self.eta.kind = eta_kind
         self.share = share
+        self.change = change
+        self.change_share = change_share
         self.log_w = np.zeros(n_experts)
         self.w_bar = np.full(n_experts, 1.0 / n_experts)
 
     def _state_arrays(self):
-        return {"log_w": self.log_w, "w_bar": self.w_bar}
+        state = {"log_w": self.log_w, "w_bar": self.w_bar}
+        if self.change is not None:
+            state["change_test"] = self.change.sums
+        return state
 
     def _check_semantics(self, state):
         log_w = state["log_w"]
@@ -40,6 +51,8 @@ cdef class Hedge(FullInformation):
         w = np.exp(log_w)
         require(np.allclose(state["w_bar"], w / w.sum(), rtol=1e-9, atol=0.0), self,
                 "w_bar must be the normalised exp(log_w)")
+        if "change_test" in state:
+            self.change.check(self, state["change_test"])
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double y_hat = 0.0
@@ -50,20 +63,25 @@ cdef class Hedge(FullInformation):
 
     cdef void learn(self, Round* ctx, const int* active, int n_active, const double* preds,
                     const double* losses) noexcept nogil:
-        self.update(schedule_at(self.eta, ctx.t), active, n_active, losses)
+        if (self.update(schedule_at(self.eta, ctx.t), active, n_active, losses)
+                and self.change is not None and self.change.fires(ctx.y_hat, ctx.y)):
+            fixed_share(&self.log_w[0], &self.w_bar[0], self.n_experts, self.change_share)
 
-    cdef void update(self, double eta, const int* active, int n_active,
+    cdef bint update(self, double eta, const int* active, int n_active,
                      const double* losses) noexcept nogil:
+        """The exponential update (and the fixed share); False, and no change, if it would make
+        a weight non-finite."""
         cdef int j
         for j in range(n_active):
             if not isfinite(eta * losses[active[j]]):
                 self.n_rejected += 1
-                return
+                return False
         for j in range(n_active):
             self.log_w[active[j]] -= eta * losses[active[j]]
         normalise_log_weights(&self.log_w[0], &self.w_bar[0], self.n_experts, 1)
         if self.share > 0.0:
             fixed_share(&self.log_w[0], &self.w_bar[0], self.n_experts, self.share)
+        return True
 
 
 cdef class ScaledHedge(Hedge):
