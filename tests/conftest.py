@@ -16,3 +16,14 @@ def stream():
 def labelled_stream(stream):
     X, y = stream
     return X, np.where(y > np.median(y), 1.0, -1.0)
+
+
+@pytest.fixture
+def sensitive_change_test(monkeypatch):
+    """Models' change tests (``detect_changes``) at threshold 5, not 50: the small models of the
+    tests relearn a changed concept within a few dozen rounds, before a test at 50 would fire."""
+    import functools
+    import fastomkl._rff_models
+    from fastomkl._core.steps import ChangeTest
+    monkeypatch.setattr(fastomkl._rff_models, "ChangeTest",
+                        functools.partial(ChangeTest, threshold=5.0))

@@ -222,17 +222,6 @@ def _turning_labels(X):
     return X, np.where(np.arange(len(X)) < len(X) // 2, 1.0, -1.0) * np.where(X[:, 0] > 0, 1, -1)
 
 
-@pytest.fixture
-def sensitive_change_test(monkeypatch):
-    """Models' change tests at threshold 5, not 50: the small models here relearn a turned
-    concept within a few dozen rounds, before a test at 50 would fire."""
-    import functools
-    import fastomkl._rff_models
-    from fastomkl._core.steps import ChangeTest
-    monkeypatch.setattr(fastomkl._rff_models, "ChangeTest",
-                        functools.partial(ChangeTest, threshold=5.0))
-
-
 def test_gf_restarts_its_rate_when_the_concept_turns_over(stream, sensitive_change_test):
     """The classifier's change test fires after the turn, each alarm sets V to 0, and until its
     first alarm the model is the one without the restart, number for number."""

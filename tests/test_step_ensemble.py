@@ -264,17 +264,6 @@ def test_fixed_share_moves_the_weight_to_the_kernel_that_became_best():
     assert shared < plain
 
 
-@pytest.fixture
-def sensitive_change_test(monkeypatch):
-    """Models' change tests at threshold 5, not 50 (these small streams change for a few dozen
-    rounds only)."""
-    import functools
-    import fastomkl._rff_models
-    from fastomkl._core.steps import ChangeTest
-    monkeypatch.setattr(fastomkl._rff_models, "ChangeTest",
-                        functools.partial(ChangeTest, threshold=5.0))
-
-
 def turning(n=400, seed=3):
     """A stream whose target turns over half-way: sin(3 x_0), then 2 - 2 sin(3 x_0)."""
     X, _ = noisy_stream(n, seed)
