@@ -263,25 +263,33 @@ class ChangeDetection:
     combined prediction's mistakes (classifier) or squared errors in the standard units the
     model learns in (regressor); what an alarm restarts is the combiner's (Raker's Hedge spreads
     half its weight evenly, OMKL-GF restarts its self-confident rate).  The test runs under the
-    adaptive step rules only (``eta`` "ensemble" or "auto", ``eta_combiner`` "auto"): the papers'
-    settings stay as they were.  A file written before the parameter existed loads with it
-    False, the rule it learnt with."""
+    adaptive step rules only (``eta`` "ensemble" or "auto"; for OMKL-GF, whose rate it restarts,
+    with ``eta_combiner`` "auto" too): the papers' settings stay as they were.  A file written
+    before the parameter existed loads with it False, the rule it learnt with."""
 
     _change_parameters = {"detect_changes": [Options("auto"), Boolean()]}
     _defaults_of_older_files = {"detect_changes": False}
 
-    def _change_test(self, adaptive: bool, by_default: bool):
-        """The combiner's ChangeTest, or None: on if ``detect_changes`` is True, or "auto" and
-        `by_default`, under an `adaptive` rule."""
-        if self.detect_changes is True and not adaptive:
-            raise ValueError("detect_changes=True restarts the adaptive step rules' weights "
-                             "(eta 'ensemble' or 'auto', eta_combiner 'auto'); this model's "
-                             "rate is a number: pass detect_changes=False or 'auto'")
-        wanted = self.detect_changes is True or (self.detect_changes == "auto" and by_default)
-        if not (wanted and adaptive):
+    def _change_kind(self, adaptive: bool, by_default: bool):
+        """The statistic (CHANGE_STATISTICS' code) of the combiner's change test, or None: a
+        test if ``detect_changes`` is True, or "auto" and `by_default`, under an `adaptive`
+        rule."""
+        setting = self.detect_changes
+        if not isinstance(setting, str):
+            setting = bool(setting)             # NumPy's booleans too
+        if setting is True and not adaptive:
+            raise ValueError("detect_changes=True restarts the weights of the adaptive step "
+                             "rules (eta 'ensemble' or 'auto'), and this model's rate is a "
+                             "number: pass detect_changes=False or 'auto'")
+        if not (adaptive and (setting is True or (setting == "auto" and by_default))):
             return None
-        return ChangeTest(CHANGE_STATISTICS["mistakes" if isinstance(self, _Classifier)
-                                            else "squared"])
+        return CHANGE_STATISTICS["mistakes" if isinstance(self, _Classifier) else "squared"]
+
+    @staticmethod
+    def _new_change_test(kind):
+        """A fresh test of statistic `kind` for one engine (None: none); each engine, a
+        snapshot's too, holds its own."""
+        return None if kind is None else ChangeTest(kind)
 
     @property
     def n_changes_detected_(self) -> int:

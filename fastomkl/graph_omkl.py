@@ -293,7 +293,7 @@ class _GFBase(ChangeDetection, _GraphRFFBase):
         config["conditional"] = self.q == "conditional"
         config["freeze"] = _or_zero(self.freeze_graph_after)
         # the test restarts a self-confident rate; "auto" runs it for the classifier only
-        config["change"] = self._change_test(config["eta_combiner"][1] == SELF_CONFIDENT,
+        config["change"] = self._change_kind(config["eta_combiner"][1] == SELF_CONFIDENT,
                                              self._losses == CLASSIFICATION_LOSSES)
         return config
 
@@ -304,7 +304,8 @@ class _GFBase(ChangeDetection, _GraphRFFBase):
                                  *config["eta_combiner"], *config["eta_e"], config["freeze"],
                                  config["conditional"], config["q_floor"],
                                  bool(self.legacy_sampler), config["predict_all"],
-                                 sort_members=experts.per_kernel > 1, change=config["change"])
+                                 sort_members=experts.per_kernel > 1,
+                                 change=self._new_change_test(config["change"]))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     @property

@@ -154,7 +154,7 @@ class _RakerBase(ChangeDetection, RFFModelMixin):
 
     def _check_params(self) -> dict:
         config = self._check_ogd_params()
-        config["change"] = self._change_test(isinstance(self.eta, str), True)
+        config["change"] = self._change_kind(isinstance(self.eta, str), True)
         return config
 
     def _build_engine(self, config, n_features, feature_rng, round_bit_generator):
@@ -164,7 +164,7 @@ class _RakerBase(ChangeDetection, RFFModelMixin):
                               bool(self.regularizer_after_update),
                               steps=self._from_file("steps"))
         combiner = Hedge(experts.n_experts, *config["eta_combiner"], float(self.share),
-                         config["change"])
+                         self._new_change_test(config["change"]))
         return Engine(bank, experts, combiner, round_bit_generator, config["standardize"])
 
     def _layout_in_file(self, arrays: dict) -> dict:

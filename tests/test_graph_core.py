@@ -254,8 +254,16 @@ def test_change_test_arguments_are_checked():
             ChangeTest(CHANGE_STATISTICS["squared"], delta, threshold)
 
 
+def test_a_change_test_state_at_the_threshold_is_accepted():
+    """The check measures the deviation above the minimum as the test does (cum - low): a state
+    the test left without an alarm loads, whatever rounding cum <= low + threshold would see."""
+    ChangeTest(CHANGE_STATISTICS["mistakes"]).check(
+        "test", np.array([3.0, 0.5, 5.3201679488614975, -44.679832051138504, 0.0]))
+
+
 @pytest.mark.parametrize("sums,match", [
-    ([1, 0.5, np.nan, 0, 0], "NaN or infinity"), ([-1, 0, 0, 0, 0], "whole"), ([2.5, 0, 0, 0, 0], "whole"),
+    ([1, 0.5, np.nan, 0, 0], "NaN or infinity"), ([-1, 0, 0, 0, 0], "whole"),
+    ([2.5, 0, 0, 0, 0], "whole"),
     ([2.0 ** 60, 0, 0, 0, 0], "whole"), ([3, 0.5, 1.0, 0, 1e300], "whole"),
     ([3, 7.0, 0, 0, 0], r"mean in \[0, 1\]"), ([3, 0.5, 1.0, 2.0, 0], "minimum"),
     ([3, 0.5, 60.0, 0, 0], "at most 50 below"), ([0, 0.5, 0, 0, 0], "no rounds")])

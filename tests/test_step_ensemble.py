@@ -312,10 +312,31 @@ def test_the_change_test_runs_under_the_adaptive_rules_only(stream):
         assert combiner.change is not None and combiner.change.threshold == 50.0
     numeric = Raker(KERNELS, n_components=6, eta=0.1, random_state=0).fit(X, y)
     assert numeric._engine.combiner.change is None and numeric.n_changes_detected_ == 0
-    refused = Raker(KERNELS, n_components=6, eta=0.1, detect_changes=True, random_state=0)
-    with pytest.raises(ValueError, match="detect_changes"):
-        refused.fit(X, y)
-    assert refused.n_samples_seen_ == 0
+    for setting in (True, np.True_):
+        refused = Raker(KERNELS, n_components=6, eta=0.1, detect_changes=setting,
+                        random_state=0)
+        with pytest.raises(ValueError, match="detect_changes"):
+            refused.fit(X, y)
+        assert refused.n_samples_seen_ == 0
+    # NumPy's booleans are booleans: a test with np.True_, none with np.False_, and the file
+    # of either loads
+    for setting, has_test in ((np.True_, True), (np.False_, False)):
+        model = Raker(KERNELS, n_components=6, detect_changes=setting, random_state=0).fit(X, y)
+        assert (model._engine.combiner.change is not None) == has_test
+        buffer = io.BytesIO()
+        model.save(buffer)
+        np.testing.assert_array_equal(fo.load(io.BytesIO(buffer.getvalue())).predict(X),
+                                      model.predict(X))
+
+
+def test_each_engine_holds_its_own_change_test(stream):
+    """A snapshot's engine (built from the same configuration) does not share the model's test."""
+    X, y = stream
+    model = Raker(KERNELS, n_components=6, random_state=0).fit(X, y)
+    engine = getattr(model._engine, "_inner", model._engine)
+    twin = engine.twin_factory()                 # what the snapshots are built by
+    assert twin.combiner.change is not None
+    assert twin.combiner.change is not model._engine.combiner.change
 
 
 def test_raker_files_without_the_change_test_learn_as_they_did(tmp_path):

@@ -63,7 +63,8 @@ cdef class ChangeTest:
         require(0 <= n <= 2.0 ** 53 and 0 <= alarms <= 2.0 ** 53 and n == int(n)
                 and alarms == int(alarms), owner,
                 "change_test's counts (rounds, alarms) must be whole numbers in [0, 2^53]")
-        require(0 <= mean <= top and low <= 0 and low <= cum <= low + self.threshold, owner,
+        require(0 <= mean <= top and low <= 0 and low <= cum and cum - low <= self.threshold,
+                owner,
                 f"change_test must be [rounds, their mean in [0, {top:g}], the cumulative "
                 f"deviation, its minimum <= 0 and at most {self.threshold:g} below it, alarms]")
         require(n > 0 or mean == cum == low == 0, owner,
