@@ -4,17 +4,17 @@ change, and does it stay silent where nothing changes?
     python bench/change_detection.py [--rows 8000] [--seeds 4]
                                      [--out bench/results/change_detection.md]
 
-Raker's Hedge at its constant rate, and OMKL-GF's self-confident rate that only shrinks, both
-leave the weights on the old concept's kernels after a change: the kernels that suit the new one
-were weighed down for the whole stream before it.  With ``detect_changes`` a Page-Hinkley test on
-the combined prediction's mistakes (classifier) or squared errors in standard units (regressor)
-fires after a change; Raker then spreads half of its weight evenly, OMKL-GF restarts its rate.
-This runs both at their defaults (``n_components=50``, seeds of stream and model alike) with
-``detect_changes=False`` and True on ConceptDriftStream's abrupt and gradual switch and
-FriedmanDrift's abrupt changes, several seeds each, in their recorded order, and on the shipped
-data in both orders (``bench/defaults.py``'s ``load``: the first `rows` rows or a seeded sample of
-them, x in the unit ball, y in [0, 1]).  Each row: the prequential error (0/1 or squared) over the
-whole stream and over its last 1,000 rounds, and the test's alarms.
+Raker's Hedge at its constant rate, RFOMKR's discounted weights and OMKL-GF's self-confident rate
+that only shrinks all leave the weights on the old concept's kernels after a change: the kernels
+that suit the new one were weighed down for the whole stream before it.  With ``detect_changes`` a
+Page-Hinkley test on the combined prediction's mistakes (classifier) or squared errors in standard
+units (regressor) fires after a change; Raker and RFOMKR then spread half of their weight evenly,
+OMKL-GF restarts its rate.  This runs the three at their defaults (``n_components=50``, seeds of
+stream and model alike) with ``detect_changes=False`` and True on ConceptDriftStream's abrupt and
+gradual switch and FriedmanDrift's abrupt changes, several seeds each, in their recorded order, and
+on the shipped data in both orders (``bench/defaults.py``'s ``load``: the first `rows` rows or a
+seeded sample of them, x in the unit ball, y in [0, 1]).  Each row: the prequential error (0/1 or
+squared) over the whole stream and over its last 1,000 rounds, and the test's alarms.
 """
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ from machine import describe, write_report  # noqa: E402
 
 DRIFTING = ("concept_drift_abrupt", "concept_drift_gradual", "friedman_global_abrupt",
             "friedman_local_abrupt")
-MODELS = {"Raker": (fo.Raker, fo.RakerClassifier), "OMKL-GF": (fo.OMKLGF, fo.OMKLGFClassifier)}
+MODELS = {"Raker": (fo.Raker, fo.RakerClassifier), "RFOMKR": (fo.RFOMKR, fo.RFOMKRClassifier),
+          "OMKL-GF": (fo.OMKLGF, fo.OMKLGFClassifier)}
 LAST = 1000
 
 
@@ -67,7 +68,7 @@ def main():
              "Prequential error (0/1 for the classification streams, squared on y in [0, 1] for "
              f"the regression ones) over the whole stream and its last {LAST} rounds, and the "
              "alarms of the change test, with `detect_changes=False` (the former rules) and "
-             "True; \"auto\", the default, is True for both of Raker's and OMKL-GF's classifier, "
+             "True; \"auto\", the default, is True for Raker, RFOMKR and OMKL-GF's classifier, "
              "False for OMKL-GF's regressor.", "",
              "| model | stream | order | seed | False: error | False: last 1000 | "
              "True: error | True: last 1000 | True: alarms |",

@@ -336,18 +336,18 @@ _GF_DOC = _COMMON_DOC.format(
         Under a self-confident weight rate (``eta="ensemble"`` or ``"auto"``, ``eta_combiner``
         "auto"), restart it when the stream changes: a Page-Hinkley test (tolerance 0.005,
         threshold 50) on the combined prediction's mistakes (classifier) or squared errors in
-        standard units, capped at 4 (regressor), sets V = 0 on an alarm, so the weights move
-        again as fast as in the first round; ``n_changes_detected_`` counts the alarms.
-        Without it the rate only shrinks, and after a change the weights stay on the old
-        concept's kernels: on ConceptDriftStream's abrupt switch the classifier's error over
-        its last 1000 rounds went from 0.41-0.42 to 0.20-0.23 on two seeds of four, from 0.33
-        to 0.31 on a third and stayed at 0.29 on the fourth, and the test never fired on the
-        shipped classification data in either order.  "auto": True for the classifier, False for the regressor (its errors
-        moved by at most 2% on the shipped regression data, and on FriedmanDrift rose by up to
-        8% over the stream and 28% over its last 1000 rounds: the weights a restarted rate
-        moves at once cost more than the old weights; bench/results/change_detection.md).
-        False: the rate of earlier releases (files written by them load with it).  A numeric
-        rate has no test (True raises)."""
+        standard units, capped at 4 (regressor), sets V = 0 on an alarm, so the weights move again
+        as fast as in the first round; ``n_changes_detected_`` counts the alarms. Without it the
+        rate only shrinks, and after a change the weights stay on the old concept's kernels: on
+        ConceptDriftStream's abrupt switch the classifier's error over its last 1000 rounds went
+        from 0.41-0.42 to 0.20-0.23 on two seeds of four, from 0.33 to 0.31 on a third and stayed
+        at 0.29 on the fourth, and the test never fired on the shipped classification data in
+        either order.  "auto": True for the classifier, False for the regressor (its errors moved
+        by at most 2% on the shipped regression data, and on FriedmanDrift rose by up to 8% over
+        the stream and 28% over its last 1000 rounds: the weights a restarted rate moves at once
+        cost more than the old weights; bench/results/change_detection.md). False: the rate of
+        earlier releases (files written by them load with it).  A numeric rate has no test (True
+        raises)."""
 
 
 class OMKLGF(_GFBase, OnlineEstimator):

@@ -308,7 +308,8 @@ def test_classifier_change_test_watches_its_mistakes_as_numpy(sensitive_change_t
 def test_the_change_test_runs_under_the_adaptive_rules_only(stream):
     X, y = stream
     for eta in ("ensemble", "auto"):
-        combiner = Raker(KERNELS, n_components=6, eta=eta, random_state=0).fit(X, y)._engine.combiner
+        model = Raker(KERNELS, n_components=6, eta=eta, random_state=0).fit(X, y)
+        combiner = model._engine.combiner
         assert combiner.change is not None and combiner.change.threshold == 50.0
     numeric = Raker(KERNELS, n_components=6, eta=0.1, random_state=0).fit(X, y)
     assert numeric._engine.combiner.change is None and numeric.n_changes_detected_ == 0
@@ -381,6 +382,34 @@ def test_rfomkr_ensemble_matches_numpy(loss):
     want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)
+
+
+def test_rfomkr_change_test_shares_half_its_weight_as_numpy(sensitive_change_test, tmp_path):
+    """RFOMKR's default runs the test too: each alarm ends the round with a fixed share of 1/2 of
+    its normalised discounted weights; with the released code's raw weights it has none."""
+    from helpers import as_older_file
+    X, y = turning(seed=8)
+    y = 40.0 + 10.0 * y
+    model = fo.RFOMKR(KERNELS, n_components=10, beta=0.7, random_state=6)
+    got = model.predict_learn(X, y)
+    ref = NumpyStepEnsemble(model.features_.frequencies_, ENSEMBLE_STEPS, 0.0, "squared",
+                            np.log(1 / 0.7), True, change=("squared", 0.005, 5.0, 0.5))
+    want = np.array([ref.predict_learn_one(x, t) for x, t in zip(X, y)])
+    assert ref.test.alarms and model.n_changes_detected_ == len(ref.test.alarms)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(model.weights_, ref.weights().sum(axis=1), rtol=0, atol=1e-12)
+    raw = fo.RFOMKR(KERNELS, n_components=10, normalize=False, random_state=6).fit(X, y)
+    assert raw._engine.combiner.change is None
+    with pytest.raises(ValueError, match="detect_changes"):
+        fo.RFOMKR(KERNELS, n_components=10, normalize=False, detect_changes=True).fit(X, y)
+    older = fo.RFOMKR(KERNELS, n_components=10, detect_changes=False, random_state=6)
+    older.partial_fit(X[:150], y[:150])
+    older.save(tmp_path / "new.npz")
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=["detect_changes"])
+    loaded = fo.load(tmp_path / "old.npz")
+    assert loaded.detect_changes is False
+    np.testing.assert_array_equal(loaded.predict_learn(X[150:], y[150:]),
+                                  older.predict_learn(X[150:], y[150:]))
 
 
 ONE_KERNEL_ENSEMBLES = [

@@ -25,3 +25,5 @@ cdef class DiscountHedge(FullInformation):
     cdef readonly double[::1] log_w
     cdef readonly double log_beta
     cdef readonly bint normalize
+    cdef readonly ChangeTest change   # its alarms spread change_share of the weight (or None)
+    cdef readonly double change_share

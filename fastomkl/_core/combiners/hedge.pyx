@@ -7,7 +7,8 @@ from fastomkl._core.checks import require
 from libc.math cimport exp, isfinite, log, INFINITY
 
 from fastomkl._core.base cimport FullInformation, Round
-from fastomkl._core.numeric cimport LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights
+from fastomkl._core.numeric cimport (LOG_WEIGHT_FLOOR, fixed_share, normalise_log_weights,
+                                     share_log_weights)
 from fastomkl._core.steps cimport SCHEDULE_CONSTANT, ChangeTest, Schedule, schedule_at
 
 
@@ -117,19 +118,34 @@ cdef class DiscountHedge(FullInformation):
     """Every expert, weights w_k <- w_k beta^{L_k} from w_k = 1/N (OMKR, RFOMKR).
 
     ``normalize`` (default) predicts sum_k w_bar_k f_k; without it, sum_k w_k f_k with the raw
-    weights, as the released RFOMKR code does (the weights shrink, so do the predictions).
+    weights, as the released RFOMKR code does (the weights shrink, so do the predictions).  With
+    a ``change`` test (``steps.ChangeTest``; normalised weights only), each alarm ends its round
+    with a fixed share ``change_share`` of the normalised weights, as in ``Hedge``.
     """
 
-    def __init__(self, int n_experts, double beta=0.5, bint normalize=True):
+    def __init__(self, int n_experts, double beta=0.5, bint normalize=True,
+                 ChangeTest change=None, double change_share=0.5):
         if not 0.0 < beta <= 1.0:
             raise ValueError(f"beta must be in (0, 1], got {beta}")
+        if not 0.0 < change_share <= 1.0:
+            raise ValueError(f"change_share must be in (0, 1], got {change_share}")
+        if change is not None and not normalize:
+            raise ValueError("a change test shares normalised weights: normalize must be True")
         self.n_experts = n_experts
         self.log_beta = log(beta)
         self.normalize = normalize
+        self.change = change
+        self.change_share = change_share
         self.log_w = np.full(n_experts, -np.log(n_experts))
 
     def _state_arrays(self):
+        if self.change is not None:
+            return {"log_w": self.log_w, "change_test": self.change.sums}
         return {"log_w": self.log_w}
+
+    def _check_semantics(self, state):
+        if "change_test" in state:
+            self.change.check(self, state["change_test"])
 
     cdef double combine(self, const int* active, int n_active, const double* preds) noexcept nogil:
         cdef double top = -INFINITY, num = 0.0, den = 0.0, w
@@ -158,3 +174,5 @@ cdef class DiscountHedge(FullInformation):
             self.log_w[active[j]] += self.log_beta * losses[active[j]]
             if self.log_w[active[j]] < LOG_WEIGHT_FLOOR:
                 self.log_w[active[j]] = LOG_WEIGHT_FLOOR
+        if self.change is not None and self.change.fires(ctx.y_hat, ctx.y):
+            share_log_weights(&self.log_w[0], self.n_experts, self.change_share)
