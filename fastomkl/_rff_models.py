@@ -259,10 +259,11 @@ class StepEnsembleCombiner:
 
 class ChangeDetection:
     """``detect_changes`` of the models whose kernel weights stop moving on a stream that
-    changes (Raker, OMKL-GF): a Page-Hinkley test (``fastomkl._core.steps.ChangeTest``) on the
-    combined prediction's mistakes (classifier) or squared errors in the standard units the
-    model learns in (regressor); what an alarm restarts is the combiner's (Raker's Hedge spreads
-    half its weight evenly, OMKL-GF restarts its self-confident rate).  The test runs under the
+    changes (Raker, RFOMKR, OMKL-GF): a Page-Hinkley test (``fastomkl._core.steps.ChangeTest``)
+    on the combined prediction's mistakes (classifier) or squared errors in the standard units
+    the model learns in (regressor); what an alarm restarts is the combiner's (Raker's Hedge and
+    RFOMKR's discounted weights spread half their weight evenly, OMKL-GF restarts its
+    self-confident rate).  The test runs under the
     adaptive step rules only (``eta`` "ensemble" or "auto"; for OMKL-GF, whose rate it restarts,
     with ``eta_combiner`` "auto" too): the papers' settings stay as they were.  A file written
     before the parameter existed loads with it False, the rule it learnt with."""

@@ -55,6 +55,17 @@ def as_older_file(path, out, params=(), arrays=(), edit=None):
     np.savez(out, __header__=np.array(json.dumps(header)), **state)
 
 
+def loaded_as_older_file(model, tmp_path, params, X, y):
+    """`model`'s file as a release before the parameters `params` existed wrote it, loaded:
+    asserts that it learns on (X, y) exactly as `model` does, and returns it."""
+    import fastomkl
+    model.save(tmp_path / "new.npz")
+    as_older_file(tmp_path / "new.npz", tmp_path / "old.npz", params=params)
+    loaded = fastomkl.load(tmp_path / "old.npz")
+    np.testing.assert_array_equal(loaded.predict_learn(X, y), model.predict_learn(X, y))
+    return loaded
+
+
 # The kernels' instruction-set levels (fastomkl_dispatch.h) by their FASTOMKL_ISA names.
 VARIANT_LEVELS = {name: level for level, name in KERNEL_VARIANTS.items()}
 

@@ -63,16 +63,11 @@ cdef inline void normalise_log_weights(double* log_w, double* w_bar, int n,
 
 cdef inline void share_log_weights(double* log_w, int n, double share) noexcept nogil:
     """Fixed share of weights held as unnormalised logarithms: log_w <- log((1 - share) w_bar +
-    share / n), w_bar the normalised exp(log_w) (maximum at most 0 after)."""
-    cdef double top = log_w[0], total = 0.0
+    share / n), w_bar the normalised exp(log_w) (softmax_in_place; maximum at most 0 after)."""
     cdef int k
-    for k in range(1, n):
-        if log_w[k] > top:
-            top = log_w[k]
+    softmax_in_place(log_w, n)
     for k in range(n):
-        total += exp(log_w[k] - top)
-    for k in range(n):
-        log_w[k] = log((1.0 - share) * exp(log_w[k] - top) / total + share / n)
+        log_w[k] = log((1.0 - share) * log_w[k] + share / n)
 
 
 cdef inline void fixed_share(double* log_w, double* w_bar, int n, double share) noexcept nogil:

@@ -1,6 +1,7 @@
 # Step-size rules shared by every expert and combiner rate.  A rule is a scale and a kind; the
 # rules that adapt to the data keep their statistics in the component that uses them (one
-# accumulator per expert), so a rule here is a pure function of (rule, round, statistics).
+# accumulator per expert), so a rule here is a pure function of (rule, round, statistics); the
+# change test that restarts a combiner's weights (ChangeTest) is the one rule with a state.
 from libc.limits cimport LONG_MAX
 from libc.float cimport DBL_MAX
 from libc.math cimport fabs, fmin, sqrt
@@ -61,9 +62,9 @@ cdef inline double truncated_step(double step, double move, double loss,
 
 # Restarting the kernel weights when the stream changes.  Exponential weights that learnt one
 # concept for thousands of rounds keep the kernels of that concept after it changes: Raker's
-# (constant rate) and OMKL-GF's (a self-confident rate, whose V only grows) kept their error on
-# ConceptDriftStream's second concept far above that of the same models restarted after the
-# change (bench/results/change_detection.md).  A Page-Hinkley test (Page 1954) on a per-round
+# (constant rate), RFOMKR's (discounted) and OMKL-GF's (a self-confident rate, whose V only grows)
+# kept their error on ConceptDriftStream's second concept far above that of the same models
+# restarted after the change (bench/results/change_detection.md).  A Page-Hinkley test (Page 1954) on a per-round
 # statistic of the combined prediction says when: the sum of the statistic's deviations above
 # its running mean, less a tolerance delta, climbs more than a threshold above its lowest point
 # (ChangeTest); the combiner that holds the test decides what an alarm restarts.
@@ -74,12 +75,6 @@ cdef enum:
     CHANGE_SQUARED_CAP = 4   # a squared error in standard units counts at most this much
 
 
-cdef inline double change_statistic(int kind, double y_hat, double y) noexcept nogil:
-    if kind == CHANGE_MISTAKES:
-        return 1.0 if (y_hat > 0.0) != (y > 0.0) else 0.0
-    return fmin((y_hat - y) * (y_hat - y), CHANGE_SQUARED_CAP)
-
-
 cdef class ChangeTest:
     # A Page-Hinkley test on a per-round statistic of a combiner's prediction (steps.pyx); the
     # combiner that holds one decides what an alarm restarts.
@@ -87,25 +82,6 @@ cdef class ChangeTest:
     cdef readonly double delta, threshold
     cdef readonly double[::1] sums           # (PAGE_HINKLEY_SIZE,) the test's state
     cdef bint fires(self, double y_hat, double y) noexcept nogil
-
-
-cdef inline bint page_hinkley_alarm(double* s, double x, double delta,
-                                    double threshold) noexcept nogil:
-    """Add x to the test s (PAGE_HINKLEY_SIZE doubles); on an alarm count it, start the test
-    afresh and return True."""
-    s[0] += 1.0
-    s[1] += (x - s[1]) / s[0]
-    s[2] += x - s[1] - delta
-    if s[2] < s[3]:
-        s[3] = s[2]
-    if s[2] - s[3] <= threshold:
-        return False
-    s[0] = 0.0
-    s[1] = 0.0
-    s[2] = 0.0
-    s[3] = 0.0
-    s[4] += 1.0
-    return True
 
 
 # The doubling rule of anytime horizons: constants that need the horizon T use, in round t, the

@@ -5,6 +5,7 @@ import numpy as np
 
 from fastomkl._core.checks import require
 
+
 SCHEDULES = {"constant": SCHEDULE_CONSTANT, "inv_sqrt": SCHEDULE_INV_SQRT}
 # The step schedules of doubly stochastic gradients, per iteration.
 ITERATION_SCHEDULES = {"inverse": SCHEDULE_INVERSE, "theory": SCHEDULE_INV_T,
@@ -58,8 +59,7 @@ cdef class ChangeTest:
     def check(self, owner, sums):
         """Refuse (ValueError naming `owner`) a state that no run of the test reaches."""
         top = 1.0 if self.kind == CHANGE_MISTAKES else <double>CHANGE_SQUARED_CAP
-        require(np.isfinite(sums).all(), owner, "change_test must be finite")
-        n, mean, cum, low, alarms = sums
+        n, mean, cum, low, alarms = sums       # finite: the state check refused NaN and inf
         require(0 <= n <= 2.0 ** 53 and 0 <= alarms <= 2.0 ** 53 and n == int(n)
                 and alarms == int(alarms), owner,
                 "change_test's counts (rounds, alarms) must be whole numbers in [0, 2^53]")
@@ -71,5 +71,25 @@ cdef class ChangeTest:
                 "change_test: a test of no rounds has a mean and sums of 0")
 
     cdef bint fires(self, double y_hat, double y) noexcept nogil:
-        return page_hinkley_alarm(&self.sums[0], change_statistic(self.kind, y_hat, y),
-                                  self.delta, self.threshold)
+        """Add the round's statistic (a mistake of the sign of y_hat, 0 counting as -1 as
+        predict does; or the squared error capped at CHANGE_SQUARED_CAP); on an alarm count it,
+        start the test afresh and return True."""
+        cdef double* s = &self.sums[0]
+        cdef double x
+        if self.kind == CHANGE_MISTAKES:
+            x = 1.0 if (y_hat > 0.0) != (y > 0.0) else 0.0
+        else:
+            x = fmin((y_hat - y) * (y_hat - y), CHANGE_SQUARED_CAP)
+        s[0] += 1.0
+        s[1] += (x - s[1]) / s[0]
+        s[2] += x - s[1] - self.delta
+        if s[2] < s[3]:
+            s[3] = s[2]
+        if s[2] - s[3] <= self.threshold:
+            return False
+        s[0] = 0.0
+        s[1] = 0.0
+        s[2] = 0.0
+        s[3] = 0.0
+        s[4] += 1.0
+        return True
