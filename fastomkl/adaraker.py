@@ -20,6 +20,8 @@ large, and a truncated step cannot overshoot.
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from fastomkl._core.combiners.nested import NestedHedge
@@ -118,6 +120,11 @@ _PARAMS_DOC = """
 _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 
+# The module text opens each class's docstring, indented as the rest of it (so that help() and
+# Sphinx, which remove the common indentation, show it flush with the parameters)
+_INTRO = textwrap.indent(__doc__, "    ").lstrip()
+
+
 class _AdaRakerBase(RFFModelMixin):
     _losses = REGRESSION_LOSSES
     rng_protocol = "default"            # the frequencies are drawn as Raker's default draws them
@@ -210,7 +217,7 @@ class _AdaRakerBase(RFFModelMixin):
 
 
 class AdaRaker(_AdaRakerBase, OnlineEstimator):
-    __doc__ = __doc__ + "\n    Regression.\n" + _PARAMS_DOC.replace(
+    __doc__ = _INTRO + "\n    Regression.\n" + _PARAMS_DOC.replace(
         "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
     Examples
     --------
@@ -228,7 +235,7 @@ class AdaRakerClassifier(_AdaRakerBase, BinaryClassifier):
     _parameter_constraints = {**_AdaRakerBase._parameter_constraints,
                               "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
     _losses = CLASSIFICATION_LOSSES
-    __doc__ = (__doc__ + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
+    __doc__ = (_INTRO + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
                "``predict*`` return labels, ``decision_function`` the scores.\n"
                + _PARAMS_DOC.replace("{loss_choices}",
                                      '"auto" (the logistic loss), "logistic" or "hinge".') + """

@@ -1059,6 +1059,16 @@ class _LKMBooksBase(_KernelModel):
         holding at most B)."""
         return int(np.max(self._fitted_engine().experts.rows))
 
+    @property
+    def n_support_(self) -> int:
+        """``support_size_``, under the name the other budgeted models give it."""
+        return self.support_size_
+
+    @property
+    def budget_reached_(self) -> bool:
+        """True once a support holds B rows: no row joins it after."""
+        return bool(self._fitted_engine().experts.budget_reached)
+
 
 _LKM_DOC = """{title}
 
@@ -1086,7 +1096,9 @@ _LKM_DOC = """{title}
     kernels : list of Gaussian, default None (paper 001's six)
     loss : {losses}, default "auto" (the first).
     B : int, default 200
-        Budget (support vectors).
+        Budget (support vectors, per learner).  A support that holds B rows admits no more; its
+        memory (allocated for B rows from the start) and its cost per sample stay flat, and
+        ``budget_reached_`` says when one is full (no warning: nothing grows).
     T : int in [40, 2^53] or None, default None
         Horizon; None: the doubling rule (constants of the horizon 64 * 2^j >= t).
     nu : "ensemble", "auto" or float in (0, 0.999], default "ensemble"
@@ -1102,7 +1114,9 @@ _LKM_DOC = """{title}
     member_weights_ : ndarray (n_members,)
         The members' weights under nu="ensemble" ([1.0] otherwise).
     support_size_ : int
-        Rows held (an ensemble's: the most any member holds).
+        Rows held (an ensemble's: the most any member holds); also ``n_support_``.
+    budget_reached_ : bool
+        True once a support holds B rows.
 """
 
 

@@ -58,10 +58,14 @@ def _model(name: str, X: np.ndarray, args):
     model = cls(**{k: v for k, v in settings.items() if k in accepted})
     try:
         model._check_all_params()
-    except ValueError:
+    except ValueError as refused:
         if "kernels" not in settings:
             raise
         model.set_params(kernels=[k for k in settings["kernels"] if isinstance(k, Gaussian)])
+        try:
+            model._check_all_params()
+        except ValueError:           # not the kernels, then: the first refusal says what
+            raise refused from None
     return model
 
 
@@ -211,7 +215,10 @@ def cmd_run(args) -> int:
         X, y = X[perm], y[perm]
     scaling = Scaling.fit(X, y, columns, target)
     X, y = scaling.x(X), scaling.y(y)
-    model = _model(args.model, X, args)
+    try:
+        model = _model(args.model, X, args)
+    except ValueError as exc:         # an option the model refuses, data that set no scale
+        raise SystemExit(f"fastomkl: {exc}") from None
     n = len(y)
     preds = np.empty(n)
     start = time.perf_counter()
@@ -234,8 +241,10 @@ def cmd_run(args) -> int:
     weights = getattr(model, "weights_", None)
     kernels = getattr(model, "kernels_", None)
     if weights is not None and kernels is not None and len(kernels) > 1:
-        print("top kernels (weight)")
-        for i in np.argsort(weights)[::-1][:5]:
+        # normalised weights, or (VAW2) the signed coefficients of the kernels' predictions
+        normalised = bool(np.all(weights >= 0) and abs(np.sum(weights) - 1.0) < 1e-6)
+        print("top kernels (weight)" if normalised else "top kernels (coefficient, by size)")
+        for i in np.argsort(np.abs(weights))[::-1][:5]:
             print(f"  {i:3d}  {kernels[i]!r:32s} {weights[i]:.4f}")
     if args.save:                     # first, so that a failing plot cannot lose the model
         model.save(args.save)

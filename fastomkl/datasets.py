@@ -27,6 +27,12 @@ class Dataset:
     def __iter__(self):          # X, y = load_dataset(...)
         return iter((self.X, self.y))
 
+    def __getitem__(self, index):  # load_dataset(...)[0] is X, as for the pair it unpacks as
+        return (self.X, self.y)[index]
+
+    def __len__(self):
+        return 2
+
 
 def load_arrays(name: str, data_dir=None) -> dict:
     """Every array of a data set's ``.npz`` file: the shipped copy, or ``data_dir/name.npz``.

@@ -72,7 +72,7 @@ from fastomkl._core.features.dsg import (MIN_BANDWIDTH, SECOND_DRAWS, BlockFeatu
 from fastomkl._core.losses import FUNCTIONAL_LOSSES
 from fastomkl._core.steps import ITERATION_SCHEDULES
 from fastomkl._estimator import BinaryClassifier, MulticlassClassifier, OnlineEstimator
-from fastomkl._estimator.base import _sample_weight, _unchanged_on_error, available_if
+from fastomkl._estimator.base import _sample_weight, _unchanged_on_error
 from fastomkl._estimator.classifiers import _label
 from fastomkl._estimator.params import (Array, Boolean, Interval, OneKernel, Options,
                                         RandomState, StepScales, take_renamed)
@@ -646,40 +646,6 @@ class DoublySGDClassifier(_DoublySGD, BinaryClassifier):
                  **renamed):
         _dsg_init(self, locals(), renamed)
 
-    @available_if(lambda self: self.loss == "logistic",
-                  "predict_proba needs loss='logistic' (the hinge loss estimates no probability)")
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities (columns in ``classes_`` order), for ``loss="logistic"``.
-
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray, shape (n_samples, 2)
-
-        Raises
-        ------
-        AttributeError
-            For another loss (so ``hasattr(model, "predict_proba")`` says whether it has one).
-        ValueError
-            For bad input.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fastomkl import DoublySGDClassifier
-        >>> X = np.random.default_rng(0).uniform(-1, 1, (100, 2))
-        >>> model = DoublySGDClassifier("logistic").fit(X, X[:, 0] > 0)
-        >>> np.allclose(model.predict_proba(X).sum(1), 1.0)
-        True
-        """
-        score = self._scores(X)
-        positive = np.where(score >= 0, 1.0 / (1.0 + np.exp(-np.abs(score))),
-                            np.exp(-np.abs(score)) / (1.0 + np.exp(-np.abs(score))))
-        return np.column_stack([1.0 - positive, positive])
-
 
 class DoublySGDOneClass(_DoublySGD, OnlineEstimator):
     __doc__ = """Novelty detection by doubly stochastic gradients (the paper's section 4, after
@@ -971,7 +937,7 @@ class DoublySGDDensityRatio(_DoublySGD, BinaryClassifier):
         >>> model.log_ratio([[0.5]]).shape
         (1,)
         """
-        return self._scores(X)
+        return self._public_scores(X)
 
 
 class DoublySGDGP(_DoublySGD, OnlineEstimator):
@@ -1286,7 +1252,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         >>> model.decision_function([[0.2]]).shape
         (1, 3)
         """
-        return _binary_as_one_column(self._decisions(X))
+        return _binary_as_one_column(self._in_class_order(self._decisions(X)))
 
     def decision_function_one(self, x) -> np.ndarray:
         """f(x) of one sample, one value per class of ``classes_`` (with two classes the one
@@ -1310,8 +1276,8 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         engine = self._fitted_engine()
         if type(x) is dict:
             x = self._dict_values(x)
-        scores = _binary_as_one_column(
-            self._decisions(check_sample(x, engine.n_features)[None, :]))[0]
+        scores = _binary_as_one_column(self._in_class_order(
+            self._decisions(check_sample(x, engine.n_features)[None, :])))[0]
         return float(scores) if scores.ndim == 0 else scores
 
     def predict_proba(self, X) -> np.ndarray:
@@ -1333,7 +1299,7 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
         >>> bool(np.allclose(model.predict_proba([[0.2], [0.9]]).sum(1), 1.0))
         True
         """
-        F = self._decisions(X)
+        F = self._in_class_order(self._decisions(X))
         P = np.exp(F - F.max(axis=1, keepdims=True))
         return P / P.sum(axis=1, keepdims=True)
 
@@ -1342,6 +1308,14 @@ class DoublySGDSoftmaxClassifier(_DoublySGD, MulticlassClassifier):
 def _binary_as_one_column(F: np.ndarray) -> np.ndarray:
     """Two classes' scores as the one column f_1 - f_0 (its sign is the argmax)."""
     return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+
+def _copy_learnt_names(source, target) -> None:
+    """The classes and feature names `source` learnt, given to the fresh model `target`."""
+    if "_codes" in source.__dict__:
+        target._commit_classes(dict(source._codes))
+    if "_feature_names" in source.__dict__:
+        target._feature_names = copy.copy(source._feature_names)
 
 
 def _fitted_state(model):
@@ -1422,8 +1396,10 @@ def merge(models, base=None):
                     float(head["features.bandwidth"])):
             raise ValueError("merge needs models with the same seed, input width and bandwidth")
     if hasattr(first, "classes_") and any(
-            not np.array_equal(getattr(m, "classes_", None), first.classes_) for m in models):
-        raise ValueError("merge needs classifiers with the same classes_")
+            getattr(m, "_codes", None) != first._codes for m in models):
+        raise ValueError("merge needs classifiers with the same classes_, coded alike (a first "
+                         "batch that shows both labels, or partial_fit's classes=, codes them "
+                         "alike)")
     W, r = len(models), int(first.block_size)
     shared, base_t = set(), 0
     if base is not None:
@@ -1480,9 +1456,7 @@ def merge(models, base=None):
     if weights is not None:
         state.update(_merged_combiner(parts, weights))
     merged = type(first)(**first.get_params())
-    for name in ("_codes", "classes_", "_feature_names"):
-        if name in first.__dict__:
-            setattr(merged, name, first.__dict__[name])
+    _copy_learnt_names(first, merged)
     merged._restore_engine(parts[0][0].n_features, state, None)
     return merged
 
@@ -1597,9 +1571,7 @@ def on_stream(model, stream: int):
                                                 int(held.max()) + 1 if held.size else 0),
                                             dtype=np.int64)
     out = type(model)(**{**model.get_params(), "stream": stream})
-    for name in ("_codes", "classes_", "_feature_names"):
-        if name in model.__dict__:
-            setattr(out, name, copy.copy(model.__dict__[name]))
+    _copy_learnt_names(model, out)
     out._restore_engine(engine.n_features, state, engine.rng_state)
     return out
 

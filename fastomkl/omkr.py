@@ -148,6 +148,12 @@ class _OMKRBase(_BudgetedExpansion):
                                  config["beta"])
 
     @property
+    def kernels_(self) -> list:
+        """The kernel dictionary in use (``kernels``, or paper 000's 76 kernels when None): the
+        kernels ``weights_`` weigh, in order."""
+        return paper000_dictionary() if self.kernels is None else list(self.kernels)
+
+    @property
     def weights_(self) -> np.ndarray:
         """Normalised kernel weights w_bar (non-negative, summing to 1).
 
@@ -193,6 +199,17 @@ _OMKR_PARAMETERS_DOC = """    Parameters
 """ + _BUDGET_DOC + """
     The model is deterministic: it draws nothing, so it takes no ``random_state`` (the old
     keyword is still accepted, with a FutureWarning, and has no effect).
+
+    Attributes
+    ----------
+    kernels_ : list of Kernel
+        The kernels in use, in the order of ``weights_``.
+    weights_ : ndarray (n_kernels,)
+        Normalised kernel weights.
+    n_support_ : int
+        Support rows held.
+    budget_reached_ : bool
+        Whether the support is full.
 
 """
 

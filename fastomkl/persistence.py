@@ -88,7 +88,9 @@ def save(model, path, key=None) -> None:
         raise ValueError(f"save expects a fastomkl estimator, got {type(model).__name__}")
     engine = model._engine
     arrays = {} if engine is None else engine.get_state()
-    classes = getattr(model, "classes_", None)
+    # a classifier's labels in the order of their codes (classes_ is sorted; a label's code
+    # depends on when it arrived)
+    classes = getattr(model, "_by_code", None)
     from fastomkl import __version__
     header = {
         "format": FORMAT,

@@ -10,10 +10,11 @@ L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2 and its weight becomes w_i exp(
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
-from fastomkl._estimator.base import available_if
 from fastomkl._core.combiners.hedge import Hedge
 from fastomkl._core.engine import Engine
 from fastomkl._core.steps import FORMER_ENSEMBLE_STEPS
@@ -115,6 +116,11 @@ _PARAMS_DOC = """
 _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 
+# The module text opens each class's docstring, indented as the rest of it (so that help() and
+# Sphinx, which remove the common indentation, show it flush with the parameters)
+_INTRO = textwrap.indent(__doc__, "    ").lstrip()
+
+
 class _RakerBase(ChangeDetection, RFFModelMixin):
     _losses = REGRESSION_LOSSES
     _parameter_constraints = {**RFF_PARAMETERS, **OGD_PARAMETERS, "eta": OGD_STEP,
@@ -203,7 +209,7 @@ class _RakerBase(ChangeDetection, RFFModelMixin):
 
 
 class Raker(_RakerBase, OnlineEstimator):
-    __doc__ = __doc__ + "\n    Regression.\n" + _PARAMS_DOC.replace(
+    __doc__ = _INTRO + "\n    Regression.\n" + _PARAMS_DOC.replace(
         "{loss_choices}", '"auto" (the squared loss), "squared" or "absolute".') + """
     Examples
     --------
@@ -217,22 +223,10 @@ class Raker(_RakerBase, OnlineEstimator):
     """
 
 
-def _logistic_only(method: str):
-    """A probability method present only under the logistic loss (``hasattr`` then answers)."""
-    return available_if(lambda self: self._loss_name() == "logistic",
-                        f"{method} needs loss='logistic' (the hinge loss estimates no "
-                        f"probability)")
-
-
-def _probability(score):
-    """P(classes_[1]) from the score, by the logistic link: the batch's and one sample's."""
-    return 1.0 / (1.0 + np.exp(-score))
-
-
 class RakerClassifier(_RakerBase, BinaryClassifier):
     _parameter_constraints = {**_RakerBase._parameter_constraints,
                               "loss": [Options("auto", *CLASSIFICATION_LOSSES)]}
-    __doc__ = (__doc__ + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
+    __doc__ = (_INTRO + "\n    Binary classification: labels map to -1/+1 (see ``classes_``); "
                "``predict*`` return labels, ``decision_function`` the scores.\n"
                + _PARAMS_DOC.replace("{loss_choices}", '"auto" (the logistic loss), "logistic" or "hinge".') + """
     Examples
@@ -246,75 +240,3 @@ class RakerClassifier(_RakerBase, BinaryClassifier):
     (['inside', 'outside'], True)
     """)
     _losses = CLASSIFICATION_LOSSES
-
-    @_logistic_only("predict_proba")
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities from the logistic link of the scores; logistic loss only.
-
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of float, shape (n_samples, 2)
-            Columns in the order of ``classes_``; each row sums to 1.
-
-        Raises
-        ------
-        AttributeError
-            For the hinge loss (so ``hasattr(model, "predict_proba")`` says whether it has one).
-        NotFittedError
-            If the model has learnt nothing yet.
-        ValueError
-            For bad input.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fastomkl import Gaussian, RakerClassifier
-        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
-        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
-        >>> proba = model.predict_proba(X)
-        >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
-        True
-        """
-        p = _probability(self._scores(X))
-        return np.column_stack([1.0 - p, p])
-
-    @_logistic_only("predict_proba_one")
-    def predict_proba_one(self, x) -> dict:
-        """The class probabilities of one sample, without learning: ``{label: probability}``
-        (river's form), from the logistic link of ``decision_function_one(x)``.
-
-        Parameters
-        ----------
-        x : sequence of float, shape (n_features,), or dict
-            One sample (see ``predict_one``).
-
-        Returns
-        -------
-        dict
-            ``classes_[0]`` and ``classes_[1]`` to their probabilities, which sum to 1.
-
-        Raises
-        ------
-        AttributeError
-            For the hinge loss.
-        NotFittedError
-            If the model has learnt nothing yet.
-        ValueError
-            For a bad sample.
-
-        Examples
-        --------
-        >>> from fastomkl import Gaussian, RakerClassifier
-        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
-        >>> model = model.partial_fit([[0.0, 0.1], [1.0, 0.9]], ["no", "yes"])
-        >>> proba = model.predict_proba_one([1.0, 0.9])
-        >>> sorted(proba), max(proba, key=proba.get) == model.predict_one([1.0, 0.9])
-        (['no', 'yes'], True)
-        """
-        p = float(_probability(self.decision_function_one(x)))
-        negative, positive = self.classes_.tolist()
-        return {negative: 1.0 - p, positive: p}

@@ -189,6 +189,92 @@ def test_classifier_labels(labelled_stream):
         np.testing.assert_allclose([one[0], one[1]], proba[i], rtol=1e-12)
 
 
+BINARY_CLASSIFIERS = [
+    lambda: RakerClassifier(KERNELS, n_components=8, random_state=0),
+    lambda: fastomkl.OMKLGFClassifier(KERNELS, n_components=8, random_state=0),
+    lambda: fastomkl.FOGDClassifier(n_components=8, random_state=0),
+    lambda: fastomkl.OKSClassifier([Gaussian(0.5), Gaussian(1.0)], random_state=0),
+    lambda: fastomkl.DoublySGDClassifier("logistic", block_size=8, random_state=0),
+]
+
+
+@pytest.mark.parametrize("make_classifier", BINARY_CLASSIFIERS)
+def test_classes_are_sorted_whatever_label_comes_first(labelled_stream, make_classifier):
+    """Labels learnt row by row, the greater one first ("yes" is coded -1 inside): classes_ is
+    sorted as scikit-learn's metrics read it, the scores are positive for classes_[-1], and
+    scikit-learn's AUC of them is the AUC of the scores of a model learnt with the labels the
+    other way round (numeric 0/1, coded naturally: the same function up to its sign)."""
+    from sklearn.metrics import roc_auc_score
+    X, y = labelled_stream
+    words = np.where(y > 0, "yes", "no")
+    first = int(np.flatnonzero(y > 0)[0])
+    order = np.r_[first, np.delete(np.arange(len(y)), first)]    # a "yes" row first
+    X, words, y = X[order], words[order], y[order]
+    model, natural = make_classifier(), make_classifier()
+    for x, word, label in zip(X, words, y):
+        model.learn_one(x, word)
+        natural.learn_one(x, int(label > 0))
+    assert model.classes_.tolist() == ["no", "yes"] and model._score_sign == -1.0
+    scores, reference = model.decision_function(X), natural.decision_function(X)
+    np.testing.assert_allclose(scores, reference, rtol=1e-12, atol=1e-12)
+    assert roc_auc_score(words, scores) == roc_auc_score(y, reference) > 0.7
+    predicted = model.predict(X)
+    np.testing.assert_array_equal(predicted[scores != 0] == "yes", scores[scores != 0] > 0)
+    assert [model.decision_function_one(x) for x in X[:5]] == scores[:5].tolist()
+    if hasattr(model, "predict_proba"):
+        proba = model.predict_proba(X)
+        np.testing.assert_allclose(proba[:, 1], natural.predict_proba(X)[:, 1], rtol=1e-12)
+        np.testing.assert_array_equal(model.classes_[proba.argmax(1)][scores != 0],
+                                      predicted[scores != 0])
+
+
+@pytest.mark.parametrize("make_classifier", BINARY_CLASSIFIERS)
+def test_a_model_that_has_seen_one_label_saves_loads_and_learns_on(labelled_stream,
+                                                                   make_classifier, tmp_path):
+    """Saved before its second label arrived, a model loads (the file lists its one label) and
+    then learns the second as the model that was never saved does."""
+    X, y = labelled_stream
+    model = make_classifier()
+    model.learn_one(X[0], "cat")
+    model.save(tmp_path / "one.npz")
+    loaded = fastomkl.load(tmp_path / "one.npz")
+    assert loaded.classes_.tolist() == ["cat"] and loaded.predict_one(X[1]) == "cat"
+    if hasattr(model, "predict_proba_one"):
+        assert model.predict_proba_one(X[1]) == {"cat": 1.0}
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_array_equal(model.predict_proba(X[:3]), np.ones((3, 1)))
+    for m in (model, loaded):
+        m.learn_one(X[1], "bird")
+        m.partial_fit(X[2:40], np.where(y[2:40] > 0, "cat", "bird"))
+    assert loaded.classes_.tolist() == model.classes_.tolist() == ["bird", "cat"]
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_multiclass_columns_follow_the_sorted_classes():
+    """DoublySGDSoftmaxClassifier learning "c", "a", "b" in that order of arrival: classes_ is
+    sorted, and each column of decision_function and predict_proba is that class's: the engine's
+    column of the label (by its code) moved to the label's place in classes_."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (300, 2))
+    labels = np.array(["c", "a", "b"])[np.digitize(X[:, 0], [-0.3, 0.3])]
+    first = [int(np.flatnonzero(labels == c)[0]) for c in "cab"]
+    order = np.r_[first, np.delete(np.arange(300), first)]
+    X, labels = X[order], labels[order]
+    model = fastomkl.DoublySGDSoftmaxClassifier(block_size=8, random_state=0)
+    for x, c in zip(X, labels):
+        model.learn_one(x, c)
+    assert model.classes_.tolist() == ["a", "b", "c"] and model._by_code.tolist() == ["c", "a", "b"]
+    engine_columns = np.empty((len(X), 3))
+    model._engine.predict_outputs_many(X, engine_columns)
+    F = model.decision_function(X)
+    for j, c in enumerate(model.classes_):
+        np.testing.assert_array_equal(F[:, j], engine_columns[:, int(model._codes[c])])
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.classes_[proba.argmax(1)], model.predict(X))
+    assert np.mean(model.predict(X) == labels) > 0.6
+
+
 def test_hinge_classifier_has_no_probabilities():
     """A hinge model estimates no probability: the methods are absent (hasattr is False), as
     scikit-learn's and river's tools expect, rather than present and raising."""

@@ -397,6 +397,13 @@ def test_a_polynomial_kernel_in_a_dictionary_is_told_where_it_goes(model):
         np.zeros((3, 2)), np.zeros(3)).n_samples_seen_ == 3
 
 
+def test_a_model_of_one_kernel_kind_says_which_it_takes():
+    with pytest.raises(ValueError, match=r"list of Gaussian kernels \(this model takes no other "
+                                         r"kind; .*\), got \[Gaussian\(sigma=0.5\), Laplacian"):
+        fastomkl.OKS([fastomkl.Gaussian(0.5), fastomkl.Laplacian(1.0)]).fit(np.zeros((3, 2)),
+                                                                         np.zeros(3))
+
+
 def test_a_third_class_is_named_with_what_to_use_instead():
     m = RakerClassifier(KERNELS, n_components=4, random_state=0).partial_fit(
         np.zeros((2, 3)), ["a", "b"])

@@ -290,3 +290,21 @@ def test_load_checks_bound_the_budget_fields(cls, params):
     partial = cls(**params, budget=B).partial_fit(X[:5], y[:5])._engine.experts
     with pytest.raises(ValueError, match="oldest"):          # the ring turns only once full
         partial.check_state({**partial.get_state(), "oldest": np.array([2], dtype=np.int64)})
+
+
+@pytest.mark.parametrize("cls", [fastomkl.LKMBooks, fastomkl.LKMBooksClassifier])
+def test_lkmbooks_says_when_a_support_is_full(cls):
+    """LKMBooks' supports are allocated for B rows from the start: its state keeps its size,
+    and budget_reached_ turns True exactly when a member's count of rows in use reaches B (read
+    from the state's own row counts), with n_support_ the largest count."""
+    X, y = _data(6 * B, classify=cls is fastomkl.LKMBooksClassifier)
+    model = cls(B=B, random_state=0)
+    sizes, seen_full = set(), False
+    for i in range(X.shape[0]):
+        model.learn_one(X[i], y[i])
+        rows = model._engine.get_state()["experts.rows"]
+        assert model.budget_reached_ == (rows.max() == B)
+        assert model.n_support_ == model.support_size_ == rows.max()
+        sizes.add(sum(a.nbytes for a in model._engine.experts._state_arrays().values()))
+        seen_full |= model.budget_reached_
+    assert seen_full and len(sizes) == 1

@@ -66,6 +66,14 @@ def test_errors(tmp_path, capsys):
         main(["reproduce", "999"])
     with pytest.raises(SystemExit, match="no such folder"):
         main(["run", "--plot", str(tmp_path / "missing" / "mse.png")])
+    # options the model refuses, and data that set no kernel scale: one line, no traceback
+    with pytest.raises(SystemExit, match=r"^fastomkl: n_components must be"):
+        main(["run", "--quiet", "--n-components", "0"])
+    with pytest.raises(SystemExit, match=r"^fastomkl: random_state must be"):
+        main(["run", "--quiet", "--seed", "-1"])
+    csv.write_text("a,y\n1,2\n")
+    with pytest.raises(SystemExit, match=r"^fastomkl: median_dictionary needs .* two rows"):
+        main(["run", "--quiet", "--csv", str(csv), "--target", "y"])
 
 
 def test_scaling_helpers():

@@ -538,6 +538,16 @@ def test_density_ratio_approaches_the_log_ratio():
     assert np.max(np.abs(model.log_ratio(grid) - grid[:, 0])) < 0.35
     with pytest.raises(ValueError, match="more than two"):
         model.partial_fit(grid, np.full(9, 2.0))
+    # p's rows labelled "x" (classes_[-1]) and q's "w", an "x" row first: the first label is
+    # coded -1 inside, and log_ratio still estimates log p/q = x
+    words = np.where(y[order] > 0, "x", "w")
+    first = int(np.flatnonzero(words == "x")[0])
+    rows = np.r_[first, np.delete(np.arange(6000), first)]
+    model = fastomkl.DoublySGDDensityRatio(kernel=Gaussian(1.0), random_state=0)
+    for i in rows:
+        model.learn_one(x[order][i], words[i])
+    assert model.classes_.tolist() == ["w", "x"] and model._score_sign == -1.0
+    assert np.max(np.abs(model.log_ratio(grid) - grid[:, 0])) < 0.35
 
 
 def finite_difference(loss, u, y, h=1e-6):

@@ -298,7 +298,8 @@ def test_classes_join_as_they_arrive_with_zero_scores():
     online = [one.predict_learn_one(x, c) for x, c in zip(X, labels)]
     batch = DoublySGDSoftmaxClassifier(batch_size=1, block_size=4, random_state=0)
     assert online == [batch.predict_learn(X[i:i + 1], labels[i:i + 1])[0] for i in range(6)]
-    assert one.classes_.tolist() == ["b", "a", "c"]          # in order of arrival
+    assert one.classes_.tolist() == ["a", "b", "c"]          # sorted, as scikit-learn reads them
+    assert one._by_code.tolist() == ["b", "a", "c"]          # the engine's columns: by arrival
     assert np.array_equal(one.decision_function(X), batch.decision_function(X))
     two = DoublySGDSoftmaxClassifier(batch_size=1, block_size=4, random_state=0)
     two.partial_fit(X[:3], labels[:3])
@@ -306,7 +307,8 @@ def test_classes_join_as_they_arrive_with_zero_scores():
     grown = two._engine.with_outputs(3)
     outputs = np.empty((len(X), 3))
     grown.predict_outputs_many(X, outputs)
-    # two classes score as f_1 - f_0; the grown engine keeps both columns and adds a zero one
+    # two classes score as f_1 - f_0 (new labels of one call take columns in sorted order); the
+    # grown engine keeps both columns and adds a zero one
     assert np.array_equal(outputs[:, 1] - outputs[:, 0], scores) and not outputs[:, 2].any()
     model = DoublySGDSoftmaxClassifier(random_state=0).fit(X, THREE)
     before = state_bytes(model)

@@ -110,8 +110,8 @@ def check_matrix(X, n_features: int | None = None, name: str = "X", owner: str =
     X = _as_float_array(X, name)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}. "
-                         f"Reshape your data with X.reshape(1, -1) for one sample (or use the "
-                         f"*_one methods)")
+                         f"Reshape your data with X.reshape(-1, 1) if it has a single feature, "
+                         f"or X.reshape(1, -1) if it is one sample (or use the *_one methods)")
     if X.shape[0] == 0:
         raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
                          f"required.")

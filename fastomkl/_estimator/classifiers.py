@@ -6,7 +6,10 @@ import numbers
 
 import numpy as np
 
-from fastomkl._estimator.base import OnlineEstimator, _sample_weight, _unchanged_on_error
+from scipy.special import expit
+
+from fastomkl._estimator.base import (OnlineEstimator, _sample_weight, _unchanged_on_error,
+                                      available_if)
 from fastomkl._validation import check_matrix
 
 
@@ -15,7 +18,16 @@ class _Classifier(OnlineEstimator):
     in ``_learn_classes`` and ``_commit_classes``), accuracy as ``score``."""
 
     _multi_class = False
-    _learnt_attributes = (*OnlineEstimator._learnt_attributes, "classes_", "_codes")
+    # classes_ is sorted, as scikit-learn's metrics read it; _by_code lists the labels in the
+    # order of their codes (the engine's targets), fixed when each label first arrives
+    _learnt_attributes = (*OnlineEstimator._learnt_attributes, "classes_", "_codes", "_by_code",
+                          "_score_sign", "_column_order")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        codes = self.__dict__.get("_codes")
+        if codes is not None:          # the views of the codes, also for a pickle that has none
+            self._set_class_views(codes)
 
     def _winsorises_targets(self, config: dict) -> bool:
         return False                 # labels coded as targets: nothing to winsorise
@@ -141,9 +153,14 @@ def _check_label_kinds(labels) -> None:
 class BinaryClassifier(_Classifier):
     """Two-class models: labels map to -1/+1 internally; ``predict*`` return labels.
 
-    ``classes_`` is fixed by ``partial_fit(..., classes=...)``, or else learnt from the labels seen:
-    -1/+1, 0/1 and False/True map to -1/+1 whatever order they arrive in; other labels are sorted
-    when one batch shows both, and otherwise taken in order of first appearance (the first is -1).
+    Labels map to the engine's targets -1/+1 when they first arrive: -1/+1, 0/1 and False/True
+    naturally, whatever order they come in; ``partial_fit(..., classes=...)`` fixes the map on
+    the first call, as does a first batch that shows both labels (the smaller one -1); otherwise
+    the first label seen is -1.  (So a model learning other labels row by row codes them by
+    their order of arrival: it learns the same function up to its sign, and predicts the same
+    labels except where a score is exactly 0.)  ``classes_`` is sorted whatever the map, as
+    scikit-learn's metrics read it: ``decision_function`` is positive for ``classes_[-1]``, and
+    ``predict_proba``'s columns follow ``classes_``.
     """
 
     def _learn_classes(self, labels) -> dict:
@@ -172,12 +189,20 @@ class BinaryClassifier(_Classifier):
 
     def _commit_classes(self, codes: dict) -> None:
         self._codes = codes
-        self.classes_ = np.array(sorted(codes, key=codes.get))
+        self._set_class_views(codes)
+
+    def _set_class_views(self, codes: dict) -> None:
+        self._by_code = np.array(sorted(codes, key=codes.get))
+        self.classes_ = np.sort(self._by_code)
+        # the engine's scores are positive for the label coded +1; the public ones for classes_[-1]
+        self._score_sign = 1.0 if self._by_code[-1] == self.classes_[-1] else -1.0
 
     def _restore_classes(self, labels: list) -> None:
-        """The classes of a saved model (``classes_`` in order)."""
-        if len(labels) != 2 or labels[0] == labels[1]:
-            raise ValueError(f"the header's 'classes' must name two classes, got {labels!r:.200}")
+        """The classes of a saved model, in the order of their codes (-1 first; a model that has
+        seen one label lists it alone, coded -1)."""
+        if len(labels) not in (1, 2) or len(set(labels)) != len(labels):
+            raise ValueError(f"the header's 'classes' must name one or two distinct classes, got "
+                             f"{labels!r:.200}")
         _check_restored_labels(labels)
         self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
 
@@ -217,16 +242,116 @@ class BinaryClassifier(_Classifier):
             return super().partial_fit(X, y)
 
     def _decode_one(self, score: float):
-        classes = getattr(self, "classes_", None)
-        if classes is None:
+        labels = getattr(self, "_by_code", None)
+        if labels is None:
             return 1.0 if score > 0 else -1.0
-        return classes[-1] if score > 0 else classes[0]
+        return labels[-1] if score > 0 else labels[0]
 
     def _decode_many(self, scores: np.ndarray) -> np.ndarray:
-        classes = getattr(self, "classes_", None)
-        if classes is None:
+        labels = getattr(self, "_by_code", None)
+        if labels is None:
             return np.where(scores > 0, 1.0, -1.0)
-        return classes[np.where(scores > 0, len(classes) - 1, 0)]   # any label dtype
+        return labels[np.where(scores > 0, len(labels) - 1, 0)]   # any label dtype
+
+    def _public_scores(self, X) -> np.ndarray:
+        """The engine's scores of the rows of X, positive for ``classes_[-1]``."""
+        scores = self._scores(X)
+        if self._score_sign < 0:
+            scores = np.negative(scores, out=scores)
+        return scores
+
+    def _loss_in_use(self):
+        """The loss the model learns with (``loss``, "auto" resolved), or None if it has none."""
+        if hasattr(type(self), "_loss_name"):
+            return self._loss_name()
+        loss = getattr(self, "loss", None)
+        if loss == "auto":
+            losses = getattr(type(self), "_losses", ())
+            return losses[0] if losses else None
+        return loss
+
+    @available_if(lambda self: self._loss_in_use() == "logistic",
+                  "predict_proba needs loss='logistic' (the model's scores are then the log odds "
+                  "of classes_[-1]; other losses estimate no probability)")
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities from the logistic link of the scores; logistic loss only.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples, n_classes)
+            Columns in the order of ``classes_`` (one column of ones while the model has seen
+            one label); each row sums to 1.
+
+        Raises
+        ------
+        AttributeError
+            For another loss (so ``hasattr(model, "predict_proba")`` says whether it has one).
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For bad input.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> X, y = [[0.0, 0.1], [1.0, 0.9]], ["no", "yes"]
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0).fit(X, y)
+        >>> proba = model.predict_proba(X)
+        >>> bool(np.array_equal(model.classes_[proba.argmax(1)], model.predict(X)))
+        True
+        """
+        scores = self._public_scores(X)
+        if len(self.classes_) == 1:            # the one label seen: predict says it every time
+            return np.ones((scores.shape[0], 1))
+        p = expit(scores)
+        return np.column_stack([1.0 - p, p])
+
+    @available_if(lambda self: self._loss_in_use() == "logistic",
+                  "predict_proba_one needs loss='logistic' (the model's scores are then the log "
+                  "odds of classes_[-1]; other losses estimate no probability)")
+    def predict_proba_one(self, x) -> dict:
+        """The class probabilities of one sample, without learning: ``{label: probability}``
+        (river's form), from the logistic link of ``decision_function_one(x)``.
+
+        Parameters
+        ----------
+        x : sequence of float, shape (n_features,), or dict
+            One sample (see ``predict_one``).
+
+        Returns
+        -------
+        dict
+            ``classes_[0]`` and ``classes_[1]`` to their probabilities, which sum to 1 (the one
+            label seen to 1.0, while there is one).
+
+        Raises
+        ------
+        AttributeError
+            For another loss.
+        NotFittedError
+            If the model has learnt nothing yet.
+        ValueError
+            For a bad sample.
+
+        Examples
+        --------
+        >>> from fastomkl import Gaussian, RakerClassifier
+        >>> model = RakerClassifier([Gaussian(1.0)], n_components=8, random_state=0)
+        >>> model = model.partial_fit([[0.0, 0.1], [1.0, 0.9]], ["no", "yes"])
+        >>> proba = model.predict_proba_one([1.0, 0.9])
+        >>> sorted(proba), max(proba, key=proba.get) == model.predict_one([1.0, 0.9])
+        (['no', 'yes'], True)
+        """
+        p = float(expit(self.decision_function_one(x)))
+        labels = self.classes_.tolist()
+        if len(labels) == 1:                   # the one label seen: predict_one says it
+            return {labels[0]: 1.0}
+        return {labels[0]: 1.0 - p, labels[1]: p}
 
     def decision_function(self, X) -> np.ndarray:
         """The real-valued scores of every row of X (positive: ``classes_[-1]``), without learning.
@@ -254,7 +379,7 @@ class BinaryClassifier(_Classifier):
         >>> bool(((model.decision_function(X) > 0) == model.predict(X)).all())
         True
         """
-        return self._scores(X)
+        return self._public_scores(X)
 
     def decision_function_one(self, x) -> float:
         """The real-valued score of one sample (positive: ``classes_[-1]``), without learning.
@@ -289,7 +414,7 @@ class BinaryClassifier(_Classifier):
             raise self._not_fitted()
         if type(x) is dict:
             x = self._dict_values(x)
-        return engine.predict_one(x)
+        return self._score_sign * engine.predict_one(x)
 
 
 _PLAIN_LABELS = frozenset({str, int, float, bool})
@@ -313,9 +438,11 @@ class MulticlassClassifier(_Classifier):
     """Models of any number of classes: the engine scores one column per class and predicts the
     index of the best column; ``predict*`` return labels of ``classes_``.
 
-    ``classes_`` grows as labels arrive: the labels a call meets for the first time (and those of
-    ``partial_fit(..., classes=...)``) join after the known ones, sorted among themselves, at the
-    start of that call; a new class's column starts at zero.  Labels are strings or whole numbers,
+    Classes join as labels arrive: the labels a call meets for the first time (and those of
+    ``partial_fit(..., classes=...)``) take the next columns of the engine, sorted among
+    themselves, at the start of that call; a new class's column starts at zero.  ``classes_``
+    is sorted whatever the columns, as scikit-learn reads it, and every per-class output
+    (``decision_function``, ``predict_proba``) follows it.  Labels are strings or whole numbers,
     not both.  The engine takes the column index of each label as its target, and provides
     ``with_outputs(n)``: itself with ``n`` columns (the new ones zero), as a new object, with
     snapshots for serving if it has them.
@@ -336,7 +463,7 @@ class MulticlassClassifier(_Classifier):
 
     def _commit_classes(self, codes: dict) -> None:
         self._codes = codes
-        self.classes_ = np.array(list(codes))
+        self._set_class_views(codes)
         engine = self._engine
         if engine is not None:                  # a new object: a failed call puts the old back
             self._engine = engine.with_outputs(len(codes))
@@ -383,9 +510,19 @@ class MulticlassClassifier(_Classifier):
             self._encode_many(classes, classes.shape[0])
             return super().partial_fit(X, y)
 
+    def _set_class_views(self, codes: dict) -> None:
+        self._by_code = np.array(list(codes))
+        order = np.argsort(self._by_code, kind="stable")
+        self.classes_ = self._by_code[order]
+        self._column_order = order        # the engine's columns in the order of classes_
+
+    def _in_class_order(self, F: np.ndarray) -> np.ndarray:
+        """The engine's per-class columns of F in the order of ``classes_``."""
+        return F[:, self._column_order]
+
     def _decode_one(self, score: float):
-        return self.classes_[int(score)]
+        return self._by_code[int(score)]
 
     def _decode_many(self, scores: np.ndarray) -> np.ndarray:
-        return self.classes_[scores.astype(np.int64)]
+        return self._by_code[scores.astype(np.int64)]
 

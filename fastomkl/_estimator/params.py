@@ -180,10 +180,11 @@ class Kernels(Constraint):
                    for k in value)
 
     def describe(self) -> str:
-        kinds = ", ".join(self.kinds) if self.kinds else "Gaussian, Laplacian, Cauchy, Matern"
+        kinds = (f"{' or '.join(self.kinds)} kernels (this model takes no other kind"
+                 if self.kinds else "fastomkl kernels (Gaussian, Laplacian, Cauchy, Matern")
         # Polynomial is a fastomkl kernel too, but not shift-invariant: say which model takes it
-        return (f"a non-empty list of fastomkl kernels ({kinds}; of the models, only "
-                f"OnlineKernelRegressor takes a Polynomial kernel)")
+        return (f"a non-empty list of {kinds}; of the models, only OnlineKernelRegressor takes a "
+                f"Polynomial kernel)")
 
     def valid_examples(self) -> list:
         from fastomkl.kernels import Gaussian

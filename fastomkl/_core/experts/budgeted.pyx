@@ -95,6 +95,12 @@ cdef class BudgetedExpansion(ExpertBank):
         self._check_rows(state)
         ExpertBank.set_state(self, self._at_capacity(state))
 
+    @property
+    def budget_reached(self):
+        """True once a learner's support holds B rows: it admits no more.  (Its arrays hold B
+        rows from the start, so nothing grows to warn of: the attribute says it.)"""
+        return bool(np.max(self.rows) >= self.budget)
+
     def _check_rows(self, state):
         rows = np.asarray(state.get("rows"))
         if rows.shape != (self.n_members,) or rows.dtype != np.int64:
