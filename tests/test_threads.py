@@ -162,9 +162,10 @@ def test_a_nystrom_snapshot_copies_what_predictions_read(max_centres):
     lambda: fastomkl.DoublySGDSoftmaxClassifier(kernel=Gaussian(0.8), batch_size=4,
                                                 block_size=8, random_state=0),
     lambda: fastomkl.OKS([Gaussian(0.5), Gaussian(2.0)], budget=None, random_state=0),
-    lambda: fastomkl.IOKS([Gaussian(0.5), Gaussian(2.0)], budget=150, random_state=0)],
+    lambda: fastomkl.IOKS([Gaussian(0.5), Gaussian(2.0)], budget=150, random_state=0),
+    lambda: fastomkl.ProsNKons(Gaussian(0.4), random_state=0)],
     ids=["Nystrom", "OMKR", "OnlineKernelRegressor-budget", "DSG", "DSG-float32-average",
-         "DSG-softmax", "OKS", "IOKS-budget"])
+         "DSG-softmax", "OKS", "IOKS-budget", "ProsNKons"])
 def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
     """A growing model's arrays move when they grow: its twins are planned again for the new
     arrays rather than built again, and they still hold the model after each publication."""
@@ -190,6 +191,7 @@ def test_growing_models_keep_their_snapshots_when_their_arrays_grow(make):
                 assert engine._predict_snapshot(probe) == engine.predict_one(probe)
     assert sum(a.nbytes for a in engine.get_state().values()) > 4 * size    # it grew
     assert built == []
+    assert engine.snapshot_copy_bytes > 0       # by a copy plan, not set_state's checks
 
 
 def test_prepare_serving_builds_the_snapshots_ahead_of_the_first_batch():
@@ -439,6 +441,9 @@ def test_a_batch_leaves_a_snapshot_that_the_next_batch_serves_at_once():
     model = Raker(kernels, n_components=64, random_state=0).fit(X[:100], y[:100])
     model.prepare_serving()
     engine = model._engine
+    # the twin the call finds is read for as long as the call has learnt less than this (1 ms by
+    # default): ten seconds, so that the first prediction reads it whenever the threads run
+    engine.snapshot_age_floor_ns = 10 ** 10
     time.sleep(0.01)                   # well past the spacing of publications (the twins' own)
     model.partial_fit(X[100:200], y[100:200])
     assert engine._twin_holds_the_model()
@@ -473,3 +478,35 @@ def test_a_long_batch_keeps_publishing_snapshots_as_it_learns():
     rounds = [after_round[value] for value in answers]      # KeyError: not a round boundary
     assert rounds == sorted(rounds)
     assert len(set(rounds)) >= 20, f"{len(set(rounds))} snapshots read over 60,000 rounds"
+
+
+def test_a_prediction_late_in_a_batch_does_not_read_the_snapshot_the_batch_began_with():
+    """The snapshot a batch finds as it begins holds the model as the batch found it: a
+    prediction asked once the batch has learnt 10,000 rounds (several milliseconds) does not
+    read it (it is as old as the batch) but waits for the round in progress, when the batch
+    publishes: its answer is the model after a round at most 1 ms of learning (here about 500
+    rounds; 5,000 allowed) before the round it was asked at."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(20100, 8))
+    y = np.sin(X[:, :3].sum(1))
+    probe = X[0]
+    model = Raker([Gaussian(1.0), Laplacian(2.0)], n_components=32, random_state=0)
+    model.fit(X[:100], y[:100]).prepare_serving()
+    engine = model._engine
+    after_round = {}
+    for i, value in enumerate(predictions_after_each_round(model, X[100:], y[100:], probe)):
+        after_round.setdefault(value, i + 1)
+    start, asked = engine.t, {}
+
+    def reader():
+        while engine.t < start + 10000:
+            time.sleep(0.0005)
+        asked["round"] = engine.t - start
+        asked["value"] = model.predict_one(probe)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    model.partial_fit(X[100:], y[100:])
+    thread.join()
+    assert asked["round"] < 20000, "the batch ended before the prediction was asked"
+    assert after_round.get(asked["value"], -1) >= asked["round"] - 5000

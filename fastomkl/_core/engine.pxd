@@ -49,6 +49,9 @@ cdef class Engine:
     cdef bint snapshots_off              # a snapshot could not be made: predictions wait
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
     cdef long long batch_started_at      # when the batch call in progress began its rounds (ns)
+    # a twin is read until the model has learnt this long since the state it holds, at least
+    # (newest_twin_is_recent; ns, 1 ms)
+    cdef public long long snapshot_age_floor_ns
     cdef long published_t                # the round the newest twin holds the model at
     cdef long clock_due_t                # serve_snapshot reads the clock from this round on
     cdef char _reads_pad[64]             # every read of a twin writes the count: a line apart
@@ -57,6 +60,7 @@ cdef class Engine:
     cdef void serve_snapshot(self, bint now) noexcept nogil
     cdef bint publish(self, int target) noexcept nogil
     cdef bint twin_holds_the_model(self) noexcept nogil
+    cdef bint newest_twin_is_recent(self) noexcept nogil
     cdef void carry_snapshot(self) noexcept nogil
     cdef int make_twins(self) except -1
     cdef int drop_twins(self) except -1

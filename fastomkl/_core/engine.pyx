@@ -20,10 +20,13 @@ time (so the copies cost at most about 5 % of learning).  A learning batch call 
 newest twin as the model after its last round (same spacing), so the next call finds a twin that
 holds the model as it starts, if nothing has learnt in between.  A prediction reads the twin
 published last, under that twin's own lock, if it was published during the batch call in
-progress or holds the model as the call found it; otherwise it waits for the next round boundary
-(one round at most), when the call publishes one.  So a prediction made while a batch learns is
-the model's prediction at a round boundary of that batch: never a torn state, never older than
-the call, and at most max(one round, 20 copies' time) behind its newest round.  Twins are read
+progress or holds the model as the call found it, and if it is recent: it holds the model at its
+round, or the model has learnt for at most max(40 copies' time, 1 ms) since the state it holds;
+otherwise it waits for the next round boundary (one round at most), when the call publishes one.
+So a prediction made while a batch learns is the model's prediction at a round boundary of that
+batch: never a torn state, never older than the call, and at most max(one round, 40 copies'
+time, 1 ms) of learning behind its newest round (20 copies' time while predictions keep coming:
+the call then publishes every 20 copies' time).  Twins are read
 only while a batch call runs its rounds (``running``; each call, even one let in between two
 rounds of another, has an epoch of its own): a prediction that meets another holder of the lock
 (a single round, a save, a read of the weights) waits for it and reads the model.  A prediction
@@ -124,6 +127,10 @@ cdef enum: ANNOUNCED_WAIT_NS = 100000
 # A batch call publishes a snapshot for the predictions waiting on it at most once per this many
 # times the last copy took: the copies then cost at most about 1/20 of learning's time.
 cdef enum: PUBLISH_SPACING = 20
+# A snapshot the model has learnt on from for longer than twice the spacing of publications, and
+# than this, is not read (Engine.newest_twin_is_recent): a floor, so that a small model whose copy
+# takes a microsecond does not make its predictions wait for a round every 40 us (ns)
+cdef long long SNAPSHOT_AGE_FLOOR_NS = 1000000
 
 # The accepted magnitude of a feature value or target (see fastomkl._validation).
 cdef double MAX_ABS = MAX_ABS_INPUT
@@ -379,6 +386,7 @@ cdef class Engine:
         self.lock = PyThread_allocate_lock()
         if self.lock == NULL:
             raise MemoryError("could not allocate the engine's lock")
+        self.snapshot_age_floor_ns = SNAPSHOT_AGE_FLOOR_NS
         self._forget_twins()
 
     def keeps_target(self):
@@ -728,9 +736,11 @@ cdef class Engine:
                 twin = twins[fastomkl_atomic_read(&self.newest)]
                 _take_twin_lock(twin.lock)
                 # only a twin of the batch call in its rounds now (its epoch): between calls the
-                # lock's holder (learn_one, save, a weights_ read) may have changed the model since
+                # lock's holder (learn_one, save, a weights_ read) may have changed the model since;
+                # and a recent one (else the call publishes one at its next round boundary)
                 if (fastomkl_atomic_read(&self.running)
-                        and twin.epoch == fastomkl_atomic_read_long(&self.epoch)):
+                        and twin.epoch == fastomkl_atomic_read_long(&self.epoch)
+                        and self.newest_twin_is_recent()):
                     with nogil:                 # the batch's Python steps may run meanwhile
                         y_hat = twin.predict_ptr(x)
                         PyThread_release_lock(twin.lock)    # free for the next publication
@@ -801,6 +811,19 @@ cdef class Engine:
         twins; moving the arrays marks them out of date)."""
         return (self.twin_lock[0] != NULL and self.published_t == self.t
                 and self.twin_epoch[self.newest][0] >= 0)
+
+    cdef bint newest_twin_is_recent(self) noexcept nogil:
+        """Whether a prediction may read the newest twin: it holds the model at its round (no
+        round has ended since it was published), or the model has learnt for at most
+        max(2 PUBLISH_SPACING copies' time, snapshot_age_floor_ns) since the state it
+        holds: since it was published, or, for the twin the
+        call found (the model as the call began), since the call began.  An older one (the call's
+        first twin once the call has learnt for a while) would answer as the model was that long
+        ago: the prediction waits for the next round boundary instead, where the call publishes
+        (the spacing is over).  A read of the clock (40 ns), on predictions that meet a batch."""
+        cdef long long since = max(self.published_at, self.batch_started_at)
+        return (self.published_t == self.t or fastomkl_now_ns() - since
+                <= max(2 * PUBLISH_SPACING * self.publish_ns, self.snapshot_age_floor_ns))
 
     cdef void carry_snapshot(self) noexcept nogil:
         """A learning batch call's last round is done: if predictions read snapshots (the twins

@@ -179,6 +179,15 @@ cdef class ProsNKonsExperts(DictionaryBank):
         self.n_rejected = int(state["n_rejected"])
         self.warned = self.frozen()
 
+    def _prediction_arrays(self, ProsNKonsExperts twin):
+        """predict reads the counts, the centres, R and v (L, A, S and w only matter to
+        learning): the snapshots copy those bytes, where set_state would check the whole state
+        again (a Cholesky factorisation of A) and allocate it anew at every publication."""
+        if twin.R.shape[0] != self.R.shape[0]:
+            twin._allocate(self.R.shape[0], False)
+        return ({"info": self.info, "centres": self.centres, "R": self.R, "v": self.v},
+                {"info": twin.info, "centres": twin.centres, "R": twin.R, "v": twin.v})
+
     cdef double predict(self, int k, const double* x, const double* z) noexcept nogil:
         cdef int m = self.info[1], ld = self.R.shape[0], j, i, d = self.n_features
         cdef double sq, diff, scale = 0.5 / (self.sigma * self.sigma), f = 0.0
