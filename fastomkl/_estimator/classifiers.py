@@ -150,6 +150,13 @@ def _check_label_kinds(labels) -> None:
         raise ValueError(f"labels must be all strings or all numbers, got {_label_list(labels)}")
 
 
+def _logistic_only(method: str):
+    """A probability method present only under the logistic loss (``hasattr`` then answers)."""
+    return available_if(lambda self: self._loss_in_use() == "logistic",
+                        f"{method} needs loss='logistic' (the model's scores are then the log "
+                        f"odds of classes_[-1]; other losses estimate no probability)")
+
+
 class BinaryClassifier(_Classifier):
     """Two-class models: labels map to -1/+1 internally; ``predict*`` return labels.
 
@@ -270,9 +277,7 @@ class BinaryClassifier(_Classifier):
             return losses[0] if losses else None
         return loss
 
-    @available_if(lambda self: self._loss_in_use() == "logistic",
-                  "predict_proba needs loss='logistic' (the model's scores are then the log odds "
-                  "of classes_[-1]; other losses estimate no probability)")
+    @_logistic_only("predict_proba")
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the logistic link of the scores; logistic loss only.
 
@@ -311,9 +316,7 @@ class BinaryClassifier(_Classifier):
         p = expit(scores)
         return np.column_stack([1.0 - p, p])
 
-    @available_if(lambda self: self._loss_in_use() == "logistic",
-                  "predict_proba_one needs loss='logistic' (the model's scores are then the log "
-                  "odds of classes_[-1]; other losses estimate no probability)")
+    @_logistic_only("predict_proba_one")
     def predict_proba_one(self, x) -> dict:
         """The class probabilities of one sample, without learning: ``{label: probability}``
         (river's form), from the logistic link of ``decision_function_one(x)``.
