@@ -538,13 +538,17 @@ class _Composed:
                 validate_parameters(part)
             except ValueError as exc:
                 raise ValueError(f"{type(part).__name__}: {exc}") from None
+        if isinstance(self._parts()[1], VAWExperts) and self.loss != "auto":
+            raise ValueError("loss must be 'auto' with VAW experts: they learn the square "
+                             "loss (a classifier of them regresses the -1/+1 labels)")
+        return {"loss": LOSSES[self._loss_name()]}
+
+    def _loss_name(self) -> str:
+        """The loss the experts learn: the square loss for VAW experts (whatever the task),
+        else ``loss`` ("auto": the first of the task's losses)."""
         if isinstance(self._parts()[1], VAWExperts):
-            if self.loss != "auto":
-                raise ValueError("loss must be 'auto' with VAW experts: they learn the square "
-                                 "loss (a classifier of them regresses the -1/+1 labels)")
-            return {"loss": LOSSES["squared"]}
-        name = self._losses[0] if self.loss == "auto" else self.loss
-        return {"loss": LOSSES[name]}
+            return "squared"
+        return self._losses[0] if self.loss == "auto" else self.loss
 
     def _implied_state_size(self, n_features: int) -> int:
         features, experts, _ = self._parts()

@@ -229,24 +229,30 @@ def test_classes_are_sorted_whatever_label_comes_first(labelled_stream, make_cla
 
 
 @pytest.mark.parametrize("make_classifier", BINARY_CLASSIFIERS)
-def test_a_model_that_has_seen_one_label_saves_loads_and_learns_on(labelled_stream,
-                                                                   make_classifier, tmp_path):
-    """Saved before its second label arrived, a model loads (the file lists its one label) and
-    then learns the second as the model that was never saved does."""
+@pytest.mark.parametrize("first, second", [("cat", "bird"), (1, 2), (2, 1), (1, 0), (True, False),
+                                           (-1, 1)])
+def test_a_model_that_has_seen_one_label_saves_loads_and_learns_on(labelled_stream, first,
+                                                                   second, make_classifier,
+                                                                   tmp_path):
+    """Saved before its second label arrived, a model loads (the file lists its one label, coded
+    as it was: 1 and True as +1, the natural labels' code) and then learns more of the first
+    and the second as the model that was never saved does."""
     X, y = labelled_stream
     model = make_classifier()
-    model.learn_one(X[0], "cat")
+    model.partial_fit(X[:5], [first] * 5)
     model.save(tmp_path / "one.npz")
     loaded = fastomkl.load(tmp_path / "one.npz")
-    assert loaded.classes_.tolist() == ["cat"] and loaded.predict_one(X[1]) == "cat"
+    assert loaded.classes_.tolist() == [first] and loaded.predict_one(X[5]) == first
+    assert loaded._codes == model._codes
     if hasattr(model, "predict_proba_one"):
-        assert model.predict_proba_one(X[1]) == {"cat": 1.0}
+        assert model.predict_proba_one(X[5]) == {first: 1.0}
     if hasattr(model, "predict_proba"):
         np.testing.assert_array_equal(model.predict_proba(X[:3]), np.ones((3, 1)))
     for m in (model, loaded):
-        m.learn_one(X[1], "bird")
-        m.partial_fit(X[2:40], np.where(y[2:40] > 0, "cat", "bird"))
-    assert loaded.classes_.tolist() == model.classes_.tolist() == ["bird", "cat"]
+        m.partial_fit(X[5:10], [first] * 5)
+        m.learn_one(X[10], second)
+        m.partial_fit(X[11:40], np.where(y[11:40] > 0, first, second))
+    assert loaded.classes_.tolist() == model.classes_.tolist() == sorted([first, second])
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
@@ -286,6 +292,12 @@ def test_hinge_classifier_has_no_probabilities():
     with pytest.raises(AttributeError, match="loss='logistic'"):
         m.predict_proba(X)
     assert hasattr(RakerClassifier(KERNELS), "predict_proba_one")     # the default loss
+    # a composed classifier of VAW experts regresses the -1/+1 labels: no probabilities either
+    from fastomkl.compose import Hedge, RandomFeatures, VAWExperts
+    vaw = fastomkl.OnlineMKLClassifier(RandomFeatures(KERNELS, 8), VAWExperts(lam=0.1), Hedge(),
+                                       random_state=0).fit(X, np.where(X[:, 0] > 0, 1, -1))
+    assert not hasattr(vaw, "predict_proba") and not hasattr(vaw, "predict_proba_one")
+    assert hasattr(fastomkl.OnlineMKLClassifier(random_state=0), "predict_proba")
 
 
 def test_classifier_accuracy(labelled_stream):

@@ -40,6 +40,10 @@ cdef class Engine:
     cdef Py_ssize_t plan_length[2]       # -1: the twin is brought up to date by set_state
     cdef PyThread_type_lock twin_lock[2]
     cdef long* twin_epoch[2]             # &twin.epoch: the batch call it was published in
+    # &twin.published_t, &twin.published_at: the round a twin holds the model at and when it was
+    # written (each twin's own, stamped under its lock: the engine's are the newest twin's)
+    cdef long* twin_round[2]
+    cdef long long* twin_time[2]
     cdef long epoch                      # + 1 when a batch call starts and when it ends
     cdef int running                     # batch calls in their rounds (begin_batch .. end_batch)
     cdef int newest                      # the twin published last
@@ -50,7 +54,7 @@ cdef class Engine:
     cdef long long publish_ns, published_at   # the last publication's cost and end (ns)
     cdef long long batch_started_at      # when the batch call in progress began its rounds (ns)
     # a twin is read until the model has learnt this long since the state it holds, at least
-    # (newest_twin_is_recent; ns, 1 ms)
+    # (twin_is_recent; ns, 1 ms)
     cdef public long long snapshot_age_floor_ns
     cdef long published_t                # the round the newest twin holds the model at
     cdef long clock_due_t                # serve_snapshot reads the clock from this round on
@@ -60,7 +64,7 @@ cdef class Engine:
     cdef void serve_snapshot(self, bint now) noexcept nogil
     cdef bint publish(self, int target) noexcept nogil
     cdef bint twin_holds_the_model(self) noexcept nogil
-    cdef bint newest_twin_is_recent(self) noexcept nogil
+    cdef bint twin_is_recent(self, int i) noexcept nogil
     cdef void carry_snapshot(self) noexcept nogil
     cdef int make_twins(self) except -1
     cdef int drop_twins(self) except -1

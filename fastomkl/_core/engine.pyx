@@ -128,7 +128,7 @@ cdef enum: ANNOUNCED_WAIT_NS = 100000
 # times the last copy took: the copies then cost at most about 1/20 of learning's time.
 cdef enum: PUBLISH_SPACING = 20
 # A snapshot the model has learnt on from for longer than twice the spacing of publications, and
-# than this, is not read (Engine.newest_twin_is_recent): a floor, so that a small model whose copy
+# than this, is not read (Engine.twin_is_recent): a floor, so that a small model whose copy
 # takes a microsecond does not make its predictions wait for a round every 40 us (ns)
 cdef long long SNAPSHOT_AGE_FLOOR_NS = 1000000
 
@@ -725,6 +725,7 @@ cdef class Engine:
         cdef Engine twin
         cdef bint free = False
         cdef double y_hat
+        cdef int i
         # with no batch call in its rounds, the holder is a single round (learn_one), a save or
         # a read of the weights: wait for the lock (a batch call starting meanwhile lets this
         # call in at its next round, as any waiting call)
@@ -733,14 +734,15 @@ cdef class Engine:
                 fastomkl_atomic_store(&self.snapshot_wanted, 1)     # take the line from the batch
             twins = self.twins
             if twins is not None:
-                twin = twins[fastomkl_atomic_read(&self.newest)]
+                i = fastomkl_atomic_read(&self.newest)
+                twin = twins[i]
                 _take_twin_lock(twin.lock)
                 # only a twin of the batch call in its rounds now (its epoch): between calls the
                 # lock's holder (learn_one, save, a weights_ read) may have changed the model since;
                 # and a recent one (else the call publishes one at its next round boundary)
                 if (fastomkl_atomic_read(&self.running)
                         and twin.epoch == fastomkl_atomic_read_long(&self.epoch)
-                        and self.newest_twin_is_recent()):
+                        and self.twin_is_recent(i)):
                     with nogil:                 # the batch's Python steps may run meanwhile
                         y_hat = twin.predict_ptr(x)
                         PyThread_release_lock(twin.lock)    # free for the next publication
@@ -812,17 +814,18 @@ cdef class Engine:
         return (self.twin_lock[0] != NULL and self.published_t == self.t
                 and self.twin_epoch[self.newest][0] >= 0)
 
-    cdef bint newest_twin_is_recent(self) noexcept nogil:
-        """Whether a prediction may read the newest twin: it holds the model at its round (no
-        round has ended since it was published), or the model has learnt for at most
-        max(2 PUBLISH_SPACING copies' time, snapshot_age_floor_ns) since the state it
-        holds: since it was published, or, for the twin the
-        call found (the model as the call began), since the call began.  An older one (the call's
-        first twin once the call has learnt for a while) would answer as the model was that long
-        ago: the prediction waits for the next round boundary instead, where the call publishes
-        (the spacing is over).  A read of the clock (40 ns), on predictions that meet a batch."""
-        cdef long long since = max(self.published_at, self.batch_started_at)
-        return (self.published_t == self.t or fastomkl_now_ns() - since
+    cdef bint twin_is_recent(self, int i) noexcept nogil:
+        """Whether a prediction may read twin i (its lock held: the stamps are those of the state
+        it holds, whatever the call publishes into the other meanwhile): it holds the model at
+        its round (no round has ended since it was written), or the model has learnt for at most
+        max(2 PUBLISH_SPACING copies' time, snapshot_age_floor_ns) since the state it holds:
+        since it was written, or, for the twin the call found (the model as the call began),
+        since the call began.  An older one (the call's first twin once the call has learnt for a
+        while) would answer as the model was that long ago: the prediction waits for the next
+        round boundary instead, where the call publishes (the spacing is over).  A read of the
+        clock (40 ns), on predictions that meet a batch."""
+        cdef long long since = max(self.twin_time[i][0], self.batch_started_at)
+        return (self.twin_round[i][0] == self.t or fastomkl_now_ns() - since
                 <= max(2 * PUBLISH_SPACING * self.publish_ns, self.snapshot_age_floor_ns))
 
     cdef void carry_snapshot(self) noexcept nogil:
@@ -857,7 +860,8 @@ cdef class Engine:
                     self.twin_epoch[target][0] = -1
                     return False
         self.twin_epoch[target][0] = self.epoch
-        self.published_t = self.t
+        self.twin_round[target][0] = self.published_t = self.t
+        self.twin_time[target][0] = fastomkl_now_ns()
         return True
 
     def _copy_state_into(self, int target):
@@ -898,6 +902,9 @@ cdef class Engine:
             twin.epoch = self.epoch
             self.twin_lock[i] = twin.lock
             self.twin_epoch[i] = &twin.epoch
+            self.twin_round[i] = &twin.published_t
+            self.twin_time[i] = &twin.published_at
+            twin.published_t, twin.published_at = self.t, start     # both hold the model now
         self.adopt_plans(plans)
         self.newest = 0
         self.published_t = self.t

@@ -206,12 +206,16 @@ class BinaryClassifier(_Classifier):
 
     def _restore_classes(self, labels: list) -> None:
         """The classes of a saved model, in the order of their codes (-1 first; a model that has
-        seen one label lists it alone, coded -1)."""
+        seen one label lists it alone, coded as it was when it arrived: 1 and True +1, as the
+        natural labels map, any other -1)."""
         if len(labels) not in (1, 2) or len(set(labels)) != len(labels):
             raise ValueError(f"the header's 'classes' must name one or two distinct classes, got "
                              f"{labels!r:.200}")
         _check_restored_labels(labels)
-        self._commit_classes({c: -1.0 if i == 0 else 1.0 for i, c in enumerate(labels)})
+        if len(labels) == 1:
+            self._commit_classes(self._learn_classes(labels))
+        else:
+            self._commit_classes({labels[0]: -1.0, labels[1]: 1.0})
 
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over the rows of (X, y), in order.
