@@ -480,63 +480,59 @@ def test_a_long_batch_keeps_publishing_snapshots_as_it_learns():
     assert len(set(rounds)) >= 20, f"{len(set(rounds))} snapshots read over 60,000 rounds"
 
 
+def late_batch_model():
+    """A small Raker, its snapshots prepared, and 20,000 rows to learn in one batch (about 10 ms)."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(20100, 8))
+    y = np.sin(X[:, :3].sum(1))
+    model = Raker([Gaussian(1.0), Laplacian(2.0)], n_components=32, random_state=0)
+    model.fit(X[:100], y[:100]).prepare_serving()
+    return model, X[100:], y[100:]
+
+
+def answer_late_in_a_batch(model, X, y, probe, rounds):
+    """(the round the batch had reached, the answer) of a prediction asked once the batch that
+    learns X, y in one call has learnt `rounds` rounds."""
+    engine, asked = model._engine, {}
+    start = engine.t
+
+    def reader():
+        while engine.t < start + rounds:
+            time.sleep(0.0002)
+        asked["round"] = engine.t - start
+        asked["value"] = model.predict_one(probe)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    model.partial_fit(X, y)
+    thread.join()
+    assert asked["round"] < len(X), "the batch ended before the prediction was asked"
+    return asked["round"], asked["value"]
+
+
 def test_a_prediction_late_in_a_batch_does_not_read_the_snapshot_the_batch_began_with():
     """The snapshot a batch finds as it begins holds the model as the batch found it: a
     prediction asked once the batch has learnt 10,000 rounds (several milliseconds) does not
     read it (it is as old as the batch) but waits for the round in progress, when the batch
     publishes: its answer is the model after a round at most 1 ms of learning (here about 500
     rounds; 5,000 allowed) before the round it was asked at."""
-    rng = np.random.default_rng(8)
-    X = rng.uniform(-1, 1, size=(20100, 8))
-    y = np.sin(X[:, :3].sum(1))
+    model, X, y = late_batch_model()
     probe = X[0]
-    model = Raker([Gaussian(1.0), Laplacian(2.0)], n_components=32, random_state=0)
-    model.fit(X[:100], y[:100]).prepare_serving()
-    engine = model._engine
     after_round = {}
-    for i, value in enumerate(predictions_after_each_round(model, X[100:], y[100:], probe)):
+    for i, value in enumerate(predictions_after_each_round(model, X, y, probe)):
         after_round.setdefault(value, i + 1)
-    start, asked = engine.t, {}
-
-    def reader():
-        while engine.t < start + 10000:
-            time.sleep(0.0005)
-        asked["round"] = engine.t - start
-        asked["value"] = model.predict_one(probe)
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    model.partial_fit(X[100:], y[100:])
-    thread.join()
-    assert asked["round"] < 20000, "the batch ended before the prediction was asked"
-    assert after_round.get(asked["value"], -1) >= asked["round"] - 5000
+    asked, answer = answer_late_in_a_batch(model, X, y, probe, 10000)
+    assert after_round.get(answer, -1) >= asked - 5000
 
 
 def test_predictions_late_in_batches_never_read_the_snapshot_those_began_with():
     """The same, 30 batches over: a reader that takes a snapshot's lock as the batch publishes
     into the other judges the one it holds (its own stamps), so no answer is the model as the
     batch found it (judged by the newest publication's stamps instead, about a fifth were)."""
-    rng = np.random.default_rng(8)
-    X = rng.uniform(-1, 1, size=(20100, 8))
-    y = np.sin(X[:, :3].sum(1))
+    model, X, y = late_batch_model()
     probe = X[0]
-    model = Raker([Gaussian(1.0), Laplacian(2.0)], n_components=32, random_state=0)
-    model.fit(X[:100], y[:100]).prepare_serving()
-    engine = model._engine
     stale = 0
     for _ in range(30):
-        before, start, asked = model.predict_one(probe), engine.t, {}
-
-        def reader():
-            while engine.t < start + 8000:
-                time.sleep(0.0002)
-            asked["round"] = engine.t - start
-            asked["value"] = model.predict_one(probe)
-
-        thread = threading.Thread(target=reader)
-        thread.start()
-        model.partial_fit(X[100:], y[100:])
-        thread.join()
-        assert asked["round"] < 20000, "the batch ended before the prediction was asked"
-        stale += asked["value"] == before
+        before = model.predict_one(probe)
+        stale += answer_late_in_a_batch(model, X, y, probe, 8000)[1] == before
     assert stale == 0
