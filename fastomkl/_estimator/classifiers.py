@@ -267,7 +267,7 @@ class BinaryClassifier(_Classifier):
     def _public_scores(self, X) -> np.ndarray:
         """The engine's scores of the rows of X, positive for ``classes_[-1]``."""
         scores = self._scores(X)
-        if self._score_sign < 0:
+        if getattr(self, "_score_sign", 1.0) < 0:       # (no classes yet: the engine's own)
             scores = np.negative(scores, out=scores)
         return scores
 
@@ -421,7 +421,7 @@ class BinaryClassifier(_Classifier):
             raise self._not_fitted()
         if type(x) is dict:
             x = self._dict_values(x)
-        return self._score_sign * engine.predict_one(x)
+        return getattr(self, "_score_sign", 1.0) * engine.predict_one(x)
 
 
 _PLAIN_LABELS = frozenset({str, int, float, bool})
