@@ -1,6 +1,8 @@
 """What every random-feature model shares: its kernels, feature bank and the public views of them."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from fastomkl._core.combiners.hedge import Hedge
@@ -83,6 +85,13 @@ def with_dtype_doc(doc: str) -> str:
         if anchor in doc:
             return doc.replace(anchor, DTYPE_DOC + anchor, 1)
     raise ValueError("no rng_protocol or random_state entry to place dtype before")
+
+
+def class_doc_intro(module_doc: str) -> str:
+    """A module's text as the opening of its classes' docstrings: indented as the parameters
+    that follow it, so that help() and Sphinx, which remove the common indentation, show it flush
+    with them."""
+    return textwrap.indent(module_doc, "    ").lstrip()
 
 
 class RFFModelMixin:

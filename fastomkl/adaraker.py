@@ -20,8 +20,6 @@ large, and a truncated step cannot overshoot.
 """
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 
 from fastomkl._core.combiners.nested import NestedHedge
@@ -31,7 +29,8 @@ from fastomkl._core.losses import LOSSES
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
 from fastomkl._estimator.params import Interval, Options, take_renamed
 from fastomkl._rff_models import (AUTO, CLASSIFICATION_LOSSES, MAX_RATE, REGRESSION_LOSSES,
-                                  RFF_PARAMETERS, SHARE, RFFModelMixin, with_dtype_doc)
+                                  RFF_PARAMETERS, SHARE, RFFModelMixin, class_doc_intro,
+                                  with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["AdaRaker", "AdaRakerClassifier", "interval_levels"]
@@ -120,9 +119,7 @@ _PARAMS_DOC = """
 _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 
-# The module text opens each class's docstring, indented as the rest of it (so that help() and
-# Sphinx, which remove the common indentation, show it flush with the parameters)
-_INTRO = textwrap.indent(__doc__, "    ").lstrip()
+_INTRO = class_doc_intro(__doc__)
 
 
 class _AdaRakerBase(RFFModelMixin):

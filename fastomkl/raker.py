@@ -10,8 +10,6 @@ L_i = loss(theta_i . z_i, y) + lam ||theta_i||^2 and its weight becomes w_i exp(
 """
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 
 from fastomkl._estimator import BinaryClassifier, OnlineEstimator
@@ -21,7 +19,7 @@ from fastomkl._core.steps import FORMER_ENSEMBLE_STEPS
 from fastomkl._estimator.params import Options, take_renamed
 from fastomkl._rff_models import (CLASSIFICATION_LOSSES, OGD_PARAMETERS, OGD_STEP, REGRESSION_LOSSES,
                                   RFF_PARAMETERS, SHARE, ChangeDetection, RFFModelMixin,
-                                  ogd_experts, with_dtype_doc)
+                                  class_doc_intro, ogd_experts, with_dtype_doc)
 from fastomkl.kernels import Gaussian, Laplacian
 
 __all__ = ["Raker", "RakerClassifier"]
@@ -116,9 +114,7 @@ _PARAMS_DOC = """
 _PARAMS_DOC = with_dtype_doc(_PARAMS_DOC)
 
 
-# The module text opens each class's docstring, indented as the rest of it (so that help() and
-# Sphinx, which remove the common indentation, show it flush with the parameters)
-_INTRO = textwrap.indent(__doc__, "    ").lstrip()
+_INTRO = class_doc_intro(__doc__)
 
 
 class _RakerBase(ChangeDetection, RFFModelMixin):

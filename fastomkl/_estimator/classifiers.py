@@ -152,7 +152,7 @@ def _check_label_kinds(labels) -> None:
 
 def _logistic_only(method: str):
     """A probability method present only under the logistic loss (``hasattr`` then answers)."""
-    return available_if(lambda self: self._loss_in_use() == "logistic",
+    return available_if(lambda self: self._loss_name() == "logistic",
                         f"{method} needs loss='logistic' (the model's scores are then the log "
                         f"odds of classes_[-1]; other losses estimate no probability)")
 
@@ -169,6 +169,10 @@ class BinaryClassifier(_Classifier):
     scikit-learn's metrics read it: ``decision_function`` is positive for ``classes_[-1]``, and
     ``predict_proba``'s columns follow ``classes_``.
     """
+
+    # the engine's scores turned to the public ones; before the classes are set (another
+    # thread's first round has built the engine, not yet committed its label), the engine's own
+    _score_sign = 1.0
 
     def _learn_classes(self, labels) -> dict:
         """The label -> +-1 map after seeing `labels` (not stored; raises for a third class)."""
@@ -267,14 +271,13 @@ class BinaryClassifier(_Classifier):
     def _public_scores(self, X) -> np.ndarray:
         """The engine's scores of the rows of X, positive for ``classes_[-1]``."""
         scores = self._scores(X)
-        if getattr(self, "_score_sign", 1.0) < 0:       # (no classes yet: the engine's own)
+        if self._score_sign < 0:
             scores = np.negative(scores, out=scores)
         return scores
 
-    def _loss_in_use(self):
-        """The loss the model learns with (``loss``, "auto" resolved), or None if it has none."""
-        if hasattr(type(self), "_loss_name"):
-            return self._loss_name()
+    def _loss_name(self):
+        """The loss the model learns with: ``loss``, "auto" the first of ``_losses``; None for a
+        model without one (the families that resolve "auto" otherwise say so in their own)."""
         loss = getattr(self, "loss", None)
         if loss == "auto":
             losses = getattr(type(self), "_losses", ())
@@ -421,7 +424,7 @@ class BinaryClassifier(_Classifier):
             raise self._not_fitted()
         if type(x) is dict:
             x = self._dict_values(x)
-        return getattr(self, "_score_sign", 1.0) * engine.predict_one(x)
+        return self._score_sign * engine.predict_one(x)
 
 
 _PLAIN_LABELS = frozenset({str, int, float, bool})
